@@ -1,0 +1,60 @@
+"""`compile`: an ONNX model to the Torch backend contract or to a backend dialect."""
+
+from torch_mlir import ir
+
+from .importer.loading import load_model
+from .mlir_context import make_context
+from .pipelines import check_output_type, lower_torch_to_backend
+
+IMPORTERS = ("ours", "torch-mlir")
+CONVERTERS = ("ours", "torch-mlir")
+
+
+def compile(
+    model,
+    output_type: str = "torch",
+    *,
+    backend_legal_ops=(),
+    importer: str = "torch-mlir",
+    converter: str = "torch-mlir",
+    context: ir.Context | None = None,
+) -> ir.Module:
+    """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
+
+    output_type: "torch" (torch-mlir's backend contract), "linalg-on-tensors",
+    "tosa" or "stablehlo". `importer` and `converter` choose whose ONNX importer
+    and ONNX-to-Torch conversion run; "torch-mlir" selects the peer's.
+    """
+    check_output_type(output_type)
+    proto = load_model(model)
+    context = context or make_context()
+    module = _import(proto, importer, context)
+    _convert(module, converter, tuple(backend_legal_ops))
+    lower_torch_to_backend(module, output_type)
+    return module
+
+
+def _import(proto, importer: str, context: ir.Context) -> ir.Module:
+    if importer == "ours":
+        from .importer import import_onnx
+
+        return import_onnx(proto, form="torch-onnx", context=context)
+    if importer == "torch-mlir":
+        from .peers import import_with_torch_mlir
+
+        return import_with_torch_mlir(proto, context)
+    raise ValueError(f"unknown importer '{importer}': expected one of {', '.join(IMPORTERS)}")
+
+
+def _convert(module: ir.Module, converter: str, backend_legal_ops: tuple) -> None:
+    if converter == "ours":
+        from .conversion import convert_onnx_to_torch_backend_contract
+
+        convert_onnx_to_torch_backend_contract(module, backend_legal_ops=backend_legal_ops)
+        return
+    if converter == "torch-mlir":
+        from .peers import convert_with_torch_mlir
+
+        convert_with_torch_mlir(module, backend_legal_ops)
+        return
+    raise ValueError(f"unknown converter '{converter}': expected one of {', '.join(CONVERTERS)}")

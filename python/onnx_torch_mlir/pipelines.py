@@ -1,0 +1,61 @@
+"""Named pass pipelines and the one function that runs them with readable errors.
+
+Output types: "torch" (torch-mlir's backend contract), and the three backends
+"linalg-on-tensors", "tosa", "stablehlo", reached with torch-mlir's own
+backend pipelines.
+"""
+
+from torch_mlir import ir
+from torch_mlir.passmanager import PassManager
+
+from .errors import PipelineError
+
+BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
+OUTPUT_TYPES = ("torch",) + BACKENDS
+
+# torch-mlir's pipelines from the Torch backend contract to each backend.
+TORCH_TO_BACKEND = {
+    "linalg-on-tensors": "torch-backend-to-linalg-on-tensors-backend-pipeline",
+    "tosa": "torch-backend-to-tosa-backend-pipeline",
+    "stablehlo": "torch-backend-to-stablehlo-backend-pipeline",
+}
+
+
+def check_output_type(output_type: str) -> None:
+    if output_type not in OUTPUT_TYPES:
+        raise PipelineError(
+            f"unknown output type '{output_type}': expected one of {', '.join(OUTPUT_TYPES)}"
+        )
+
+
+def format_diagnostics(error: ir.MLIRError, limit: int = 3) -> str:
+    """MLIR's error diagnostics as text, the first (most specific) one first."""
+    lines = []
+    for diagnostic in error.error_diagnostics[:limit]:
+        lines.append(f"{diagnostic.location}: {diagnostic.message}")
+        for note in diagnostic.notes[:2]:
+            lines.append(f"  note: {note.location}: {note.message}")
+    return "\n".join(lines) or str(error)
+
+
+def run_passes(module: ir.Module, pipeline: str, *, stage: str) -> None:
+    """Run `builtin.module(<pipeline>)` on `module` in place.
+
+    `stage` names the step for the error message ("torch-to-linalg-on-tensors").
+    """
+    with module.context:
+        try:
+            manager = PassManager.parse(f"builtin.module({pipeline})")
+        except ValueError as error:
+            raise PipelineError(f"{stage}: bad pipeline '{pipeline}': {error}") from None
+        try:
+            manager.run(module.operation)
+        except ir.MLIRError as error:
+            raise PipelineError(f"{stage}: {format_diagnostics(error)}") from None
+
+
+def lower_torch_to_backend(module: ir.Module, output_type: str) -> None:
+    """Torch backend contract -> `output_type`, in place (no-op for "torch")."""
+    check_output_type(output_type)
+    if output_type != "torch":
+        run_passes(module, TORCH_TO_BACKEND[output_type], stage=f"torch-to-{output_type}")

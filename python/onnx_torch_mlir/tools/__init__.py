@@ -1,0 +1,1 @@
+"""Command-line entry points: `onnx-torch-mlir` (main.py) and `onnx-mlir-opt` (opt.py)."""
