@@ -1,0 +1,120 @@
+"""Rewriting the entry function into a form the ExecutionEngine can call.
+
+The entry function `@f(args) -> (r0, r1, ...)` becomes
+
+    func.func @f(args {bufferization.writable = false}) attributes {llvm.emit_c_interface} {
+      ...
+      %u0 = tensor.cast %r0 : tensor<...xT0> to tensor<*xT0>
+      call @otm_consume_result_0(%u0) : (tensor<*xT0>) -> ()
+      ...
+      return
+    }
+    func.func private @otm_consume_result_0(tensor<*xT0> {bufferization.access = "read"})
+        attributes {llvm.emit_c_interface}
+
+Each consumer is implemented in Python and copies its memref out, so result
+shapes need not be known before the call, aliasing results and constants need
+no special care, and the buffer deallocation passes free every buffer the
+function allocated once its consumer has returned.  Arguments are marked
+not writable so bufferization never writes into the caller's arrays.
+"""
+
+from dataclasses import dataclass
+
+from torch_mlir import ir
+from torch_mlir.dialects import func, tensor
+
+from onnx_torch_mlir.errors import RunnerError
+
+RESULT_CONSUMER_PREFIX = "otm_consume_result_"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """The entry function's name and the MLIR spelling of its argument and result types."""
+
+    entry: str
+    input_types: tuple[str, ...]
+    result_types: tuple[str, ...]
+
+
+def find_entry(module: ir.Module, entry: str | None) -> func.FuncOp:
+    """The function named `entry`, or else the module's single public function with a body."""
+    functions = [op for op in module.body.operations if isinstance(op, func.FuncOp)]
+    if entry is not None:
+        for function in functions:
+            if function.sym_name.value == entry:
+                return function
+        raise RunnerError(f"the module has no function @{entry}")
+    public = [f for f in functions if _is_public(f) and not f.is_external]
+    if len(public) != 1:
+        names = ", ".join("@" + f.sym_name.value for f in public) or "none"
+        raise RunnerError(
+            f"cannot pick the entry function: expected one public function with a body, found {names}"
+        )
+    return public[0]
+
+
+def signature_of(function: func.FuncOp) -> Signature:
+    function_type = function.type
+    return Signature(
+        entry=function.sym_name.value,
+        input_types=tuple(str(t) for t in function_type.inputs),
+        result_types=tuple(str(t) for t in function_type.results),
+    )
+
+
+def make_callable_from_python(module: ir.Module, function: func.FuncOp) -> None:
+    """Rewrite `function` (in `module`) as the module docstring shows."""
+    result_element_types = [t.element_type for t in function.type.results]
+    with ir.Location.unknown():
+        _return_through_consumers(function)
+        _protect_arguments(function)
+        function.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        _declare_consumers(module, result_element_types)
+
+
+def _is_public(function: func.FuncOp) -> bool:
+    visibility = function.attributes["sym_visibility"] if "sym_visibility" in function.attributes else None
+    return visibility is None or ir.StringAttr(visibility).value == "public"
+
+
+def _return_through_consumers(function: func.FuncOp) -> None:
+    returns = [
+        op
+        for block in function.body.blocks
+        for op in block.operations
+        if isinstance(op, func.ReturnOp)
+    ]
+    for return_op in returns:
+        with ir.InsertionPoint(return_op):
+            for index, value in enumerate(return_op.operands):
+                unranked = tensor.CastOp(ir.UnrankedTensorType.get(value.type.element_type), value)
+                func.CallOp([], ir.FlatSymbolRefAttr.get(RESULT_CONSUMER_PREFIX + str(index)), [unranked.result])
+            func.ReturnOp([])
+        return_op.erase()
+    inputs = function.type.inputs
+    function.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, []))
+    if "res_attrs" in function.attributes:
+        del function.attributes["res_attrs"]
+
+
+def _protect_arguments(function: func.FuncOp) -> None:
+    count = len(function.type.inputs)
+    old = function.attributes["arg_attrs"] if "arg_attrs" in function.attributes else None
+    dictionaries = []
+    for index in range(count):
+        entries = {a.name: a.attr for a in ir.DictAttr(ir.ArrayAttr(old)[index])} if old else {}
+        entries["bufferization.writable"] = ir.BoolAttr.get(False)
+        dictionaries.append(ir.DictAttr.get(entries))
+    function.attributes["arg_attrs"] = ir.ArrayAttr.get(dictionaries)
+
+
+def _declare_consumers(module: ir.Module, element_types: list[ir.Type]) -> None:
+    read_only = ir.DictAttr.get({"bufferization.access": ir.StringAttr.get("read")})
+    with ir.InsertionPoint(module.body):
+        for index, element_type in enumerate(element_types):
+            consumer_type = ir.FunctionType.get([ir.UnrankedTensorType.get(element_type)], [])
+            consumer = func.FuncOp(RESULT_CONSUMER_PREFIX + str(index), consumer_type, visibility="private")
+            consumer.arg_attrs = ir.ArrayAttr.get([read_only])
+            consumer.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()

@@ -1,0 +1,183 @@
+"""Pass pipelines from Linalg-on-tensors, TOSA or StableHLO to the LLVM dialect.
+
+Every program is parsed into a runner-owned MLIR context. Contexts are shared
+by a bounded number of compilations (attributes such as dense constants live as
+long as their context) together with their parsed pass managers.
+"""
+
+import io
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from torch_mlir import ir, passmanager
+from torch_mlir._mlir_libs import _stablehlo
+
+from onnx_torch_mlir.errors import RunnerError
+from onnx_torch_mlir.mlir_context import make_context
+
+INPUT_DIALECTS = ("linalg-on-tensors", "tosa", "stablehlo")
+
+_TO_LINALG = {
+    "linalg-on-tensors": [],
+    "tosa": [
+        "func.func(tosa-optional-decompositions)",
+        "func.func(tosa-to-scf)",
+        "func.func(tosa-to-linalg-named)",
+        "func.func(tosa-to-linalg)",
+        "func.func(tosa-to-arith)",
+        "func.func(tosa-to-tensor)",
+    ],
+    "stablehlo": [
+        "func.func(chlo-legalize-to-stablehlo)",
+        "stablehlo-legalize-to-linalg",
+        "func.func(convert-shape-constraints)",
+        "convert-shape-to-std",
+    ],
+}
+
+_LINALG_TO_LLVM = [
+    # Bufferize. TMTensor (torch-mlir's extra structured ops) and ml_program
+    # globals have their own bufferization passes.
+    "func.func(tm-tensor-bufferize)",
+    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}",
+    "refback-mlprogram-bufferize",
+    "buffer-deallocation-pipeline",
+    # Loops. memref.copy becomes linalg.copy so that no copy needs the
+    # `memrefCopy` runtime function, which the JIT does not link.
+    "func.func(tm-tensor-to-loops)",
+    "func.func(refback-munge-memref-copy)",
+    "func.func(convert-linalg-to-loops)",
+    "lower-affine",
+    "convert-scf-to-cf",
+    # Scalar ops that LLVM has no direct equivalent for.
+    "func.func(arith-expand{include-bf16=true})",
+    "func.func(math-extend-to-supported-types)",
+    "convert-math-to-funcs",
+    "func.func(convert-math-to-llvm)",
+    "convert-math-to-libm",
+    "convert-complex-to-standard",
+    # LLVM dialect.
+    "expand-strided-metadata",
+    "convert-bufferization-to-memref",
+    "finalize-memref-to-llvm",
+    "convert-arith-to-llvm",
+    "convert-index-to-llvm",
+    "convert-complex-to-llvm",
+    "convert-func-to-llvm",
+    "convert-cf-to-llvm",
+    "reconcile-unrealized-casts",
+]
+
+_COMPILATIONS_PER_CONTEXT = 64
+
+
+class _RunnerContext:
+    """An MLIR context with every dialect a program may use, and its pass managers."""
+
+    def __init__(self):
+        self.context = make_context()
+        self.context.allow_unregistered_dialects = False
+        _stablehlo.register_dialect(self.context)
+        self.compilations = 0
+        self._pass_managers: dict[str, passmanager.PassManager] = {}
+        with self.context:
+            self._load_torch_mlir_dialects()
+
+    def pass_manager(self, input_dialect: str) -> passmanager.PassManager:
+        if input_dialect not in self._pass_managers:
+            passes = ",".join(_TO_LINALG[input_dialect] + _LINALG_TO_LLVM)
+            with self.context:
+                self._pass_managers[input_dialect] = passmanager.PassManager.parse(
+                    f"builtin.module({passes})"
+                )
+        return self._pass_managers[input_dialect]
+
+    @staticmethod
+    def _load_torch_mlir_dialects() -> None:
+        # torch-mlir's Linalg output may hold `tm_tensor` (and `torch_c`) ops, whose
+        # dialects have no Python registration; running the backend pipeline on an
+        # empty module loads them as the pipeline's dependent dialects.
+        loader = passmanager.PassManager.parse(
+            "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
+        )
+        loader.run(ir.Module.create(ir.Location.unknown()).operation)
+
+
+_lock = threading.Lock()
+_current: _RunnerContext | None = None
+_stablehlo_passes_registered = False
+
+
+@contextmanager
+def runner_context() -> Iterator[_RunnerContext]:
+    """A shared runner context, entered, and held exclusively for one compilation."""
+    global _current, _stablehlo_passes_registered
+    with _lock:
+        if not _stablehlo_passes_registered:
+            _stablehlo.register_stablehlo_passes()
+            _stablehlo_passes_registered = True
+        if _current is None or _current.compilations >= _COMPILATIONS_PER_CONTEXT:
+            _current = _RunnerContext()
+        _current.compilations += 1
+        with _current.context:
+            yield _current
+
+
+def check_input_dialect(input_dialect: str) -> None:
+    if input_dialect not in INPUT_DIALECTS:
+        raise RunnerError(
+            f"unknown input dialect {input_dialect!r}; expected one of {', '.join(INPUT_DIALECTS)}"
+        )
+
+
+def parse_module(program: "ir.Module | str") -> ir.Module:
+    """`program` parsed afresh into the current context (the caller's module is untouched)."""
+    source = program if isinstance(program, str) else _bytecode_of(program)
+    try:
+        return ir.Module.parse(source)
+    except ir.MLIRError as error:
+        raise RunnerError(f"cannot parse the program: {describe_mlir_error(error)}") from None
+
+
+def lower_to_llvm(runner: _RunnerContext, module: ir.Module, input_dialect: str) -> None:
+    """Lower `module` in place from `input_dialect` to the LLVM dialect."""
+    try:
+        runner.pass_manager(input_dialect).run(module.operation)
+    except ir.MLIRError as error:
+        raise RunnerError(
+            f"lowering the {input_dialect} program to LLVM failed: {describe_mlir_error(error)}"
+        ) from None
+
+
+def describe_mlir_error(error: ir.MLIRError, limit: int = 2) -> str:
+    """The first `limit` diagnostics of `error` on one line."""
+    lines = [_describe_diagnostic(d) for d in error.error_diagnostics[:limit]]
+    return "; ".join(lines) if lines else str(error).splitlines()[0]
+
+
+@contextmanager
+def collected_diagnostics(context: ir.Context) -> Iterator[list[str]]:
+    """Error diagnostics emitted in `context` while the block runs, as one line each."""
+    messages: list[str] = []
+
+    def collect(diagnostic) -> bool:
+        if diagnostic.severity == ir.DiagnosticSeverity.ERROR:
+            messages.append(_describe_diagnostic(diagnostic))
+        return True
+
+    handler = context.attach_diagnostic_handler(collect)
+    try:
+        yield messages
+    finally:
+        handler.detach()
+
+
+def _describe_diagnostic(diagnostic) -> str:
+    return f"{diagnostic.location}: {diagnostic.message}"
+
+
+def _bytecode_of(module: ir.Module) -> bytes:
+    buffer = io.BytesIO()
+    module.operation.write_bytecode(buffer)
+    return buffer.getvalue()

@@ -1,0 +1,148 @@
+"""Compiling a program for the CPU and calling it on numpy arrays."""
+
+import ctypes
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from torch_mlir import execution_engine, ir
+
+from onnx_torch_mlir.errors import RunnerError, UnsupportedTypeError
+from onnx_torch_mlir.runtime import calling_convention, lowering
+from onnx_torch_mlir.runtime.dtypes import accepts_input_dtype, numpy_dtype_for
+from onnx_torch_mlir.runtime.memref import UnrankedMemRef, copy_out_unranked, ranked_descriptor_of
+
+_OPT_LEVEL = 2
+_ConsumerCallback = ctypes.CFUNCTYPE(None, ctypes.POINTER(UnrankedMemRef))
+
+
+@dataclass(frozen=True)
+class _TensorSpec:
+    """What the runner knows of one argument or result: dtype and shape (None: dynamic)."""
+
+    mlir_type: str
+    dtype: np.dtype
+    shape: tuple[int | None, ...]
+
+    @staticmethod
+    def of(mlir_type: ir.Type, where: str) -> "_TensorSpec":
+        if not isinstance(mlir_type, ir.RankedTensorType):
+            raise UnsupportedTypeError(
+                f"{where} has type {mlir_type}; the reference CPU runner takes and returns ranked tensors only"
+            )
+        dtype = numpy_dtype_for(str(mlir_type.element_type), where)
+        shape = tuple(None if mlir_type.is_dynamic_dim(i) else size for i, size in enumerate(mlir_type.shape))
+        return _TensorSpec(str(mlir_type), dtype, shape)
+
+    def conform(self, value, index: int) -> np.ndarray:
+        """`value` as a C-contiguous array this argument accepts, or a RunnerError."""
+        array = np.asarray(value, order="C")
+        fits = (
+            accepts_input_dtype(self.dtype, array.dtype)
+            and array.ndim == len(self.shape)
+            and all(want is None or want == got for want, got in zip(self.shape, array.shape))
+        )
+        if not fits:
+            raise RunnerError(
+                f"argument {index} expects {self.mlir_type}, got an array of shape "
+                f"{tuple(array.shape)} and dtype {array.dtype}"
+            )
+        return array
+
+
+class CompiledProgram:
+    """A program JIT-compiled for the host CPU; call it with numpy arrays."""
+
+    def __init__(self, signature: calling_convention.Signature, inputs, results, engine):
+        self.entry = signature.entry
+        self.input_types = signature.input_types
+        self.result_types = signature.result_types
+        self._inputs: list[_TensorSpec] = inputs
+        self._results: list[_TensorSpec] = results
+        self._engine = engine
+        self._lock = threading.Lock()
+        self._outputs: list[np.ndarray | None] = []
+        self._consumers = [self._consumer(index) for index in range(len(results))]
+        for index, consumer in enumerate(self._consumers):
+            engine.register_runtime(calling_convention.RESULT_CONSUMER_PREFIX + str(index), consumer)
+        self._function = engine.lookup(self.entry)
+
+    def __call__(self, *inputs) -> list[np.ndarray]:
+        if len(inputs) != len(self._inputs):
+            raise RunnerError(f"@{self.entry} takes {len(self._inputs)} inputs, got {len(inputs)}")
+        arrays = [spec.conform(value, index) for index, (spec, value) in enumerate(zip(self._inputs, inputs))]
+        descriptors = [ranked_descriptor_of(array) for array in arrays]
+        descriptor_pointers = [ctypes.c_void_p(ctypes.addressof(d)) for d in descriptors]
+        packed = (ctypes.c_void_p * len(arrays))(*(ctypes.addressof(p) for p in descriptor_pointers))
+        with self._lock:
+            self._outputs = [None] * len(self._results)
+            self._function(packed)
+            outputs, self._outputs = self._outputs, []
+        if any(output is None for output in outputs):
+            raise RunnerError(f"@{self.entry} did not deliver all of its results")
+        return outputs
+
+    def _consumer(self, index: int):
+        dtype = self._results[index].dtype
+
+        def consume(unranked) -> None:
+            self._outputs[index] = copy_out_unranked(unranked.contents, dtype)
+
+        return _ConsumerCallback(consume)
+
+
+def compile_for_cpu(
+    module: "ir.Module | str", *, input_dialect: str = "linalg-on-tensors", entry: str | None = None
+) -> CompiledProgram:
+    """Lower `module` (Linalg-on-tensors, TOSA or StableHLO) to native code and JIT it."""
+    lowering.check_input_dialect(input_dialect)
+    with lowering.runner_context() as runner:
+        program = lowering.parse_module(module)
+        function = calling_convention.find_entry(program, entry)
+        signature = calling_convention.signature_of(function)
+        inputs = [_TensorSpec.of(t, f"argument {i}") for i, t in enumerate(function.type.inputs)]
+        results = [_TensorSpec.of(t, f"result {i}") for i, t in enumerate(function.type.results)]
+        calling_convention.make_callable_from_python(program, function)
+        lowering.lower_to_llvm(runner, program, input_dialect)
+        engine = _jit(runner.context, program)
+    return CompiledProgram(signature, inputs, results, engine)
+
+
+def run(
+    module: "ir.Module | str",
+    inputs: Sequence,
+    *,
+    input_dialect: str = "linalg-on-tensors",
+    entry: str | None = None,
+    result_dtypes: Sequence | None = None,
+) -> list[np.ndarray]:
+    """Compile `module`, call it on `inputs`, and return its results.
+
+    `result_dtypes` optionally reinterprets each result (None keeps it) as a
+    dtype of the same byte width, e.g. np.uint8 for an i8 result.
+    """
+    outputs = compile_for_cpu(module, input_dialect=input_dialect, entry=entry)(*inputs)
+    if result_dtypes is None:
+        return outputs
+    if len(result_dtypes) != len(outputs):
+        raise RunnerError(f"{len(result_dtypes)} result dtypes given for {len(outputs)} results")
+    return [_reinterpret(output, dtype, index) for index, (output, dtype) in enumerate(zip(outputs, result_dtypes))]
+
+
+def _reinterpret(output: np.ndarray, dtype, index: int) -> np.ndarray:
+    if dtype is None:
+        return output
+    dtype = np.dtype(dtype)
+    if dtype.itemsize != output.dtype.itemsize:
+        raise RunnerError(f"result {index} of dtype {output.dtype} cannot be reinterpreted as {dtype}")
+    return output.view(dtype)
+
+
+def _jit(context: ir.Context, module: ir.Module) -> execution_engine.ExecutionEngine:
+    with lowering.collected_diagnostics(context) as diagnostics:
+        try:
+            return execution_engine.ExecutionEngine(module, opt_level=_OPT_LEVEL)
+        except RuntimeError as error:
+            detail = "; ".join(diagnostics[:2]) or str(error)
+            raise RunnerError(f"JIT compilation failed: {detail}") from None
