@@ -30,8 +30,10 @@ _TO_LINALG = {
     ],
     "stablehlo": [
         "func.func(chlo-legalize-to-stablehlo)",
-        "stablehlo-legalize-to-linalg",
+        # Broadcast constraints become asserts, so `shape.assuming` regions fold away.
         "func.func(convert-shape-constraints)",
+        "canonicalize",
+        "stablehlo-legalize-to-linalg",
         "convert-shape-to-std",
     ],
 }
@@ -95,11 +97,12 @@ class _RunnerContext:
 
     @staticmethod
     def _load_torch_mlir_dialects() -> None:
-        # torch-mlir's Linalg output may hold `tm_tensor` (and `torch_c`) ops, whose
-        # dialects have no Python registration; running the backend pipeline on an
-        # empty module loads them as the pipeline's dependent dialects.
+        # torch-mlir's output may hold `tm_tensor`, `torch_c` and `chlo` ops, whose
+        # dialects have no Python registration; running torch-mlir's backend
+        # pipelines on an empty module loads them as the pipelines' dependent dialects.
         loader = passmanager.PassManager.parse(
-            "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
+            "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline,"
+            "func.func(convert-torch-to-stablehlo))"
         )
         loader.run(ir.Module.create(ir.Location.unknown()).operation)
 
