@@ -1,11 +1,31 @@
-"""Reading an ONNX model from a path, bytes or a ModelProto, with one-line errors."""
+"""Reading an ONNX model from a path, bytes or a ModelProto, with one-line errors.
 
+`load_model` gives a complete ModelProto (external data loaded), for callers
+that need one. `open_model` is what the importer uses: it memory-maps the
+file and parses the protobuf without the large weights (see `wire.py`), so
+the weights are never copied; external data stays in its files, mapped.
+"""
+
+from dataclasses import dataclass
 from pathlib import Path
 
 import onnx
 from google.protobuf.message import DecodeError
 
 from ..errors import ModelLoadError
+from .weights import WeightStore, map_file
+from .wire import strip_initializer_payloads
+
+# Initializer payloads up to this size stay in the protobuf: shape inference
+# needs the small ones (shapes, axes) and copying them costs nothing.
+INLINE_PAYLOAD_BYTES = 1024
+
+
+@dataclass
+class OpenedModel:
+    proto: onnx.ModelProto  # without the payloads `weights` holds
+    weights: WeightStore
+    name: str  # the file name, or "<bytes>" / "<model>", for locations and errors
 
 
 def load_model(source) -> onnx.ModelProto:
@@ -14,11 +34,7 @@ def load_model(source) -> onnx.ModelProto:
         return source
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _parse(bytes(source), "<bytes>")
-    path = Path(source)
-    if not path.exists():
-        raise ModelLoadError(f"{path}: no such file")
-    if path.is_dir():
-        raise ModelLoadError(f"{path}: is a directory, not an ONNX model")
+    path = _check_path(source)
     try:
         return onnx.load(str(path))
     except DecodeError as error:
@@ -27,12 +43,47 @@ def load_model(source) -> onnx.ModelProto:
         raise ModelLoadError(f"{path}: cannot load ONNX model: {error}") from None
 
 
+def open_model(source, base_dir=None) -> OpenedModel:
+    """Open `source` for import without copying its weights.
+
+    `base_dir` is where external data files live when `source` is bytes or a
+    ModelProto (a path's own directory otherwise).
+    """
+    base = Path(base_dir) if base_dir is not None else None
+    if isinstance(source, onnx.ModelProto):
+        _check_graph(source, "<model>")
+        return OpenedModel(source, WeightStore("<model>", base), "<model>")
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return _open_buffer(memoryview(source), "<bytes>", base)
+    path = _check_path(source)
+    return _open_buffer(map_file(path), str(path), base or path.parent)
+
+
+def _open_buffer(buffer: memoryview, name: str, base_dir: Path | None) -> OpenedModel:
+    stripped = strip_initializer_payloads(buffer, INLINE_PAYLOAD_BYTES, name)
+    proto = _parse(stripped.serialized, name)
+    return OpenedModel(proto, WeightStore(name, base_dir, buffer, stripped.payloads), name)
+
+
+def _check_path(source) -> Path:
+    path = Path(source)
+    if not path.exists():
+        raise ModelLoadError(f"{path}: no such file")
+    if path.is_dir():
+        raise ModelLoadError(f"{path}: is a directory, not an ONNX model")
+    return path
+
+
 def _parse(data: bytes, name: str) -> onnx.ModelProto:
     model = onnx.ModelProto()
     try:
         model.ParseFromString(data)
     except DecodeError as error:
         raise ModelLoadError(f"{name}: not an ONNX model (protobuf parse failed: {error})") from None
+    _check_graph(model, name)
+    return model
+
+
+def _check_graph(model: onnx.ModelProto, name: str) -> None:
     if not model.HasField("graph"):
         raise ModelLoadError(f"{name}: not an ONNX model (no graph)")
-    return model

@@ -1,0 +1,1 @@
+"""ONNX dialect helpers: schema lookup and the verifier for `onnx.<OpType>` ops."""

@@ -1,0 +1,80 @@
+"""Checks `onnx.<OpType>` ops (ONNX dialect spelling) against the ONNX schemas.
+
+The ops are unregistered in MLIR, so MLIR checks nothing about them; this
+verifier checks, at the opset recorded on the module (`onnx.opset_import`),
+that each op exists, has a number of operands and results its schema allows,
+carries its required attributes and no attribute its schema does not know.
+Errors name the op, its location (the ONNX node) and what is wrong.
+"""
+
+from torch_mlir import ir
+
+from ..errors import ConversionError
+from .schemas import DEFAULT_DOMAIN_KEY, operand_bounds, required_attributes, result_bounds, schema_for
+
+# Ops of the dialect that are not ONNX operators.
+STRUCTURAL_OPS = {"onnx.EntryPoint", "onnx.NoValue", "onnx.Custom", "onnx.Yield", "onnx.Return"}
+# Attributes the importer adds that no schema lists.
+IMPORTER_ATTRIBUTES = {"onnx_node_name"}
+
+
+class OnnxVerificationError(ConversionError):
+    """An ONNX dialect op that its schema does not allow."""
+
+
+def verify_module(module: ir.Module, model_name: str = "") -> None:
+    """Raise OnnxVerificationError for the first op that breaks its schema."""
+    opset = _default_opset(module)
+    problems = []
+
+    def visit(operation):
+        operation = operation.operation if hasattr(operation, "operation") else operation
+        name = operation.name
+        if name.startswith("onnx.") and name not in STRUCTURAL_OPS:
+            problem = check_op(operation, opset)
+            if problem:
+                problems.append(f"{operation.location}: '{name}': {problem}")
+        for region in operation.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    visit(child)
+                    if problems:
+                        return
+
+    visit(module.operation)
+    if problems:
+        prefix = f"{model_name}: " if model_name else ""
+        raise OnnxVerificationError(prefix + problems[0])
+
+
+def check_op(operation: ir.Operation, opset: int) -> str | None:
+    """What is wrong with `operation` per its ONNX schema at `opset`, or None."""
+    op_type = operation.name.removeprefix("onnx.")
+    schema = schema_for(op_type, opset)
+    if schema is None:
+        return f"no ONNX operator '{op_type}' at opset {opset}"
+    operand_count = len(operation.operands)
+    low, high = operand_bounds(schema)
+    if not low <= operand_count <= high:
+        return f"{operand_count} operands, the schema (opset {schema.since_version}) allows {low} to {high}"
+    result_count = len(operation.results)
+    low, high = result_bounds(schema)
+    if not low <= result_count <= high:
+        return f"{result_count} results, the schema (opset {schema.since_version}) allows {low} to {high}"
+    names = {named.name for named in (operation.attributes[index] for index in range(len(operation.attributes)))}
+    missing = [name for name in required_attributes(schema) if name not in names]
+    if missing:
+        return f"missing required attribute(s) {', '.join(missing)}"
+    unknown = sorted(names - set(schema.attributes) - IMPORTER_ATTRIBUTES)
+    if unknown:
+        return f"unknown attribute(s) {', '.join(unknown)} for opset {schema.since_version}"
+    return None
+
+
+def _default_opset(module: ir.Module) -> int:
+    attributes = module.operation.attributes
+    if "onnx.opset_import" in attributes:
+        versions = ir.DictAttr(attributes["onnx.opset_import"])
+        if DEFAULT_DOMAIN_KEY in versions:
+            return ir.IntegerAttr(versions[DEFAULT_DOMAIN_KEY]).value
+    raise OnnxVerificationError("the module records no ONNX opset (onnx.opset_import)")

@@ -1,0 +1,64 @@
+"""`import_onnx`: an ONNX model as an MLIR module, in either spelling."""
+
+import onnx
+from torch_mlir import ir
+
+from ..errors import ImportError_
+from ..mlir_context import make_context
+from .functions import DEFAULT_EXPAND_OPS, expand_function_ops, inline_local_functions
+from .graph import GraphImporter
+from .loading import open_model
+from .onnx_dialect import OnnxDialectEmitter
+from .progress import Progress, count_nodes
+from .shape_inference import infer_types, skeleton
+from .torch_onnx import TorchOnnxEmitter
+
+FORMS = {"onnx": OnnxDialectEmitter, "torch-onnx": TorchOnnxEmitter}
+
+
+def import_onnx(
+    model,
+    form: str = "torch-onnx",
+    *,
+    context: ir.Context | None = None,
+    base_dir=None,
+    expand_ops=DEFAULT_EXPAND_OPS,
+    verify: bool = True,
+    progress: bool | None = None,
+) -> ir.Module:
+    """Import `model` (a path, the serialized bytes or an onnx.ModelProto) to MLIR.
+
+    form: "onnx" (the ONNX dialect as onnx-mlir prints it) or "torch-onnx"
+    (torch-mlir's `torch.operator "onnx.X"` form). `base_dir`: where external
+    data lives when `model` is bytes or a proto. `expand_ops`: op types whose
+    ONNX function body replaces them ("all", or a set; model-local functions
+    are always inlined). `verify`: check ONNX-dialect ops against the ONNX
+    schemas. `progress`: show progress on stderr (default: when it is a terminal).
+    """
+    if form not in FORMS:
+        raise ImportError_(f"unknown form '{form}': expected one of {', '.join(FORMS)}")
+    opened = open_model(model, base_dir)
+    typed = _typed_skeleton(opened, expand_ops)
+    context = context or make_context()
+    with context, ir.Location.unknown():
+        module = ir.Module.create()
+        emitter = FORMS[form](context, opened.weights)
+        tracker = Progress(count_nodes(typed.graph), f"importing {opened.name}", enabled=progress)
+        GraphImporter(emitter, opened.name, tracker).import_main(typed, module)
+        tracker.finish()
+        if form == "onnx" and verify:
+            from ..dialect.verifier import verify_module
+
+            verify_module(module, opened.name)
+    return module
+
+
+def _typed_skeleton(opened, expand_ops) -> onnx.ModelProto:
+    """The model's structure with every value typed; weights stay where `opened.weights` finds them."""
+    proto, originals = skeleton(opened.proto)
+    opened.weights.originals.update(originals)
+    proto = inline_local_functions(proto, opened.name)
+    typed = infer_types(proto, opened.name)
+    if expand_function_ops(typed, expand_ops, opened.name):
+        typed = infer_types(inline_local_functions(typed, opened.name), opened.name)
+    return typed

@@ -1,0 +1,93 @@
+"""Model-local functions and ONNX function ops (ops the ONNX schemas define by a function body).
+
+Both are expanded in the skeleton model before types are inferred, with
+ONNX's own inliner, so the importer only ever sees plain graphs:
+- model-local functions are inlined (`inline_local_functions`);
+- a node of an op named in `expand_ops` gets its schema's function body at the
+  model's opset (context-dependent bodies are built for the node's input
+  types), registered as a model-local function private to that node, and is
+  then inlined the same way.
+By default `expand_ops` is torch-mlir's own choice (`MeanVarianceNormalization`),
+so the output feeds torch-mlir's conversion as its importer's output does.
+"""
+
+import onnx
+import onnx.defs
+import onnx.inliner
+
+from ..errors import ImportError_
+
+DEFAULT_EXPAND_OPS = frozenset({"MeanVarianceNormalization"})
+EXPANSION_DOMAIN = "onnx_torch_mlir.expanded"
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+def inline_local_functions(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
+    if not model.functions:
+        return model
+    try:
+        return onnx.inliner.inline_local_functions(model)
+    except Exception as error:
+        raise ImportError_(f"{model_name}: cannot inline model-local functions: {_first_line(error)}") from None
+
+
+def expand_function_ops(model: onnx.ModelProto, expand_ops, model_name: str) -> bool:
+    """Replace main-graph nodes of `expand_ops` by their schema function body, in place.
+
+    Returns whether any node was expanded (the caller then infers types again).
+    `expand_ops` is a set of op types, or "all" for every op with a function body.
+    """
+    opset = next((entry.version for entry in model.opset_import if entry.domain in DEFAULT_DOMAINS), None)
+    if opset is None or not expand_ops:
+        return False
+    types = {value.name: value.type for value in (*model.graph.input, *model.graph.value_info, *model.graph.output)}
+    expanded = False
+    for index, node in enumerate(model.graph.node):
+        if node.domain not in DEFAULT_DOMAINS or (expand_ops != "all" and node.op_type not in expand_ops):
+            continue
+        body = _function_body(node, opset, types)
+        if body is None:
+            continue
+        body.name = f"{node.op_type}_{index}"
+        body.domain = EXPANSION_DOMAIN
+        model.functions.append(body)
+        node.domain = EXPANSION_DOMAIN
+        node.op_type = body.name
+        expanded = True
+    if expanded:
+        model.opset_import.add(domain=EXPANSION_DOMAIN, version=1)
+    return expanded
+
+
+def _function_body(node: onnx.NodeProto, opset: int, types: dict) -> onnx.FunctionProto | None:
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opset, "")
+    except onnx.defs.SchemaError:
+        return None
+    plain = max((v for v in schema.function_opset_versions if v <= opset), default=None)
+    dependent = max((v for v in schema.context_dependent_function_opset_versions if v <= opset), default=None)
+    if plain is not None and (dependent is None or plain >= dependent):
+        serialized = schema.get_function_with_opset_version(plain)
+    elif dependent is not None:
+        input_types = [types.get(name, onnx.TypeProto()).SerializeToString() for name in node.input]
+        serialized = schema.get_context_dependent_function_with_opset_version(
+            dependent, node.SerializeToString(), input_types
+        )
+    else:
+        return None
+    if not serialized:
+        return None
+    body = onnx.FunctionProto()
+    body.ParseFromString(serialized)
+    given = {attribute.name for attribute in node.attribute}
+    for name, attribute in schema.attributes.items():
+        if name not in given and attribute.default_value.type:
+            body.attribute_proto.append(attribute.default_value)
+            body.attribute_proto[-1].name = name
+    body.attribute[:] = [name for name in body.attribute if name in given]
+    return body
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

@@ -1,0 +1,186 @@
+"""The graph walk shared by both spellings: scopes, types, order, locations, errors.
+
+`GraphImporter` walks an (inferred) ONNX graph and asks an emitter
+(`torch_onnx.TorchOnnxEmitter` or `onnx_dialect.OnnxDialectEmitter`) to build
+each op. It owns what the spellings share: which value a name refers to, the
+type of every result (an error naming the value and its producer when a used
+value has none), the node order, the location of every op
+(`loc("<node name>"("<model file>":0:0))`), and errors that name the file and
+the node.
+"""
+
+from collections import ChainMap
+
+import onnx
+from torch_mlir import ir
+
+from ..errors import ImportError_, OnnxTorchMlirError
+from .ordering import free_names, node_label, ordered_nodes
+from .progress import Progress
+
+
+class NodeError(ImportError_):
+    """An error already prefixed with the file and node it concerns."""
+
+
+class GraphImporter:
+    def __init__(self, emitter, model_name: str, progress: Progress):
+        self.emitter = emitter
+        self.model_name = model_name
+        self.progress = progress
+        self.file_location = None if model_name.startswith("<") else ir.Location.file(model_name, 0, 0)
+
+    def _map_type(self, type_proto):
+        return self.emitter.types.from_type_proto(type_proto)
+
+    def location(self, label: str) -> ir.Location:
+        if self.file_location is None:
+            return ir.Location.name(label)
+        return ir.Location.name(label, childLoc=self.file_location)
+
+    def import_main(self, model: onnx.ModelProto, module: ir.Module):
+        graph = model.graph
+        initialized = {tensor.name for tensor in graph.initializer}
+        inputs = [value for value in graph.input if value.name not in initialized]
+        types = _graph_types(graph, None, self._map_type)
+        argument_types = [self._required_type(types, value.name, "graph input") for value in inputs]
+        with self.location(graph.name or "main_graph"):
+            function, block = self.emitter.main_function(module, model, inputs, argument_types, self.location)
+        scope = {}
+        for value, argument in zip(inputs, block.arguments):
+            scope[value.name] = argument
+        with ir.InsertionPoint(block):
+            for tensor in graph.initializer:
+                with self.location(tensor.name):
+                    scope[tensor.name] = self._guard(
+                        f"initializer '{tensor.name}'", lambda: self.emitter.initializer(tensor, main_graph=True)
+                    )
+            results = self._import_body(graph, block, scope, types)
+            with self.location(graph.name or "main_graph"):
+                self.emitter.main_return(function, results, [output.name for output in graph.output])
+
+    def _import_body(self, graph: onnx.GraphProto, block: ir.Block, scope, types) -> list:
+        nodes = ordered_nodes(graph, scope, self.model_name)
+        none_value = []
+
+        def none():
+            if not none_value:
+                with ir.InsertionPoint.at_block_begin(block), self.location("onnx_importer.none"):
+                    none_value.append(self.emitter.none())
+            return none_value[0]
+
+        used = _used_names(graph)
+        for index, node in enumerate(nodes):
+            label = node_label(node, index)
+            with self.location(label):
+                self._guard(f"node '{label}' ({node.op_type})", lambda: self._import_node(node, scope, types, used, none))
+            self.progress.advance()
+        results = []
+        for output in graph.output:
+            if output.name not in scope:
+                raise NodeError(f"{self.model_name}: graph output '{output.name}' is not produced by any node")
+            results.append(scope[output.name])
+        return results
+
+    def _import_node(self, node, scope, types, used, none):
+        operands = []
+        for name in node.input:
+            if not name:
+                operands.append(none())
+            elif name in scope:
+                operands.append(scope[name])
+            else:
+                raise ImportError_(f"input '{name}' is not defined")
+        result_types = []
+        for name in node.output:
+            found = types.get(name) if name else None
+            if found is None:
+                if name in used:
+                    raise ImportError_(f"the type of result '{name}' is unknown (shape inference could not infer it)")
+                found = self.emitter.types.none()
+            result_types.append(found)
+        graphs = self.emitter.region_attributes(node)
+        results = self.emitter.node(node, operands, result_types, len(graphs))
+        if isinstance(results, ir.Operation):
+            for region, attribute in zip(results.regions, graphs):
+                self._import_region(region, attribute, scope, types)
+            results = list(results.results)
+        for name, value in zip(node.output, results):
+            if name:
+                scope[name] = value
+
+    def _import_region(self, region: ir.Region, attribute: onnx.AttributeProto, outer_scope, outer_types):
+        graph = attribute.g
+        types = _graph_types(graph, outer_types, self._map_type)
+        argument_types = [self._required_type(types, value.name, f"input of subgraph '{attribute.name}'") for value in graph.input]
+        block = region.blocks.append(*argument_types, arg_locs=[self.location(value.name) for value in graph.input])
+        scope = ChainMap({}, outer_scope)
+        for value, argument in zip(graph.input, block.arguments):
+            scope[value.name] = argument
+        with ir.InsertionPoint(block):
+            for tensor in graph.initializer:
+                with self.location(tensor.name):
+                    scope[tensor.name] = self.emitter.initializer(tensor, main_graph=False)
+            results = self._import_body(graph, block, scope, types)
+            with self.location(f"{attribute.name}.yield"):
+                self.emitter.region_terminator(results)
+
+    def _required_type(self, types, name: str, what: str) -> ir.Type:
+        found = types.get(name)
+        if found is None:
+            raise NodeError(f"{self.model_name}: the type of {what} '{name}' is unknown")
+        return found
+
+    def _guard(self, what: str, action):
+        """Run `action`; a user-facing error gets the file and `what` in front (once)."""
+        try:
+            return action()
+        except NodeError:
+            raise
+        except OnnxTorchMlirError as error:
+            raise NodeError(f"{self.model_name}: {what}: {error}") from None
+        except ir.MLIRError as error:
+            raise NodeError(f"{self.model_name}: {what}: MLIR rejected the op: {error}") from None
+
+
+class _LazyTypes:
+    """Name -> MLIR type for one graph, parsed on first use, falling back to enclosing graphs."""
+
+    def __init__(self, type_protos: dict, parent, mapper):
+        self.type_protos = type_protos
+        self.parent = parent
+        self.mapper = mapper
+        self.cache = {}
+
+    def get(self, name: str):
+        if name in self.cache:
+            return self.cache[name]
+        proto = self.type_protos.get(name)
+        if proto is None:
+            found = self.parent.get(name) if self.parent is not None else None
+        else:
+            found = self.mapper(proto)
+        self.cache[name] = found
+        return found
+
+
+def _graph_types(graph: onnx.GraphProto, parent, mapper) -> _LazyTypes:
+    """Declared types first: outputs, then value_info, then inputs; initializers by their dims."""
+    protos = {}
+    for tensor in graph.initializer:
+        protos[tensor.name] = onnx.helper.make_tensor_type_proto(tensor.data_type, tensor.dims)
+    for collection in (graph.input, graph.value_info, graph.output):
+        for value in collection:
+            if value.type.WhichOneof("value") is not None:
+                protos[value.name] = value.type
+    return _LazyTypes(protos, parent, mapper)
+
+
+def _used_names(graph: onnx.GraphProto) -> set:
+    used = {output.name for output in graph.output}
+    for node in graph.node:
+        used.update(node.input)
+        for attribute in node.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                used.update(free_names(attribute.g))
+    return used

@@ -1,0 +1,58 @@
+"""Types for every value: ONNX shape inference, with data propagation, on a weightless copy.
+
+ONNX's `infer_shapes` serializes the whole model and parses it back (four
+copies of every weight, and a hard 2 GB limit). We run it on a skeleton: the
+model without the payloads of its large initializers (only their names,
+element types and dims, which is all shape inference reads from them). The
+skeleton is small whatever the size of the weights, so models over 2 GB need
+no path-based detour.
+"""
+
+import onnx
+
+from ..errors import ImportError_
+
+# Initializers whose serialized size is at most this stay whole in the skeleton:
+# data propagation reads small constants (shapes, axes, pads).
+KEEP_INITIALIZER_BYTES = 1024
+
+
+def skeleton(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict]:
+    """`model` without large initializer payloads, and name -> original initializer for those."""
+    result = onnx.ModelProto()
+    originals = {}
+    for descriptor, value in model.ListFields():
+        if descriptor.name != "graph":
+            _copy_field(result, descriptor, value)
+    for descriptor, value in model.graph.ListFields():
+        if descriptor.name == "initializer":
+            result.graph.initializer.extend(_without_payload(tensor, originals) for tensor in value)
+        else:
+            _copy_field(result.graph, descriptor, value)
+    return result, originals
+
+
+def _copy_field(target, descriptor, value) -> None:
+    if descriptor.is_repeated:
+        getattr(target, descriptor.name).extend(value)
+    elif descriptor.message_type is not None:
+        getattr(target, descriptor.name).CopyFrom(value)
+    else:
+        setattr(target, descriptor.name, value)
+
+
+def _without_payload(tensor: onnx.TensorProto, originals: dict) -> onnx.TensorProto:
+    if not tensor.HasField("raw_data") or tensor.ByteSize() <= KEEP_INITIALIZER_BYTES:
+        return tensor
+    originals[tensor.name] = tensor
+    stripped = onnx.TensorProto(name=tensor.name, data_type=tensor.data_type, dims=tensor.dims)
+    return stripped
+
+
+def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
+    """`model` with value_info for every value shape inference can type."""
+    try:
+        return onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=True)
+    except Exception as error:  # onnx raises several unrelated types here
+        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ImportError_(f"{model_name}: shape inference failed: {message}") from None
