@@ -1,0 +1,144 @@
+"""`TorchBuilder`: creates torch ops in front of the ONNX node being converted.
+
+Every op gets the node's location, so anything torch-mlir later says about it
+points back at the ONNX node. Ops are created by name
+(`b.op("aten.add.Tensor", result_type, x, y, alpha)`) rather than through the
+generated per-op builders: one calling convention for all ~1700 torch ops, and
+the name in a pattern is exactly the name in the FileCheck test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from torch_mlir import ir
+
+from .types import TensorInfo, tensor_info, torch_dtype_code, vtensor_type
+
+
+class TorchBuilder:
+    """Builds torch ops and constants before `anchor` (the ONNX op), at `location`."""
+
+    def __init__(self, anchor: ir.Operation, location: ir.Location):
+        self.anchor = anchor
+        self.location = location
+        self.context = anchor.context
+        self._types: dict[str, ir.Type] = {}
+
+    # -- types ------------------------------------------------------------------
+    def type(self, spelling: str) -> ir.Type:
+        """A type from its spelling (`!torch.int`, `!torch.list<int>`), cached."""
+        cached = self._types.get(spelling)
+        if cached is None:
+            cached = self._types[spelling] = ir.Type.parse(spelling, self.context)
+        return cached
+
+    def tensor_type(self, sizes: Sequence | None, element: str) -> ir.Type:
+        """`!torch.vtensor<[sizes], element>`; a size None is `?`, sizes None is unranked."""
+        return vtensor_type(TensorInfo(None if sizes is None else tuple(sizes), element), self.context)
+
+    @staticmethod
+    def info(value_or_type) -> TensorInfo | None:
+        """Shape and element type of a value or type."""
+        return tensor_info(value_or_type.type if isinstance(value_or_type, ir.Value) else value_or_type)
+
+    # -- ops --------------------------------------------------------------------
+    def op(self, name: str, result_types, *operands: ir.Value, attributes: dict | None = None):
+        """Create `torch.<name>`; returns its result, the results list, or the op if it has none.
+
+        `result_types` is one type, a list of types, or None/[] for no results.
+        """
+        if result_types is None:
+            result_types = []
+        single = isinstance(result_types, ir.Type)
+        created = ir.Operation.create(
+            f"torch.{name}" if not name.startswith(("torch.", "builtin.")) else name,
+            results=[result_types] if single else list(result_types),
+            operands=list(operands),
+            attributes=attributes or {},
+            loc=self.location,
+            ip=ir.InsertionPoint(self.anchor),
+        )
+        if single:
+            return created.result
+        return list(created.results) if created.results else created
+
+    # -- constants --------------------------------------------------------------
+    def constant_int(self, value: int) -> ir.Value:
+        attribute = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, self.context), int(value))
+        return self.op("constant.int", self.type("!torch.int"), attributes={"value": attribute})
+
+    def constant_float(self, value: float) -> ir.Value:
+        attribute = ir.FloatAttr.get(ir.F64Type.get(self.context), float(value))
+        return self.op("constant.float", self.type("!torch.float"), attributes={"value": attribute})
+
+    def constant_bool(self, value: bool) -> ir.Value:
+        attribute = ir.BoolAttr.get(bool(value), self.context)
+        return self.op("constant.bool", self.type("!torch.bool"), attributes={"value": attribute})
+
+    def constant_none(self) -> ir.Value:
+        return self.op("constant.none", self.type("!torch.none"))
+
+    def constant_string(self, value: str) -> ir.Value:
+        attribute = ir.StringAttr.get(value, self.context)
+        return self.op("constant.str", self.type("!torch.str"), attributes={"value": attribute})
+
+    def constant_scalar(self, value, element: str) -> ir.Value:
+        """A `!torch.float` for float element types, else a `!torch.int` (bools as 0/1)."""
+        if TensorInfo((), element).is_float:
+            return self.constant_float(value)
+        return self.constant_int(int(value))
+
+    def dtype(self, element: str) -> ir.Value:
+        """The torch ScalarType code of `element` (f32 -> 6) as a `!torch.int`."""
+        return self.constant_int(torch_dtype_code(element))
+
+    def int_list(self, values: Sequence[int]) -> ir.Value:
+        """`!torch.list<int>` of constants."""
+        return self.list([self.constant_int(v) for v in values], "!torch.int")
+
+    def list(self, values: Sequence[ir.Value], element_type: str) -> ir.Value:
+        """`torch.prim.ListConstruct` of `values`; element_type is e.g. `!torch.int` or `!torch.vtensor`."""
+        list_type = self.type(f"!torch.list<{element_type.removeprefix('!torch.')}>")
+        return self.op("prim.ListConstruct", list_type, *values)
+
+    def tensor_list(self, values: Sequence[ir.Value]) -> ir.Value:
+        return self.list(values, "vtensor")
+
+    # -- common compositions ----------------------------------------------------
+    def unsqueeze(self, value: ir.Value, dim: int) -> ir.Value:
+        """`aten.unsqueeze` with the result type computed from the operand's type."""
+        info = self.info(value)
+        sizes = list(info.sizes)
+        sizes.insert(dim if dim >= 0 else len(sizes) + dim + 1, 1)
+        return self.op("aten.unsqueeze", self.tensor_type(sizes, info.element), value, self.constant_int(dim))
+
+    def to_dtype(self, value: ir.Value, element: str) -> ir.Value:
+        """`aten.to.dtype` to `element` (no-op if already of that element type)."""
+        info = self.info(value)
+        if info.element == element:
+            return value
+        false, none = self.constant_bool(False), self.constant_none()
+        return self.op(
+            "aten.to.dtype", self.tensor_type(info.sizes, element), value, self.dtype(element), false, false, none
+        )
+
+    def scalar_tensor_literal(self, value, element: str) -> ir.Value:
+        """A rank-0 `torch.vtensor.literal` holding `value`."""
+        if TensorInfo((), element).is_float:
+            element_type = ir.Type.parse(element, self.context)
+            attribute = ir.DenseElementsAttr.get_splat(
+                ir.RankedTensorType.get([], element_type), ir.FloatAttr.get(element_type, float(value))
+            )
+        else:
+            width = int(element.lstrip("suib") or 1) if element != "i1" else 1
+            if element == "i1":
+                element_type = ir.IntegerType.get_signless(1, self.context)
+            elif element.startswith("ui"):
+                element_type = ir.IntegerType.get_unsigned(width, self.context)
+            else:
+                element_type = ir.IntegerType.get_signed(width, self.context)
+            attribute = ir.DenseElementsAttr.get_splat(
+                ir.RankedTensorType.get([], element_type), ir.IntegerAttr.get(element_type, int(value))
+            )
+        return self.op("vtensor.literal", self.tensor_type([], element), attributes={"value": attribute})

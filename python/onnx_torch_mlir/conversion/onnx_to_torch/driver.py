@@ -1,0 +1,201 @@
+"""The `convert-onnx-to-torch` pass: every ONNX op, in either spelling, to torch ops.
+
+Why a plain walk and not MLIR's dialect conversion driver
+(`rewrite.apply_partial_conversion` with a `TypeConverter`): each ONNX op is
+replaced exactly once, in program order, by a pattern that never needs to be
+retried, and no op is ever legalized twice. A walk that creates the
+replacement in front of the node, redirects the uses and erases the node does
+that with no pattern-set bookkeeping, is several times faster in Python (no
+per-op callback through the conversion driver, no rollback journal), and lets
+us keep going after a failure so that *every* unconvertible node of a model is
+reported in one run, each with its own reason, instead of the driver's single
+"failed to legalize operation". Builtin-tensor operands and results of the ONNX
+dialect spelling are bridged with `builtin.unrealized_conversion_cast`, exactly
+as a type-converting dialect conversion would, and the two type passes after
+this one remove the bridges.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+
+import onnx.defs
+from torch_mlir import ir
+
+from .builder import TorchBuilder
+from .node import UNREALIZED_CAST, OnnxNode, UnsupportedNode, onnx_schema
+from .registry import DEFAULT_DOMAIN, display_domain, lookup, normalize_domain, registered_versions
+from .types import is_builtin_tensor, is_none_type
+
+LATEST_ONNX_OPSET = onnx.defs.onnx_opset_version()
+
+# Opset attributes, looked for on the function first, then on the module.
+DEFAULT_OPSET_ATTRIBUTES = ("torch.onnx_meta.opset_version", "onnx.opset_version")
+DOMAIN_OPSETS_ATTRIBUTES = ("torch.onnx_meta.opset_versions", "onnx.opset_versions", "onnx.opset_import")
+NOT_ONNX_OPS = {"onnx.NoValue", "onnx.EntryPoint", "onnx.Return", "onnx.Yield"}
+
+
+@dataclass
+class Failure:
+    """One node that could not be converted: where, and the full message."""
+
+    location: ir.Location
+    message: str
+
+    def __str__(self):
+        return f"{self.location}: {self.message}"
+
+
+def classify(op: ir.Operation):
+    """(op_type, domain, spelling) if `op` is an ONNX node in either spelling, else None."""
+    name = op.name
+    if name == "torch.operator":
+        full = ir.StringAttr(op.attributes["name"]).value
+        if full.startswith("onnx."):
+            return full[len("onnx.") :], DEFAULT_DOMAIN, "torch-onnx"
+        domain, _, op_type = full.rpartition(".")
+        return (op_type, normalize_domain(domain), "torch-onnx") if domain else None
+    if name.startswith("onnx.") and name not in NOT_ONNX_OPS:
+        if name == "onnx.Custom":
+            domain = ir.StringAttr(op.attributes["domain_name"]).value if "domain_name" in op.attributes else ""
+            op_type = ir.StringAttr(op.attributes["function_name"]).value
+            return op_type, normalize_domain(domain), "onnx"
+        return name[len("onnx.") :], DEFAULT_DOMAIN, "onnx"
+    return None
+
+
+def _read_opsets(attributes, opsets: dict) -> None:
+    for key in DEFAULT_OPSET_ATTRIBUTES:
+        if key in attributes and DEFAULT_DOMAIN not in opsets:
+            opsets[DEFAULT_DOMAIN] = ir.IntegerAttr(attributes[key]).value
+    for key in DOMAIN_OPSETS_ATTRIBUTES:
+        if key in attributes:
+            for named in ir.DictAttr(attributes[key]):
+                opsets.setdefault(normalize_domain(named.name), ir.IntegerAttr(named.attr).value)
+
+
+def model_opsets(function: ir.Operation, module_op: ir.Operation) -> dict:
+    """domain -> opset, from the function's torch.onnx_meta attributes or the module's."""
+    opsets: dict = {}
+    _read_opsets(function.attributes, opsets)
+    _read_opsets(module_op.attributes, opsets)
+    return opsets
+
+
+def opset_for(opsets: dict, domain: str) -> int:
+    """The model's opset for `domain`; unrecorded: the newest ONNX opset (default domain) or 1."""
+    if domain in opsets:
+        return opsets[domain]
+    return LATEST_ONNX_OPSET if domain == DEFAULT_DOMAIN else 1
+
+
+def _collect_onnx_ops(root: ir.Operation) -> list:
+    found = []
+
+    def visit(op):
+        op = op.operation if hasattr(op, "operation") else op
+        kind = classify(op)
+        if kind is not None:
+            found.append((op, kind))
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.POST_ORDER)
+    return found
+
+
+def convert_onnx_to_torch(module_op: ir.Operation) -> list[Failure]:
+    """Convert every ONNX op under `module_op` in place; returns the nodes that failed.
+
+    A failed node stays in the IR unchanged; conversion goes on with the next one.
+    """
+    failures: list[Failure] = []
+    functions = [op for op in module_op.regions[0].blocks[0].operations if op.operation.name == "func.func"]
+    for function in functions:
+        function = function.operation
+        opsets = model_opsets(function, module_op)
+        for op, (op_type, domain, spelling) in _collect_onnx_ops(function):
+            node = OnnxNode(op, op_type, domain, opset_for(opsets, domain), spelling)
+            failure = convert_node(node)
+            if failure is not None:
+                failures.append(failure)
+        _erase_unused_no_values(function)
+    return failures
+
+
+def convert_node(node: OnnxNode) -> Failure | None:
+    """Convert one node with its registered pattern (or its function body); None on success."""
+    from .functions import expand_function, has_function_body
+
+    registration = lookup(node.domain, node.op_type, node.opset)
+    try:
+        if registration is not None:
+            replacements = registration.pattern(node, TorchBuilder(node.op, node.location))
+        elif has_function_body(node):
+            replacements = expand_function(node)
+        else:
+            raise UnsupportedNode(_no_pattern_reason(node))
+        _replace(node, replacements)
+    except UnsupportedNode as error:
+        return Failure(node.location, f"{node.describe()}: {error}")
+    except Exception as error:  # a bug in a pattern: still name the node, keep going
+        where = registration.pattern.__qualname__ if registration else "function expansion"
+        detail = "".join(traceback.format_exception_only(type(error), error)).strip()
+        return Failure(node.location, f"{node.describe()}: internal error in {where}: {detail}")
+    return None
+
+
+def _no_pattern_reason(node: OnnxNode) -> str:
+    versions = registered_versions(node.domain, node.op_type)
+    if versions:
+        return (
+            f"no conversion for opset {node.opset}: {node.op_type} is converted from opset "
+            f"{versions[0]} on (registered since_versions: {', '.join(map(str, versions))})"
+        )
+    if onnx_schema(node.op_type, node.opset, node.domain) is None:
+        return f"'{node.op_type}' is not an operator of domain '{display_domain(node.domain)}' at opset {node.opset}"
+    return f"{node.op_type} has no conversion to torch yet"
+
+
+def _replace(node: OnnxNode, replacements) -> None:
+    op = node.op
+    if replacements is None:
+        replacements = []
+    elif isinstance(replacements, ir.Value):
+        replacements = [replacements]
+    else:
+        replacements = list(replacements)
+    if len(replacements) > node.num_results:
+        raise RuntimeError(f"pattern returned {len(replacements)} values for {node.num_results} results")
+    replacements += [None] * (node.num_results - len(replacements))
+    for index, new in enumerate(replacements):
+        if new is None and node.result_is_used(index):
+            node.fail(f"output {index} is used but this conversion does not produce it")
+    for old, new in zip(op.results, replacements):
+        if new is None or is_none_type(old.type):
+            continue
+        if is_builtin_tensor(old.type):
+            new = ir.Operation.create(
+                UNREALIZED_CAST, results=[old.type], operands=[new], loc=node.location, ip=ir.InsertionPoint(op)
+            ).result
+        elif old.type != new.type:
+            new = ir.Operation.create(
+                "torch.tensor_static_info_cast", results=[old.type], operands=[new],
+                loc=node.location, ip=ir.InsertionPoint(op),
+            ).result
+        old.replace_all_uses_with(new)
+    op.erase()
+
+
+def _erase_unused_no_values(function: ir.Operation) -> None:
+    dead = []
+
+    def visit(op):
+        op = op.operation if hasattr(op, "operation") else op
+        if op.name == "onnx.NoValue" and not any(True for _ in op.results[0].uses):
+            dead.append(op)
+        return ir.WalkResult.ADVANCE
+
+    function.walk(visit)
+    for op in dead:
+        op.erase()

@@ -1,0 +1,283 @@
+"""`OnnxNode`: one view of an ONNX node in either spelling.
+
+The torch-ONNX spelling (`torch.operator "onnx.Add"`, attributes
+`torch.onnx.<name>`, `!torch.vtensor` operands, `torch.constant.none` for an
+absent input) and the ONNX dialect spelling (`"onnx.Add"`, attributes with ONNX
+names, builtin `tensor` operands, `"onnx.NoValue"` for an absent input) read
+the same through this class. Operands always come back as `!torch.vtensor`
+values: a builtin-tensor operand is bridged with an
+`builtin.unrealized_conversion_cast`, which `finalize-torch-type-conversion`
+folds away once every producer and the signature speak torch types.
+
+Attribute readers fall back to the ONNX schema's default for the model's
+opset, so a pattern spells a default only where it wants a different one.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+import onnx
+import onnx.defs
+from onnx import helper
+from torch_mlir import ir
+
+from ...errors import ConversionError
+from .registry import display_domain
+from .types import TensorInfo, is_builtin_tensor, is_none_type, onnx_dtype_to_element, tensor_info, to_vtensor_type
+
+TORCH_ATTRIBUTE_PREFIX = "torch.onnx."
+UNREALIZED_CAST = "builtin.unrealized_conversion_cast"
+_REQUIRED = object()  # sentinel: "use the schema's default, fail if there is none"
+# A name location `loc("add0")`, possibly around a file location or inside a fused one.
+_NAME_LOC = re.compile(r'^loc\((?:fused\[)?"((?:[^"\\]|\\.)*)"(?!:\d)')
+
+
+class UnsupportedNode(ConversionError):
+    """A pattern cannot convert this form of the node; the message is the reason only."""
+
+
+@functools.lru_cache(maxsize=None)
+def onnx_schema(op_type: str, opset: int, domain: str):
+    """The ONNX schema of `op_type` in force at `opset`, or None if ONNX has none."""
+    try:
+        return onnx.defs.get_schema(op_type, opset, domain)
+    except onnx.defs.SchemaError:
+        return None
+
+
+@functools.lru_cache(maxsize=None)
+def schema_default(op_type: str, opset: int, domain: str, name: str):
+    """(found, value): the schema default of attribute `name`; found is False if it has none."""
+    schema = onnx_schema(op_type, opset, domain)
+    if schema is None or name not in schema.attributes:
+        return False, None
+    attribute = schema.attributes[name]
+    if attribute.default_value is None or attribute.default_value.type == onnx.AttributeProto.UNDEFINED:
+        return False, None
+    return True, helper.get_attribute_value(attribute.default_value)
+
+
+def location_name(location: ir.Location) -> str | None:
+    match = _NAME_LOC.match(str(location))
+    return match.group(1) if match else None
+
+
+def _attribute_python_value(attribute: ir.Attribute):
+    attribute = attribute.maybe_downcast()
+    if isinstance(attribute, ir.BoolAttr):
+        return bool(attribute.value)
+    if isinstance(attribute, ir.IntegerAttr):
+        return attribute.value
+    if isinstance(attribute, ir.FloatAttr):
+        return attribute.value
+    if isinstance(attribute, ir.StringAttr):
+        return attribute.value
+    if isinstance(attribute, ir.ArrayAttr):
+        return [_attribute_python_value(element) for element in attribute]
+    if isinstance(attribute, ir.TypeAttr):
+        return attribute.value
+    if isinstance(attribute, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr, ir.DenseElementsAttr)):
+        return np.array(attribute)
+    return attribute
+
+
+class OnnxNode:
+    """A typed view of one ONNX op: operands, attributes with defaults, result types, name."""
+
+    def __init__(self, op: ir.Operation, op_type: str, domain: str, opset: int, spelling: str):
+        self.op = op
+        self.op_type = op_type
+        self.domain = domain
+        self.opset = opset
+        self.spelling = spelling  # "torch-onnx" or "onnx"
+        self.location = op.location
+        self._attribute_prefix = TORCH_ATTRIBUTE_PREFIX if spelling == "torch-onnx" else ""
+        self._bridged: dict[int, ir.Value] = {}
+
+    # -- identity ---------------------------------------------------------------
+    @property
+    def name(self) -> str | None:
+        """The ONNX node name: `onnx_node_name` attribute, else the location's name."""
+        if "onnx_node_name" in self.op.attributes:
+            return ir.StringAttr(self.op.attributes["onnx_node_name"]).value
+        return location_name(self.location)
+
+    def describe(self) -> str:
+        """`node 'add0' (Add, domain 'ai.onnx', opset 17)`: how diagnostics name a node."""
+        name = f"node '{self.name}'" if self.name else "unnamed node"
+        return f"{name} ({self.op_type}, domain '{display_domain(self.domain)}', opset {self.opset})"
+
+    def fail(self, reason: str):
+        """Stop converting this node; `reason` becomes the diagnostic (the node is named for you)."""
+        raise UnsupportedNode(reason)
+
+    # -- operands ---------------------------------------------------------------
+    @property
+    def num_inputs(self) -> int:
+        """The number of operand slots, absent optional ones included (trailing ones may be omitted)."""
+        return len(self.op.operands)
+
+    def _raw_operand(self, index: int) -> ir.Value | None:
+        if index >= len(self.op.operands):
+            return None
+        value = self.op.operands[index]
+        if is_none_type(value.type):
+            return None
+        return value
+
+    def has_input(self, index: int) -> bool:
+        return self._raw_operand(index) is not None
+
+    def optional_input(self, index: int) -> ir.Value | None:
+        """Operand `index` as a `!torch.vtensor` value, or None if absent."""
+        if index in self._bridged:
+            return self._bridged[index]
+        value = self._raw_operand(index)
+        if value is None:
+            return None
+        if is_builtin_tensor(value.type):
+            value = self._bridge_to_vtensor(value)
+        self._bridged[index] = value
+        return value
+
+    def input(self, index: int) -> ir.Value:
+        """Operand `index` as a `!torch.vtensor` value; the node fails if it is absent."""
+        value = self.optional_input(index)
+        if value is None:
+            self.fail(f"input {index} is required but absent")
+        return value
+
+    def inputs(self) -> list[ir.Value]:
+        """All present operands, in order (for variadic ops such as Sum or Concat)."""
+        return [self.optional_input(i) for i in range(self.num_inputs) if self.has_input(i)]
+
+    def input_info(self, index: int) -> TensorInfo:
+        """Shape and element type of operand `index`."""
+        info = tensor_info(self.input(index).type)
+        if info is None:
+            self.fail(f"input {index} has type {self.input(index).type}, not a tensor")
+        return info
+
+    def constant_input(self, index: int) -> np.ndarray | None:
+        """The value of operand `index` if a literal (already converted Constant) produces it."""
+        value = self.optional_input(index)
+        if value is None:
+            return None
+        owner = value.owner
+        if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
+            owner = owner.operation
+        if not isinstance(owner, ir.Operation) or owner.name != "torch.vtensor.literal":
+            return None
+        attribute = owner.attributes["value"].maybe_downcast()
+        if isinstance(attribute, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr, ir.DenseElementsAttr)):
+            return np.array(attribute)
+        return None
+
+    def _bridge_to_vtensor(self, value: ir.Value) -> ir.Value:
+        owner = value.owner
+        owner = owner.operation if hasattr(owner, "operation") else owner
+        # The producer was converted already: use its torch value, not a cast of a cast.
+        if isinstance(owner, ir.Operation) and owner.name == UNREALIZED_CAST and len(owner.operands) == 1:
+            source = owner.operands[0]
+            if str(source.type).startswith("!torch.vtensor"):
+                return source
+        target = to_vtensor_type(value.type)
+        cast = ir.Operation.create(
+            UNREALIZED_CAST, results=[target], operands=[value], loc=self.location, ip=ir.InsertionPoint(self.op)
+        )
+        return cast.result
+
+    # -- results ----------------------------------------------------------------
+    @property
+    def num_results(self) -> int:
+        return len(self.op.results)
+
+    def result_type(self, index: int = 0) -> ir.Type:
+        """The `!torch.vtensor` type of result `index`, from the node's declared type."""
+        declared = self.op.results[index].type
+        converted = to_vtensor_type(declared)
+        if converted is None:
+            self.fail(f"output {index} has type {declared}, which has no torch tensor equivalent")
+        return converted
+
+    def result_info(self, index: int = 0) -> TensorInfo:
+        return tensor_info(self.result_type(index))
+
+    def result_is_used(self, index: int) -> bool:
+        if is_none_type(self.op.results[index].type):
+            return False
+        return any(True for _ in self.op.results[index].uses)
+
+    # -- attributes -------------------------------------------------------------
+    def has_attr(self, name: str) -> bool:
+        return (self._attribute_prefix + name) in self.op.attributes
+
+    def _attr(self, name: str, default):
+        key = self._attribute_prefix + name
+        if key in self.op.attributes:
+            return _attribute_python_value(self.op.attributes[key])
+        if default is not _REQUIRED:
+            return default
+        found, value = schema_default(self.op_type, self.opset, self.domain, name)
+        if found:
+            return value
+        schema = onnx_schema(self.op_type, self.opset, self.domain)
+        if schema is not None and name in schema.attributes and not schema.attributes[name].required:
+            return None
+        self.fail(f"required attribute '{name}' is missing")
+
+    def attr_int(self, name: str, default=_REQUIRED) -> int | None:
+        value = self._attr(name, default)
+        return None if value is None else int(value)
+
+    def attr_float(self, name: str, default=_REQUIRED) -> float | None:
+        value = self._attr(name, default)
+        return None if value is None else float(value)
+
+    def attr_string(self, name: str, default=_REQUIRED) -> str | None:
+        value = self._attr(name, default)
+        if isinstance(value, bytes):
+            value = value.decode()
+        return value
+
+    def attr_ints(self, name: str, default=_REQUIRED) -> list[int] | None:
+        value = self._attr(name, default)
+        return None if value is None else [int(v) for v in value]
+
+    def attr_floats(self, name: str, default=_REQUIRED) -> list[float] | None:
+        value = self._attr(name, default)
+        return None if value is None else [float(v) for v in value]
+
+    def attr_strings(self, name: str, default=_REQUIRED) -> list[str] | None:
+        value = self._attr(name, default)
+        return None if value is None else [v.decode() if isinstance(v, bytes) else v for v in value]
+
+    def attr_tensor(self, name: str, default=_REQUIRED) -> np.ndarray | None:
+        """A TENSOR attribute as numpy (dense elements); fails on forms numpy cannot read."""
+        value = self._attr(name, default)
+        if value is None or isinstance(value, np.ndarray):
+            return value
+        if isinstance(value, onnx.TensorProto):
+            return onnx.numpy_helper.to_array(value)
+        self.fail(f"attribute '{name}' is a {type(value).__name__}, which this conversion cannot read")
+
+    def attr_element_type(self, name: str, default=_REQUIRED) -> str | None:
+        """A type attribute (`to`) as a torch-mlir element spelling: int code or TypeAttr alike."""
+        value = self._attr(name, default)
+        if value is None:
+            return None
+        if isinstance(value, ir.Type):
+            info = tensor_info(ir.Type.parse(f"tensor<{value}>", value.context))
+            return info.element
+        element = onnx_dtype_to_element(int(value))
+        if element is None:
+            self.fail(f"attribute '{name}' names ONNX data type {value}, which has no torch equivalent")
+        return element
+
+    def raw_attribute(self, name: str) -> ir.Attribute | None:
+        """The MLIR attribute itself (for forms the typed readers do not cover)."""
+        key = self._attribute_prefix + name
+        return self.op.attributes[key] if key in self.op.attributes else None

@@ -1,0 +1,150 @@
+"""Tensor types and dtypes: builtin `tensor<...>` and `!torch.vtensor<...>`, ONNX and torch codes.
+
+The Python bindings expose no accessors for torch types, so `TensorInfo`
+reads a type's printed form once and caches it; everything else in the
+conversion asks this module about shapes and element types.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from torch_mlir import ir
+
+DYNAMIC = None  # a `?` dimension in TensorInfo.sizes
+
+# torch ScalarType codes (c10/core/ScalarType.h), keyed by torch-mlir element type spelling.
+TORCH_DTYPE_CODES = {
+    "ui8": 0, "si8": 1, "si16": 2, "si32": 3, "si64": 4, "f16": 5, "f32": 6, "f64": 7,
+    "complex<f16>": 8, "complex<f32>": 9, "complex<f64>": 10, "i1": 11, "!torch.qint8": 12,
+    "!torch.quint8": 13, "!torch.qint32": 14, "bf16": 15, "f8E5M2": 23, "f8E4M3FN": 24,
+    "f8E5M2FNUZ": 25, "f8E4M3FNUZ": 26, "ui16": 27, "ui32": 28, "ui64": 29,
+}
+
+# ONNX TensorProto.DataType codes -> torch-mlir element type spelling.
+ONNX_TO_TORCH_ELEMENT = {
+    1: "f32", 2: "ui8", 3: "si8", 4: "ui16", 5: "si16", 6: "si32", 7: "si64", 9: "i1",
+    10: "f16", 11: "f64", 12: "ui32", 13: "ui64", 14: "complex<f32>", 15: "complex<f64>",
+    16: "bf16", 17: "f8E4M3FN", 18: "f8E4M3FNUZ", 19: "f8E5M2", 20: "f8E5M2FNUZ",
+}
+
+FLOAT_ELEMENTS = {"f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ"}
+SIGNED_INTEGER_ELEMENTS = {"si8", "si16", "si32", "si64"}
+UNSIGNED_INTEGER_ELEMENTS = {"ui8", "ui16", "ui32", "ui64"}
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """Shape and element type of a tensor type. `sizes` is None when unranked; `?` is None."""
+
+    sizes: tuple | None
+    element: str  # torch-mlir spelling: f32, si64, i1, ...
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.sizes is None else len(self.sizes)
+
+    @property
+    def is_float(self) -> bool:
+        return self.element in FLOAT_ELEMENTS
+
+    @property
+    def is_integer(self) -> bool:
+        return self.element in SIGNED_INTEGER_ELEMENTS or self.element in UNSIGNED_INTEGER_ELEMENTS
+
+    @property
+    def is_bool(self) -> bool:
+        return self.element == "i1"
+
+    @property
+    def is_static(self) -> bool:
+        return self.sizes is not None and all(size is not None for size in self.sizes)
+
+    def vtensor_spelling(self) -> str:
+        if self.sizes is None:
+            return f"!torch.vtensor<*,{self.element}>"
+        dims = ",".join("?" if size is None else str(size) for size in self.sizes)
+        return f"!torch.vtensor<[{dims}],{self.element}>"
+
+    def with_sizes(self, sizes) -> "TensorInfo":
+        return TensorInfo(None if sizes is None else tuple(sizes), self.element)
+
+    def with_element(self, element: str) -> "TensorInfo":
+        return TensorInfo(self.sizes, element)
+
+
+_VTENSOR = re.compile(r"^!torch\.vtensor<(\*|\[([^\]]*)\]),(.+)>$")
+_BUILTIN_RANKED = re.compile(r"^tensor<((?:[0-9?]+x)*)([^x].*)>$")
+_BUILTIN_UNRANKED = re.compile(r"^tensor<\*x(.+)>$")
+
+
+def builtin_element_to_torch(element: str) -> str:
+    """Builtin element spelling -> torch-mlir's: signless integers become signed (not i1)."""
+    match = re.fullmatch(r"i(\d+)", element)
+    if match and element != "i1":
+        return f"si{match.group(1)}"
+    return element
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(spelling: str) -> TensorInfo | None:
+    match = _VTENSOR.match(spelling)
+    if match:
+        element = match.group(3)
+        if match.group(1) == "*":
+            return TensorInfo(None, element)
+        dims = match.group(2)
+        sizes = tuple(None if d == "?" else int(d) for d in dims.split(",")) if dims else ()
+        return TensorInfo(sizes, element)
+    match = _BUILTIN_UNRANKED.match(spelling)
+    if match:
+        return TensorInfo(None, builtin_element_to_torch(match.group(1)))
+    match = _BUILTIN_RANKED.match(spelling)
+    if match:
+        dims = [d for d in match.group(1).split("x") if d]
+        element = match.group(2)
+        if "," in element:  # an encoding: tensor<2xf32, #enc>
+            element = element.split(",")[0].strip()
+        sizes = tuple(None if d == "?" else int(d) for d in dims)
+        return TensorInfo(sizes, builtin_element_to_torch(element))
+    return None
+
+
+def tensor_info(mlir_type: ir.Type) -> TensorInfo | None:
+    """The TensorInfo of a `tensor<...>` or `!torch.vtensor<...>` type, else None."""
+    return _parse(str(mlir_type))
+
+
+def is_builtin_tensor(mlir_type: ir.Type) -> bool:
+    return str(mlir_type).startswith("tensor<")
+
+
+def is_vtensor(mlir_type: ir.Type) -> bool:
+    return str(mlir_type).startswith("!torch.vtensor<")
+
+
+def is_none_type(mlir_type: ir.Type) -> bool:
+    return str(mlir_type) in ("none", "!torch.none")
+
+
+def vtensor_type(info: TensorInfo, context: ir.Context | None = None) -> ir.Type:
+    return ir.Type.parse(info.vtensor_spelling(), context)
+
+
+def to_vtensor_type(mlir_type: ir.Type) -> ir.Type | None:
+    """The `!torch.vtensor` type a builtin tensor type converts to (itself if already one)."""
+    if is_vtensor(mlir_type):
+        return mlir_type
+    info = tensor_info(mlir_type)
+    return None if info is None else vtensor_type(info, mlir_type.context)
+
+
+def torch_dtype_code(element: str) -> int:
+    """torch's ScalarType integer for a torch-mlir element type spelling."""
+    return TORCH_DTYPE_CODES[element]
+
+
+def onnx_dtype_to_element(onnx_code: int) -> str | None:
+    return ONNX_TO_TORCH_ELEMENT.get(onnx_code)

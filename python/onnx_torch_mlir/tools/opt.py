@@ -1,0 +1,195 @@
+"""`onnx-mlir-opt`: run our passes and torch-mlir's over MLIR files, like `mlir-opt`.
+
+    onnx-mlir-opt model.mlir --convert-onnx-to-torch-pipeline --convert-torch-to-linalg -o out.mlir
+
+Passes run in command-line order. The input may be either ONNX spelling
+(torch-ONNX or the ONNX dialect), text or bytecode. Errors are printed as
+`file:line:col: error: message`, all of them, and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+from torch_mlir import ir
+
+from .. import __version__
+from ..errors import OnnxTorchMlirError
+from .cli_support import EXIT_ERROR, EXIT_OK, OneLineErrorParser, atomic_output, run_guarded
+
+PROG = "onnx-mlir-opt"
+SPLIT_MARKER = "// -----"
+
+# Backend flags: torch-mlir's pipelines from the Torch backend contract to each backend.
+BACKEND_FLAGS = {
+    "convert-torch-to-linalg": "torch-backend-to-linalg-on-tensors-backend-pipeline",
+    "convert-torch-to-tosa": "torch-backend-to-tosa-backend-pipeline",
+    "convert-torch-to-stablehlo": "torch-backend-to-stablehlo-backend-pipeline",
+}
+PIPELINE_FLAG = "convert-onnx-to-torch-pipeline"
+_FILE_LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)\)')
+
+
+class _AppendStep(argparse.Action):
+    """Record a pass flag in the shared, ordered `steps` list."""
+
+    def __init__(self, option_strings, dest, step=None, **kwargs):
+        self.step = step
+        super().__init__(option_strings, dest="steps", **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        steps = getattr(namespace, "steps", None) or []
+        steps.append((self.step, values))
+        namespace.steps = steps
+
+
+def build_parser() -> OneLineErrorParser:
+    from ..conversion.passes import OUR_PASSES
+
+    parser = OneLineErrorParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    parser.add_argument("input", nargs="?", default="-", help="input MLIR file (text or bytecode); '-' for stdin")
+    parser.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout, the default)")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("--split-input-file", action="store_true",
+                        help=f"process each '{SPLIT_MARKER}'-separated chunk of the input on its own")
+    parser.add_argument("--emit-bytecode", action="store_true", help="write MLIR bytecode instead of text")
+    parser.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after each pass (stderr)")
+    parser.add_argument("--mlir-print-ir-before-all", action="store_true", help="print the IR before each pass (stderr)")
+    parser.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations in the output")
+    parser.add_argument("--mlir-print-generic", action="store_true", help="print ops in generic form")
+    parser.add_argument("--backend-legal-ops", default="",
+                        help="comma-separated torch ops kept undecomposed by the pipeline (aten.foo,...)")
+    parser.set_defaults(steps=[])
+    passes = parser.add_argument_group("passes (run in command-line order)")
+    passes.add_argument(f"--{PIPELINE_FLAG}", action=_AppendStep, nargs=0, step=PIPELINE_FLAG,
+                        help="ONNX (either spelling) to torch-mlir's Torch backend contract")
+    for argument, our_pass in OUR_PASSES.items():
+        passes.add_argument(f"--{argument}", action=_AppendStep, nargs=0, step=argument, help=our_pass.description)
+    for flag, pipeline in BACKEND_FLAGS.items():
+        passes.add_argument(f"--{flag}", action=_AppendStep, nargs=0, step=flag,
+                            help=f"Torch backend contract to the backend (torch-mlir's {pipeline})")
+    passes.add_argument("--pass-pipeline", action=_AppendStep, step="textual", metavar="PIPELINE",
+                        help="any textual MLIR pass pipeline element(s) understood by torch-mlir, e.g. "
+                        "'func.func(canonicalize)'")
+    return parser
+
+
+def expand_steps(steps, backend_legal_ops) -> list[str]:
+    """Command-line steps -> pass arguments / textual pipeline elements, in order."""
+    from ..conversion.passes import convert_onnx_to_torch_pipeline
+
+    expanded = []
+    for step, value in steps:
+        if step == PIPELINE_FLAG:
+            expanded += convert_onnx_to_torch_pipeline(backend_legal_ops)
+        elif step in BACKEND_FLAGS:
+            expanded.append(BACKEND_FLAGS[step])
+        elif step == "textual":
+            text = value.strip()
+            if text.startswith("builtin.module(") and text.endswith(")"):
+                text = text[len("builtin.module(") : -1]
+            expanded.append(text)
+        else:
+            expanded.append(step)
+    return expanded
+
+
+def format_location(location, source_name: str) -> str:
+    """`loc("-":3:8)` -> `model.mlir:3:8`; other locations as MLIR prints them."""
+    text = str(location)
+    match = _FILE_LOC.search(text)
+    if match:
+        name = source_name if match.group(1) in ("-", "") else match.group(1)
+        return f"{name}:{match.group(2)}:{match.group(3)}"
+    return text
+
+
+def print_diagnostics(error: ir.MLIRError, source_name: str) -> None:
+    for diagnostic in error.error_diagnostics:
+        print(f"{format_location(diagnostic.location, source_name)}: error: {diagnostic.message}", file=sys.stderr)
+        for note in diagnostic.notes:
+            print(f"{format_location(note.location, source_name)}: note: {note.message}", file=sys.stderr)
+
+
+def read_input(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as stream:
+        return stream.read()
+
+
+def split_chunks(data: bytes, split: bool) -> list:
+    """The input as text chunks, each padded with newlines so line numbers stay those of the file."""
+    if data.startswith(b"ML\xefR"):  # MLIR bytecode
+        return [data]
+    text = data.decode()
+    if not split:
+        return [text]
+    chunks, line = [], 0
+    for chunk in re.split(r"^// -----.*$", text, flags=re.MULTILINE):
+        chunks.append("\n" * line + chunk)
+        line += chunk.count("\n")
+    return chunks
+
+
+def process_chunk(chunk, args, steps, source_name):
+    """Parse, run the passes; returns the module, or None after printing the errors."""
+    from ..conversion.passes import build_pass_manager
+    from ..mlir_context import make_context
+
+    context = make_context()
+    with context:
+        try:
+            module = ir.Module.parse(chunk, context)
+        except ir.MLIRError as error:
+            print_diagnostics(error, source_name)
+            return None
+        manager = build_pass_manager(steps, context)
+        if args.mlir_print_ir_after_all or args.mlir_print_ir_before_all:
+            manager.enable_ir_printing(
+                print_before_all=args.mlir_print_ir_before_all, print_after_all=args.mlir_print_ir_after_all
+            )
+        try:
+            manager.run(module.operation)
+        except ir.MLIRError as error:
+            print_diagnostics(error, source_name)
+            return None
+    return module
+
+
+def run(args) -> int:
+    backend_legal_ops = tuple(op for op in args.backend_legal_ops.split(",") if op)
+    steps = expand_steps(args.steps or [], backend_legal_ops)
+    source_name = "<stdin>" if args.input == "-" else args.input
+    chunks = split_chunks(read_input(args.input), args.split_input_file)
+    if args.emit_bytecode and len(chunks) > 1:
+        raise OnnxTorchMlirError("--emit-bytecode cannot write several modules (--split-input-file)")
+    modules = [process_chunk(chunk, args, steps, source_name) for chunk in chunks]
+    failed = any(module is None for module in modules)
+    if failed and len(modules) == 1:
+        return EXIT_ERROR
+    with atomic_output(args.output, binary=args.emit_bytecode) as stream:
+        if args.emit_bytecode:
+            modules[0].operation.write_bytecode(stream)
+            return EXIT_OK
+        texts = [
+            module.operation.get_asm(
+                enable_debug_info=args.mlir_print_debuginfo, print_generic_op_form=args.mlir_print_generic
+            )
+            for module in modules
+            if module is not None
+        ]
+        stream.write(f"\n{SPLIT_MARKER}\n".join(texts))
+    return EXIT_ERROR if failed else EXIT_OK
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    return run_guarded(PROG, run, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
