@@ -308,6 +308,25 @@ def test_chlo_broadcast_program():
     np.testing.assert_allclose(result, a - b)
 
 
+TMTENSOR_SORT = """
+func.func @main_graph(%a: tensor<5xi64>) -> tensor<5xi64> {
+  %0 = tm_tensor.sort dimension(0) outs(%a : tensor<5xi64>) {
+  ^bb0(%x: i64, %y: i64):
+    %less = arith.cmpi slt, %x, %y : i64
+    tm_tensor.yield %less : i1
+  } -> tensor<5xi64>
+  return %0 : tensor<5xi64>
+}
+"""
+
+
+def test_torch_mlir_tmtensor_ops():
+    a = np.array([3, -1, 4, 1, 5], np.int64)
+    (result,) = run(TMTENSOR_SORT, [a])
+    np.testing.assert_array_equal(result, np.sort(a))
+    np.testing.assert_array_equal(a, [3, -1, 4, 1, 5])
+
+
 def test_module_objects_are_not_mutated():
     from torch_mlir import ir
 
@@ -353,15 +372,29 @@ def test_wrong_shape_and_dtype():
         program(np.ones(6, np.float32))
 
 
-def test_lowering_failure_reports_the_diagnostic():
-    unknown_op_program = """
+def test_ops_of_another_dialect_are_reported():
+    tosa_in_linalg = """
 func.func @main_graph(%a: tensor<3xf32>) -> tensor<3xf32> {
   %0 = tosa.tanh %a : (tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
 """
-    with pytest.raises(RunnerError, match=r"lowering the linalg-on-tensors program to LLVM failed: loc\(\"-\":3:8\): op was not bufferized"):
-        compile_for_cpu(unknown_op_program)
+    with pytest.raises(RunnerError, match=r"op tosa.tanh is not part of a linalg-on-tensors program"):
+        compile_for_cpu(tosa_in_linalg)
+    (result,) = run(tosa_in_linalg, [np.zeros(3, np.float32)], input_dialect="tosa")
+    np.testing.assert_array_equal(result, np.zeros(3, np.float32))
+
+
+def test_lowering_failure_reports_the_diagnostic():
+    # stablehlo-legalize-to-linalg cannot broadcast a dimension that may or may not be 1.
+    dynamic_broadcast = """
+func.func @main_graph(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = chlo.broadcast_add %a, %b : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+"""
+    with pytest.raises(RunnerError, match=r"lowering the stablehlo program to LLVM failed: loc\(.*\): "):
+        compile_for_cpu(dynamic_broadcast, input_dialect="stablehlo")
 
 
 def test_parse_failure_and_unknown_dialect():

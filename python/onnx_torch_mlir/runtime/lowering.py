@@ -38,12 +38,20 @@ _TO_LINALG = {
     ],
 }
 
+# Dialects whose ops mean the program is not in the declared input dialect.
+_FOREIGN_DIALECTS = {
+    "linalg-on-tensors": {"torch", "torch_c", "tosa", "stablehlo", "chlo"},
+    "tosa": {"torch", "torch_c", "stablehlo", "chlo"},
+    "stablehlo": {"torch", "torch_c", "tosa"},
+}
+
 _LINALG_TO_LLVM = [
-    # Bufferize. TMTensor (torch-mlir's extra structured ops) and ml_program
-    # globals have their own bufferization passes.
+    # Bufferize. TMTensor ops (torch-mlir's extra structured ops) are unknown to
+    # One-Shot Bufferize, which treats them conservatively; their own pass then
+    # bufferizes them.
+    "one-shot-bufferize{allow-unknown-ops bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}",
     "func.func(tm-tensor-bufferize)",
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}",
-    "refback-mlprogram-bufferize",
+    "canonicalize",
     "buffer-deallocation-pipeline",
     # Loops. memref.copy becomes linalg.copy so that no copy needs the
     # `memrefCopy` runtime function, which the JIT does not link.
@@ -145,12 +153,29 @@ def parse_module(program: "ir.Module | str") -> ir.Module:
 
 def lower_to_llvm(runner: _RunnerContext, module: ir.Module, input_dialect: str) -> None:
     """Lower `module` in place from `input_dialect` to the LLVM dialect."""
+    _check_no_foreign_ops(module, input_dialect)
     try:
         runner.pass_manager(input_dialect).run(module.operation)
     except ir.MLIRError as error:
         raise RunnerError(
             f"lowering the {input_dialect} program to LLVM failed: {describe_mlir_error(error)}"
         ) from None
+
+
+def _check_no_foreign_ops(module: ir.Module, input_dialect: str) -> None:
+    foreign = _FOREIGN_DIALECTS[input_dialect]
+    found: list[ir.Operation] = []
+
+    def find(operation: ir.Operation) -> ir.WalkResult:
+        if operation.name.split(".", 1)[0] in foreign:
+            found.append(operation)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(find)
+    if found:
+        operation = found[0]
+        raise RunnerError(f"{operation.location}: op {operation.name} is not part of a {input_dialect} program")
 
 
 def describe_mlir_error(error: ir.MLIRError, limit: int = 2) -> str:

@@ -59,14 +59,22 @@ class CompiledProgram:
         self.input_types = signature.input_types
         self.result_types = signature.result_types
         self._inputs: list[_TensorSpec] = inputs
-        self._results: list[_TensorSpec] = results
         self._engine = engine
         self._lock = threading.Lock()
-        self._outputs: list[np.ndarray | None] = []
-        self._consumers = [self._consumer(index) for index in range(len(results))]
+        # The consumers fill this list; they must not refer to `self`, because
+        # ctypes callbacks are invisible to the garbage collector and a cycle
+        # through them would keep the program (and its JIT code) alive forever.
+        self._outputs: list[np.ndarray | None] = [None] * len(results)
+        self._consumers = [_consumer(self._outputs, index, spec.dtype) for index, spec in enumerate(results)]
         for index, consumer in enumerate(self._consumers):
             engine.register_runtime(calling_convention.RESULT_CONSUMER_PREFIX + str(index), consumer)
-        self._function = engine.lookup(self.entry)
+        try:
+            self._function = engine.lookup(self.entry)
+        except RuntimeError:
+            raise RunnerError(
+                f"JIT compilation of @{self.entry} failed; a function it calls may be missing "
+                "from the process (LLVM printed the details to stderr)"
+            ) from None
 
     def __call__(self, *inputs) -> list[np.ndarray]:
         if len(inputs) != len(self._inputs):
@@ -76,20 +84,22 @@ class CompiledProgram:
         descriptor_pointers = [ctypes.c_void_p(ctypes.addressof(d)) for d in descriptors]
         packed = (ctypes.c_void_p * len(arrays))(*(ctypes.addressof(p) for p in descriptor_pointers))
         with self._lock:
-            self._outputs = [None] * len(self._results)
             self._function(packed)
-            outputs, self._outputs = self._outputs, []
+            outputs = list(self._outputs)
+            self._outputs[:] = [None] * len(self._outputs)
         if any(output is None for output in outputs):
             raise RunnerError(f"@{self.entry} did not deliver all of its results")
         return outputs
 
-    def _consumer(self, index: int):
-        dtype = self._results[index].dtype
 
-        def consume(unranked) -> None:
-            self._outputs[index] = copy_out_unranked(unranked.contents, dtype)
 
-        return _ConsumerCallback(consume)
+def _consumer(outputs: list, index: int, dtype: np.dtype):
+    """The callback for `@otm_consume_result_<index>`: copies the result into `outputs[index]`."""
+
+    def consume(unranked) -> None:
+        outputs[index] = copy_out_unranked(unranked.contents, dtype)
+
+    return _ConsumerCallback(consume)
 
 
 def compile_for_cpu(
