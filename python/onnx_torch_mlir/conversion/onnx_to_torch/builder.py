@@ -105,6 +105,23 @@ class TorchBuilder:
     def tensor_list(self, values: Sequence[ir.Value]) -> ir.Value:
         return self.list(values, "vtensor")
 
+    # -- shapes -----------------------------------------------------------------
+    def sizes_of(self, value: ir.Value) -> list[ir.Value]:
+        """Each dimension of a ranked `value` as a `!torch.int`: a constant when static, else `aten.size.int`."""
+        sizes = []
+        for dim, size in enumerate(self.info(value).sizes):
+            if size is None:
+                sizes.append(self.op("aten.size.int", self.type("!torch.int"), value, self.constant_int(dim)))
+            else:
+                sizes.append(self.constant_int(size))
+        return sizes
+
+    def broadcast_type(self, lhs: ir.Value, rhs: ir.Value, element: str | None = None) -> ir.Type:
+        """The type numpy broadcasting gives `lhs` op `rhs` (element of lhs unless given)."""
+        left, right = self.info(lhs), self.info(rhs)
+        element = element or left.element
+        return self.tensor_type(broadcast_sizes(left.sizes, right.sizes), element)
+
     # -- common compositions ----------------------------------------------------
     def unsqueeze(self, value: ir.Value, dim: int) -> ir.Value:
         """`aten.unsqueeze` with the result type computed from the operand's type."""
@@ -142,3 +159,23 @@ class TorchBuilder:
                 ir.RankedTensorType.get([], element_type), ir.IntegerAttr.get(element_type, int(value))
             )
         return self.op("vtensor.literal", self.tensor_type([], element), attributes={"value": attribute})
+
+
+def broadcast_sizes(left, right):
+    """numpy broadcasting of two size tuples (None = dynamic); None if either is unranked."""
+    if left is None or right is None:
+        return None
+    rank = max(len(left), len(right))
+    left = (1,) * (rank - len(left)) + tuple(left)
+    right = (1,) * (rank - len(right)) + tuple(right)
+    sizes = []
+    for a, b in zip(left, right):
+        if a == 1:
+            sizes.append(b)
+        elif b == 1 or a == b:
+            sizes.append(a)
+        elif a is None or b is None:
+            sizes.append(a if b is None else b)
+        else:
+            sizes.append(None)
+    return sizes

@@ -129,13 +129,14 @@ def convert_node(node: OnnxNode) -> Failure | None:
 
     registration = lookup(node.domain, node.op_type, node.opset)
     try:
-        if registration is not None:
-            replacements = registration.pattern(node, TorchBuilder(node.op, node.location))
-        elif has_function_body(node):
-            replacements = expand_function(node)
-        else:
-            raise UnsupportedNode(_no_pattern_reason(node))
-        _replace(node, replacements)
+        with node.location:  # the default location (and context) for anything a pattern creates
+            if registration is not None:
+                replacements = registration.pattern(node, TorchBuilder(node.op, node.location))
+            elif has_function_body(node):
+                replacements = expand_function(node)
+            else:
+                raise UnsupportedNode(_no_pattern_reason(node))
+            _replace(node, replacements)
     except UnsupportedNode as error:
         return Failure(node.location, f"{node.describe()}: {error}")
     except Exception as error:  # a bug in a pattern: still name the node, keep going

@@ -117,7 +117,5 @@ for _op_type, _torch_op in UNARY.items():
 
 @converts("Identity", since=1)
 def identity(node: OnnxNode, b: TorchBuilder):
-    """Identity of a tensor is its input (sequence and optional forms are not tensors)."""
-    if node.result_info() is None:
-        node.fail(f"output type {node.op.results[0].type} is not a tensor")
+    """Identity is its input, whatever its type (tensor, sequence, optional)."""
     return node.input(0)

@@ -272,6 +272,10 @@ class OnnxNode:
         if isinstance(value, ir.Type):
             info = tensor_info(ir.Type.parse(f"tensor<{value}>", value.context))
             return info.element
+        if isinstance(value, str):  # Cast-1 spelled the type as its name ("FLOAT")
+            if value not in onnx.TensorProto.DataType.keys():
+                self.fail(f"attribute '{name}' names unknown ONNX data type '{value}'")
+            value = onnx.TensorProto.DataType.Value(value)
         element = onnx_dtype_to_element(int(value))
         if element is None:
             self.fail(f"attribute '{name}' names ONNX data type {value}, which has no torch equivalent")

@@ -1,0 +1,227 @@
+"""Activations: Relu, LeakyRelu, PRelu, Elu, Selu, Celu, Gelu, Sigmoid, HardSigmoid, HardSwish,
+Softplus, Softsign, Mish, ThresholdedRelu, Tanh, Softmax, LogSoftmax, Hardmax.
+
+Softmax, LogSoftmax and Hardmax before opset 13 coerce the input to 2-D: dims
+[0, axis) become rows, dims [axis, rank) one row of the reduction; from 13 on
+they reduce along `axis` only.
+"""
+
+from __future__ import annotations
+
+from .builder import TorchBuilder
+from .node import OnnxNode
+from .registry import converts
+
+
+def _unary(torch_op: str):
+    def pattern(node: OnnxNode, b: TorchBuilder):
+        return b.op(torch_op, node.result_type(), node.input(0))
+
+    return pattern
+
+
+converts("Relu", since=1)(_unary("aten.relu"))
+converts("Sigmoid", since=1)(_unary("aten.sigmoid"))
+converts("Tanh", since=1)(_unary("aten.tanh"))
+converts("HardSwish", since=14)(_unary("aten.hardswish"))
+converts("Mish", since=18)(_unary("aten.mish"))
+
+
+@converts("LeakyRelu", since=1)
+def leaky_relu(node: OnnxNode, b: TorchBuilder):
+    return b.op("aten.leaky_relu", node.result_type(), node.input(0), b.constant_float(node.attr_float("alpha")))
+
+
+def _prelu(node: OnnxNode, b: TorchBuilder, slope):
+    """PRelu(X, slope) = X < 0 ? slope * X : X."""
+    x = node.input(0)
+    result = node.result_info()
+    negative = b.op("aten.lt.Scalar", b.tensor_type(b.info(x).sizes, "i1"), x, b.constant_int(0))
+    scaled = b.op("aten.mul.Tensor", b.broadcast_type(x, slope), x, slope)
+    return b.op("aten.where.self", b.tensor_type(result.sizes, result.element), negative, scaled, x)
+
+
+@converts("PRelu", since=1)
+def prelu_legacy(node: OnnxNode, b: TorchBuilder):
+    """Before opset 7 the slope is per channel (shape [C]) or shared (size 1), for dim 1 of X."""
+    slope, x_rank = node.input(1), node.input_info(0).rank
+    slope_info = node.input_info(1)
+    if x_rank is not None and x_rank > 2 and slope_info.rank == 1 and slope_info.sizes[0] != 1:
+        for _ in range(x_rank - 2):
+            slope = b.unsqueeze(slope, -1)
+    return _prelu(node, b, slope)
+
+
+@converts("PRelu", since=7)
+def prelu(node: OnnxNode, b: TorchBuilder):
+    """Slope broadcasts unidirectionally (numpy rules) to X."""
+    return _prelu(node, b, node.input(1))
+
+
+def _elu(node: OnnxNode, b: TorchBuilder, alpha: float, scale: float, input_scale: float):
+    """aten.elu(x, alpha, scale, input_scale) = scale * (max(0,x) + min(0, alpha*(exp(input_scale*x)-1)))."""
+    return b.op(
+        "aten.elu", node.result_type(), node.input(0),
+        b.constant_float(alpha), b.constant_float(scale), b.constant_float(input_scale),
+    )
+
+
+@converts("Elu", since=1)
+def elu(node: OnnxNode, b: TorchBuilder):
+    return _elu(node, b, node.attr_float("alpha"), 1.0, 1.0)
+
+
+@converts("Selu", since=1)
+def selu(node: OnnxNode, b: TorchBuilder):
+    """Selu = gamma * (x > 0 ? x : alpha * (exp(x) - 1)): elu with scale gamma."""
+    return _elu(node, b, node.attr_float("alpha"), node.attr_float("gamma"), 1.0)
+
+
+@converts("Celu", since=12)
+def celu(node: OnnxNode, b: TorchBuilder):
+    """Celu = max(0,x) + min(0, alpha*(exp(x/alpha)-1)): elu with input_scale 1/alpha."""
+    alpha = node.attr_float("alpha")
+    if alpha == 0:
+        node.fail("alpha 0 divides by zero")
+    return _elu(node, b, alpha, 1.0, 1.0 / alpha)
+
+
+@converts("Gelu", since=20)
+def gelu(node: OnnxNode, b: TorchBuilder):
+    approximate = node.attr_string("approximate")
+    if approximate not in ("none", "tanh"):
+        node.fail(f"approximate '{approximate}' is not one of 'none', 'tanh'")
+    return b.op("aten.gelu", node.result_type(), node.input(0), b.constant_string(approximate))
+
+
+@converts("HardSigmoid", since=1)
+def hard_sigmoid(node: OnnxNode, b: TorchBuilder):
+    """max(0, min(1, alpha * x + beta))."""
+    x, result_type = node.input(0), node.result_type()
+    scaled = b.op("aten.mul.Scalar", result_type, x, b.constant_float(node.attr_float("alpha")))
+    shifted = b.op("aten.add.Scalar", result_type, scaled, b.constant_float(node.attr_float("beta")), b.constant_int(1))
+    return b.op("aten.clamp", result_type, shifted, b.constant_float(0.0), b.constant_float(1.0))
+
+
+@converts("Softplus", since=1)
+def softplus(node: OnnxNode, b: TorchBuilder):
+    """log(exp(x) + 1); torch's threshold 20 returns x where exp(x) + 1 rounds to exp(x)."""
+    return b.op("aten.softplus", node.result_type(), node.input(0), b.constant_int(1), b.constant_int(20))
+
+
+@converts("Softsign", since=1)
+def softsign(node: OnnxNode, b: TorchBuilder):
+    """x / (1 + |x|)."""
+    x, result_type = node.input(0), node.result_type()
+    magnitude = b.op("aten.abs", result_type, x)
+    denominator = b.op("aten.add.Scalar", result_type, magnitude, b.constant_int(1), b.constant_int(1))
+    return b.op("aten.div.Tensor", result_type, x, denominator)
+
+
+@converts("ThresholdedRelu", since=10)
+def thresholded_relu(node: OnnxNode, b: TorchBuilder):
+    """x > alpha ? x : 0, which is aten.threshold(x, alpha, 0)."""
+    alpha = node.attr_float("alpha")
+    return b.op("aten.threshold", node.result_type(), node.input(0), b.constant_float(alpha), b.constant_float(0.0))
+
+
+def _axis(node: OnnxNode, rank: int) -> int:
+    axis = node.attr_int("axis")
+    if not -rank <= axis < max(rank, 1):
+        node.fail(f"axis {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def _ranked_input_rank(node: OnnxNode) -> int:
+    rank = node.input_info(0).rank
+    if rank is None:
+        node.fail("needs a ranked input")
+    return rank
+
+
+def _along_axis(node: OnnxNode, b: TorchBuilder, torch_op: str):
+    rank = _ranked_input_rank(node)
+    axis = _axis(node, rank) if rank else 0
+    return b.op(torch_op, node.result_type(), node.input(0), b.constant_int(axis), b.constant_none())
+
+
+def _coerced_2d(node: OnnxNode, b: TorchBuilder, torch_op: str):
+    """Flatten dims [axis, rank) into one, reduce along it, restore the input's shape."""
+    x = node.input(0)
+    rank = _ranked_input_rank(node)
+    axis = _axis(node, rank) if rank else 0
+    if axis >= rank - 1:  # the coerced inner dim is the last dim alone
+        return b.op(torch_op, node.result_type(), x, b.constant_int(max(rank - 1, 0)), b.constant_none())
+    info = b.info(x)
+    inner = info.sizes[axis:]
+    flat_size = None if None in inner else _product(inner)
+    flat_type = b.tensor_type(list(info.sizes[:axis]) + [flat_size], info.element)
+    flat = b.op("aten.flatten.using_ints", flat_type, x, b.constant_int(axis), b.constant_int(-1))
+    reduced = b.op(torch_op, flat_type, flat, b.constant_int(axis), b.constant_none())
+    shape = b.list(b.sizes_of(x), "!torch.int")
+    return b.op("aten.reshape", node.result_type(), reduced, shape)
+
+
+def _product(values) -> int:
+    product = 1
+    for value in values:
+        product *= value
+    return product
+
+
+@converts("Softmax", since=1)
+def softmax_coerced(node: OnnxNode, b: TorchBuilder):
+    return _coerced_2d(node, b, "aten.softmax.int")
+
+
+@converts("Softmax", since=13)
+def softmax(node: OnnxNode, b: TorchBuilder):
+    return _along_axis(node, b, "aten.softmax.int")
+
+
+@converts("LogSoftmax", since=1)
+def log_softmax_coerced(node: OnnxNode, b: TorchBuilder):
+    return _coerced_2d(node, b, "aten.log_softmax.int")
+
+
+@converts("LogSoftmax", since=13)
+def log_softmax(node: OnnxNode, b: TorchBuilder):
+    return _along_axis(node, b, "aten.log_softmax.int")
+
+
+def _hardmax_along(b: TorchBuilder, x, axis: int, result_type):
+    """1 at the first maximum along `axis`, 0 elsewhere: argmax compared with an iota."""
+    info = b.info(x)
+    index_sizes = list(info.sizes)
+    index_sizes[axis] = 1
+    index = b.op(
+        "aten.argmax", b.tensor_type(index_sizes, "si64"), x, b.constant_int(axis), b.constant_bool(True)
+    )
+    count = b.sizes_of(x)[axis]
+    none = b.constant_none()
+    iota = b.op("aten.arange", b.tensor_type([info.sizes[axis]], "si64"), count, b.dtype("si64"), none, none, none)
+    for _ in range(len(info.sizes) - 1 - axis):
+        iota = b.unsqueeze(iota, -1)
+    mask = b.op("aten.eq.Tensor", b.tensor_type(info.sizes, "i1"), index, iota)
+    return b.to_dtype(mask, b.info(result_type).element)
+
+
+@converts("Hardmax", since=1)
+def hardmax_coerced(node: OnnxNode, b: TorchBuilder):
+    x = node.input(0)
+    rank = _ranked_input_rank(node)
+    axis = _axis(node, rank)
+    info = b.info(x)
+    if axis >= rank - 1:
+        return _hardmax_along(b, x, rank - 1, node.result_type())
+    inner = info.sizes[axis:]
+    flat_type = b.tensor_type(list(info.sizes[:axis]) + [None if None in inner else _product(inner)], info.element)
+    flat = b.op("aten.flatten.using_ints", flat_type, x, b.constant_int(axis), b.constant_int(-1))
+    reduced = _hardmax_along(b, flat, axis, flat_type)
+    return b.op("aten.reshape", node.result_type(), reduced, b.list(b.sizes_of(x), "!torch.int"))
+
+
+@converts("Hardmax", since=13)
+def hardmax(node: OnnxNode, b: TorchBuilder):
+    rank = _ranked_input_rank(node)
+    return _hardmax_along(b, node.input(0), _axis(node, rank), node.result_type())

@@ -1,0 +1,178 @@
+"""More elementwise math: Pow, Mod, Erf, Sign, trigonometric and hyperbolic functions,
+IsNaN, IsInf, Clip, Min, Max, Sum, Mean, Where, Cast, CastLike."""
+
+from __future__ import annotations
+
+from .builder import TorchBuilder
+from .elementwise import legacy_broadcast_operand
+from .node import OnnxNode
+from .registry import converts
+
+# op_type -> (torch op, since_version); one torch op, same semantics at every opset.
+UNARY = {
+    "Erf": ("aten.erf", 9),
+    "Sign": ("aten.sign", 9),
+    "Sin": ("aten.sin", 7),
+    "Cos": ("aten.cos", 7),
+    "Tan": ("aten.tan", 7),
+    "Asin": ("aten.asin", 7),
+    "Acos": ("aten.acos", 7),
+    "Atan": ("aten.atan", 7),
+    "Sinh": ("aten.sinh", 9),
+    "Cosh": ("aten.cosh", 9),
+    "Asinh": ("aten.asinh", 9),
+    "Acosh": ("aten.acosh", 9),
+    "Atanh": ("aten.atanh", 9),
+    "IsNaN": ("aten.isnan", 9),
+}
+
+
+def _unary_pattern(torch_op: str):
+    def pattern(node: OnnxNode, b: TorchBuilder):
+        return b.op(torch_op, node.result_type(), node.input(0))
+
+    return pattern
+
+
+for _op_type, (_torch_op, _since) in UNARY.items():
+    converts(_op_type, since=_since)(_unary_pattern(_torch_op))
+
+
+@converts("IsInf", since=10)
+def is_inf(node: OnnxNode, b: TorchBuilder):
+    positive, negative = node.attr_int("detect_positive"), node.attr_int("detect_negative")
+    x, result_type = node.input(0), node.result_type()
+    if positive and negative:
+        return b.op("aten.isinf", result_type, x)
+    if positive:
+        return b.op("aten.isposinf", result_type, x)
+    if negative:
+        return b.op("aten.isneginf", result_type, x)
+    # Neither: all false.
+    return b.op("aten.logical_and", result_type, b.op("aten.isposinf", result_type, x), b.op("aten.isneginf", result_type, x))
+
+
+def _pow(node: OnnxNode, b: TorchBuilder, exponent):
+    """Result has the base's type. The exponent is cast to it; integer powers run in f64
+    because torch-mlir's backends lower `pow` on floats only."""
+    base, result = node.input(0), node.result_info()
+    if result.is_float:
+        exponent = b.to_dtype(exponent, result.element)
+        return b.op("aten.pow.Tensor_Tensor", node.result_type(), base, exponent)
+    base64, exponent64 = b.to_dtype(base, "f64"), b.to_dtype(exponent, "f64")
+    power = b.op("aten.pow.Tensor_Tensor", b.tensor_type(result.sizes, "f64"), base64, exponent64)
+    return b.to_dtype(power, result.element)
+
+
+@converts("Pow", since=1)
+def pow_legacy(node: OnnxNode, b: TorchBuilder):
+    return _pow(node, b, legacy_broadcast_operand(node, b))
+
+
+@converts("Pow", since=7)
+def pow_(node: OnnxNode, b: TorchBuilder):
+    return _pow(node, b, node.input(1))
+
+
+@converts("Mod", since=10)
+def mod(node: OnnxNode, b: TorchBuilder):
+    """fmod=1: sign of the dividend (C fmod); fmod=0: sign of the divisor (Python %), integers only."""
+    fmod = node.attr_int("fmod")
+    if not fmod and node.result_info().is_float:
+        node.fail("fmod=0 on floating-point inputs is not allowed by ONNX")
+    torch_op = "aten.fmod.Tensor" if fmod else "aten.remainder.Tensor"
+    return b.op(torch_op, node.result_type(), node.input(0), node.input(1))
+
+
+@converts("Where", since=9)
+def where(node: OnnxNode, b: TorchBuilder):
+    return b.op("aten.where.self", node.result_type(), node.input(0), node.input(1), node.input(2))
+
+
+def _clamp(node: OnnxNode, b: TorchBuilder, x, low, high):
+    """min(max(x, low), high) with tensor bounds (either may be None)."""
+    result_type = node.result_type()
+    if low is not None:
+        x = b.op("aten.maximum", result_type, x, low)
+    if high is not None:
+        x = b.op("aten.minimum", result_type, x, high)
+    return x
+
+
+@converts("Clip", since=1)
+def clip_attributes(node: OnnxNode, b: TorchBuilder):
+    """Opset 1 and 6: bounds are float attributes (defaults: the float range)."""
+    x = node.input(0)
+    low = node.attr_float("min", None)
+    high = node.attr_float("max", None)
+    none = b.constant_none()
+    return b.op(
+        "aten.clamp", node.result_type(), x,
+        none if low is None else b.constant_float(low), none if high is None else b.constant_float(high),
+    )
+
+
+@converts("Clip", since=11)
+def clip(node: OnnxNode, b: TorchBuilder):
+    """From opset 11 the bounds are optional scalar-tensor inputs."""
+    x = node.input(0)
+    low, high = node.optional_input(1), node.optional_input(2)
+    if low is None and high is None:
+        return x
+    return _clamp(node, b, x, low, high)
+
+
+def _fold(node: OnnxNode, b: TorchBuilder, combine):
+    """Combine variadic inputs left to right with numpy broadcasting; the last step gets the node's type."""
+    values = node.inputs()
+    if not values:
+        node.fail("needs at least one input")
+    result = values[0]
+    for index, value in enumerate(values[1:], start=1):
+        is_last = index == len(values) - 1
+        result_type = node.result_type() if is_last else b.broadcast_type(result, value)
+        result = combine(result_type, result, value)
+    return result
+
+
+@converts("Max", since=1)
+def max_(node: OnnxNode, b: TorchBuilder):
+    return _fold(node, b, lambda t, x, y: b.op("aten.maximum", t, x, y))
+
+
+@converts("Min", since=1)
+def min_(node: OnnxNode, b: TorchBuilder):
+    return _fold(node, b, lambda t, x, y: b.op("aten.minimum", t, x, y))
+
+
+@converts("Sum", since=1)
+def sum_(node: OnnxNode, b: TorchBuilder):
+    return _fold(node, b, lambda t, x, y: b.op("aten.add.Tensor", t, x, y, b.constant_int(1)))
+
+
+@converts("Mean", since=1)
+def mean(node: OnnxNode, b: TorchBuilder):
+    """Sum of the inputs divided by their count."""
+    count = len(node.inputs())
+    total = _fold(node, b, lambda t, x, y: b.op("aten.add.Tensor", t, x, y, b.constant_int(1)))
+    return b.op("aten.div.Scalar", node.result_type(), total, b.constant_int(count))
+
+
+def _cast(node: OnnxNode, b: TorchBuilder, element: str):
+    x = node.input(0)
+    info = b.info(x)
+    if info.element == element:
+        return x
+    false, none = b.constant_bool(False), b.constant_none()
+    return b.op("aten.to.dtype", node.result_type(), x, b.dtype(element), false, false, none)
+
+
+@converts("Cast", since=1)
+def cast(node: OnnxNode, b: TorchBuilder):
+    """`to` is an ONNX data type: an int, a type (ONNX dialect spelling) or, at opset 1, a name."""
+    return _cast(node, b, node.attr_element_type("to"))
+
+
+@converts("CastLike", since=15)
+def cast_like(node: OnnxNode, b: TorchBuilder):
+    return _cast(node, b, node.input_info(1).element)
