@@ -28,13 +28,14 @@ def compile(
     check_output_type(output_type)
     proto = load_model(model)
     context = context or make_context()
-    module = _import(proto, importer, context)
-    _convert(module, converter, tuple(backend_legal_ops))
+    module = import_model(proto, importer, context)
+    convert_to_torch(module, converter, tuple(backend_legal_ops))
     lower_torch_to_backend(module, output_type)
     return module
 
 
-def _import(proto, importer: str, context: ir.Context) -> ir.Module:
+def import_model(proto, importer: str, context: ir.Context) -> ir.Module:
+    """The model in the torch-ONNX spelling, by `importer` ("ours" or "torch-mlir")."""
     if importer == "ours":
         from .importer import import_onnx
 
@@ -46,7 +47,8 @@ def _import(proto, importer: str, context: ir.Context) -> ir.Module:
     raise ValueError(f"unknown importer '{importer}': expected one of {', '.join(IMPORTERS)}")
 
 
-def _convert(module: ir.Module, converter: str, backend_legal_ops: tuple) -> None:
+def convert_to_torch(module: ir.Module, converter: str, backend_legal_ops: tuple = ()) -> None:
+    """torch-ONNX spelling -> torch-mlir's backend contract, in place, by `converter`."""
     if converter == "ours":
         from .conversion import convert_onnx_to_torch_backend_contract
 

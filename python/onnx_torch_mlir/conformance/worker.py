@@ -1,0 +1,147 @@
+"""Running one conformance case, stage by stage, in a worker process.
+
+Stages, in order: "load", "import", "convert" (to the Torch backend contract),
+"lower" (to the backend), "compile" (the reference runner's JIT), "run",
+"compare". A result names the first stage that failed and the first line of
+its error; "pass" means the program ran and every output matched.
+"""
+
+import time
+import traceback
+from dataclasses import dataclass
+
+import numpy as np
+from onnx import helper
+
+from .cases import CasePayload
+from .compare import mismatch
+from .configurations import Configuration
+
+STAGES = ("load", "import", "convert", "lower", "compile", "run", "compare")
+
+
+@dataclass
+class CaseResult:
+    case_id: str
+    status: str  # "pass", "fail", "crash" or "timeout"
+    stage: str = ""  # the stage that failed; "" on pass
+    message: str = ""  # the first line of the error
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+
+class StageFailure(Exception):
+    def __init__(self, stage: str, message: str):
+        super().__init__(message)
+        self.stage = stage
+
+
+def first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    line = text.splitlines()[0] if text else type(error).__name__
+    return line[:300]
+
+
+def run_case(case: CasePayload, configuration: Configuration, backend: str) -> CaseResult:
+    started = time.perf_counter()
+    try:
+        _run_stages(case, configuration, backend)
+    except StageFailure as failure:
+        return CaseResult(case.case_id, "fail", failure.stage, str(failure), time.perf_counter() - started)
+    return CaseResult(case.case_id, "pass", seconds=time.perf_counter() - started)
+
+
+def _stage(name: str, action, *args, **kwargs):
+    try:
+        return action(*args, **kwargs)
+    except StageFailure:
+        raise
+    except Exception as error:  # noqa: BLE001 - every failure is data for the report
+        message = first_line(error)
+        if not isinstance(error, _EXPECTED_ERRORS):
+            frame = traceback.extract_tb(error.__traceback__)[-1]
+            message = f"{type(error).__name__}: {message} [{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}]"
+        raise StageFailure(name, message) from None
+
+
+def _run_stages(case: CasePayload, configuration: Configuration, backend: str) -> None:
+    from .. import compiler, peers, pipelines, runtime
+    from ..mlir_context import make_context
+
+    model, data_sets = _stage("load", case.load)
+    if configuration.upgrade_opset:
+        model = peers.upgrade_opset(model, configuration.upgrade_opset)
+    module = _stage("import", compiler.import_model, model, configuration.importer, make_context())
+    _stage("convert", compiler.convert_to_torch, module, configuration.converter)
+    _stage("lower", pipelines.lower_torch_to_backend, module, backend)
+    program = _stage("compile", runtime.compile_for_cpu, module, input_dialect=backend)
+    result_dtypes = [_declared_dtype(output) for output in model.graph.output]
+    for inputs, expected in data_sets:
+        arrays = _stage("run", _as_arrays, inputs)
+        outputs = _stage("run", program, *arrays)
+        outputs = _stage("run", _reinterpret, outputs, result_dtypes)
+        reason = mismatch(expected, outputs, case.rtol, case.atol)
+        if reason:
+            raise StageFailure("compare", reason)
+
+
+def _as_arrays(inputs) -> list[np.ndarray]:
+    arrays = []
+    for index, value in enumerate(inputs):
+        if not isinstance(value, np.ndarray):
+            raise StageFailure("run", f"input {index} is a {type(value).__name__}, not a tensor")
+        arrays.append(value)
+    return arrays
+
+
+def _declared_dtype(value_info):
+    if not value_info.type.HasField("tensor_type"):
+        return None
+    return helper.tensor_dtype_to_np_dtype(value_info.type.tensor_type.elem_type)
+
+
+def _reinterpret(outputs, dtypes) -> list[np.ndarray]:
+    """Signless integers come back signed: view them as the model declares (uint8...)."""
+    result = []
+    for output, dtype in zip(outputs, dtypes):
+        if dtype is not None and output.dtype != dtype and output.dtype.itemsize == np.dtype(dtype).itemsize:
+            if output.dtype.kind in "iub" and np.dtype(dtype).kind in "iub":
+                output = output.view(dtype)
+        result.append(output)
+    return result + list(outputs[len(dtypes) :])
+
+
+def _expected_errors():
+    from ..errors import OnnxTorchMlirError
+
+    return (OnnxTorchMlirError,)
+
+
+_EXPECTED_ERRORS = _expected_errors()
+
+
+def serve(connection) -> None:
+    """Worker process main loop: receive (case, configuration, backend), send CaseResult."""
+    import os
+    import sys
+
+    # MLIR prints some diagnostics straight to stderr; keep the parent's terminal clean.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    sys.stderr = open(os.devnull, "w")
+    while True:
+        try:
+            task = connection.recv()
+        except EOFError:
+            return
+        if task is None:
+            return
+        case, configuration, backend = task
+        try:
+            result = run_case(case, configuration, backend)
+        except Exception as error:  # noqa: BLE001 - a harness bug must not look like a compiler crash
+            result = CaseResult(case.case_id, "crash", "", f"harness error: {type(error).__name__}: {first_line(error)}")
+        connection.send(result)
