@@ -53,8 +53,19 @@ def import_onnx(
     return module
 
 
+def _check_opsets(model: onnx.ModelProto, model_name: str) -> None:
+    """An opset newer than this onnx knows cannot be imported faithfully: refuse it."""
+    newest = onnx.defs.onnx_opset_version()
+    for opset in model.opset_import:
+        if opset.domain in ("", "ai.onnx") and not 1 <= opset.version <= newest:
+            raise ImportError_(
+                f"{model_name}: unknown opset {opset.version} for the default ONNX domain (this onnx knows 1 to {newest})"
+            )
+
+
 def _typed_skeleton(opened, expand_ops) -> onnx.ModelProto:
     """The model's structure with every value typed; weights stay where `opened.weights` finds them."""
+    _check_opsets(opened.proto, opened.name)
     proto, originals = skeleton(opened.proto)
     opened.weights.originals.update(originals)
     proto = inline_local_functions(proto, opened.name)

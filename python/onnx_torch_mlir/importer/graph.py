@@ -126,7 +126,7 @@ class GraphImporter:
                 self.emitter.region_terminator(results)
 
     def _required_type(self, types, name: str, what: str) -> ir.Type:
-        found = types.get(name)
+        found = self._guard(f"{what} '{name}'", lambda: types.get(name))
         if found is None:
             raise NodeError(f"{self.model_name}: the type of {what} '{name}' is unknown")
         return found
