@@ -1,0 +1,153 @@
+// RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch | FileCheck %s
+
+// CHECK-LABEL: func.func @unary
+func.func @unary(%x: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],i1>) attributes {torch.onnx_meta.opset_version = 20 : si64} {
+  // CHECK: torch.aten.erf
+  // CHECK: torch.aten.sign
+  // CHECK: torch.aten.sin
+  // CHECK: torch.aten.cos
+  // CHECK: torch.aten.tan
+  // CHECK: torch.aten.asin
+  // CHECK: torch.aten.acos
+  // CHECK: torch.aten.atan
+  // CHECK: torch.aten.sinh
+  // CHECK: torch.aten.cosh
+  // CHECK: torch.aten.asinh
+  // CHECK: torch.aten.acosh
+  // CHECK: torch.aten.atanh
+  // CHECK: torch.aten.isnan
+  %0 = torch.operator "onnx.Erf"(%x) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %1 = torch.operator "onnx.Sign"(%0) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %2 = torch.operator "onnx.Sin"(%1) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %3 = torch.operator "onnx.Cos"(%2) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %4 = torch.operator "onnx.Tan"(%3) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %5 = torch.operator "onnx.Asin"(%4) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %6 = torch.operator "onnx.Acos"(%5) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %7 = torch.operator "onnx.Atan"(%6) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %8 = torch.operator "onnx.Sinh"(%7) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %9 = torch.operator "onnx.Cosh"(%8) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %10 = torch.operator "onnx.Asinh"(%9) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %11 = torch.operator "onnx.Acosh"(%10) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %12 = torch.operator "onnx.Atanh"(%11) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %13 = torch.operator "onnx.IsNaN"(%12) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],i1>
+  return %12, %13 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],i1>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @is_inf
+func.func @is_inf(%x: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],i1>, !torch.vtensor<[3],i1>, !torch.vtensor<[3],i1>) attributes {torch.onnx_meta.opset_version = 20 : si64} {
+  // CHECK: torch.aten.isinf %arg0
+  // CHECK: torch.aten.isposinf %arg0
+  // CHECK: torch.aten.isneginf %arg0
+  %0 = torch.operator "onnx.IsInf"(%x) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],i1>
+  %1 = torch.operator "onnx.IsInf"(%x) {torch.onnx.detect_negative = 0 : si64} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],i1>
+  %2 = torch.operator "onnx.IsInf"(%x) {torch.onnx.detect_positive = 0 : si64} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],i1>
+  return %0, %1, %2 : !torch.vtensor<[3],i1>, !torch.vtensor<[3],i1>, !torch.vtensor<[3],i1>
+}
+
+// -----
+
+// Pow: the exponent takes the base's type; integer powers go through f64.
+// CHECK-LABEL: func.func @pow
+func.func @pow(%x: !torch.vtensor<[3],f32>, %y: !torch.vtensor<[3],si64>, %i: !torch.vtensor<[3],si32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],si32>) attributes {torch.onnx_meta.opset_version = 15 : si64} {
+  // CHECK: %[[Y:.*]] = torch.aten.to.dtype %arg1, {{.*}} -> !torch.vtensor<[3],f32>
+  // CHECK: torch.aten.pow.Tensor_Tensor %arg0, %[[Y]] : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32> -> !torch.vtensor<[3],f32>
+  // CHECK: torch.aten.pow.Tensor_Tensor {{.*}} -> !torch.vtensor<[3],f64>
+  // CHECK: torch.aten.to.dtype {{.*}} -> !torch.vtensor<[3],si32>
+  %0 = torch.operator "onnx.Pow"(%x, %y) : (!torch.vtensor<[3],f32>, !torch.vtensor<[3],si64>) -> !torch.vtensor<[3],f32>
+  %1 = torch.operator "onnx.Pow"(%i, %i) : (!torch.vtensor<[3],si32>, !torch.vtensor<[3],si32>) -> !torch.vtensor<[3],si32>
+  return %0, %1 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],si32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @mod
+func.func @mod(%a: !torch.vtensor<[3],si32>, %b: !torch.vtensor<[3],si32>, %f: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],si32>, !torch.vtensor<[3],f32>) attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: torch.aten.remainder.Tensor %arg0, %arg1
+  // CHECK: torch.aten.fmod.Tensor %arg2, %arg2
+  %0 = torch.operator "onnx.Mod"(%a, %b) : (!torch.vtensor<[3],si32>, !torch.vtensor<[3],si32>) -> !torch.vtensor<[3],si32>
+  %1 = torch.operator "onnx.Mod"(%f, %f) {torch.onnx.fmod = 1 : si64} : (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  return %0, %1 : !torch.vtensor<[3],si32>, !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// Clip at opset 6: bounds are attributes.
+// CHECK-LABEL: func.func @clip_attributes
+func.func @clip_attributes(%x: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32> attributes {torch.onnx_meta.opset_version = 6 : si64} {
+  // CHECK: %[[NONE:.*]] = torch.constant.none
+  // CHECK: %[[MAX:.*]] = torch.constant.float 2.000000e+00
+  // CHECK: torch.aten.clamp %arg0, %[[NONE]], %[[MAX]]
+  %0 = torch.operator "onnx.Clip"(%x) {torch.onnx.max = 2.000000e+00 : f32} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// Clip from opset 11: optional bound inputs.
+// CHECK-LABEL: func.func @clip_inputs
+func.func @clip_inputs(%x: !torch.vtensor<[3],f32>, %hi: !torch.vtensor<[],f32>) -> !torch.vtensor<[3],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %none = torch.constant.none
+  // CHECK-NOT: torch.aten.maximum
+  // CHECK: torch.aten.minimum %arg0, %arg1 : !torch.vtensor<[3],f32>, !torch.vtensor<[],f32> -> !torch.vtensor<[3],f32>
+  %0 = torch.operator "onnx.Clip"(%x, %none, %hi) : (!torch.vtensor<[3],f32>, !torch.none, !torch.vtensor<[],f32>) -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// Variadic ops fold left to right with numpy broadcasting.
+// CHECK-LABEL: func.func @variadic
+func.func @variadic(%a: !torch.vtensor<[3],f32>, %b: !torch.vtensor<[2,1],f32>, %c: !torch.vtensor<[],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[3],f32>) attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: %[[M:.*]] = torch.aten.maximum %arg0, %arg1 : !torch.vtensor<[3],f32>, !torch.vtensor<[2,1],f32> -> !torch.vtensor<[2,3],f32>
+  // CHECK: torch.aten.maximum %[[M]], %arg2 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[],f32> -> !torch.vtensor<[2,3],f32>
+  // CHECK: torch.aten.minimum
+  // CHECK: torch.aten.minimum
+  // CHECK: torch.aten.add.Tensor
+  // CHECK: torch.aten.add.Tensor
+  // CHECK: torch.aten.add.Tensor
+  // CHECK: %[[THREE:.*]] = torch.constant.int 3
+  // CHECK: torch.aten.div.Scalar %{{.*}}, %[[THREE]]
+  // CHECK: return {{.*}}, %arg0 :
+  %0 = torch.operator "onnx.Max"(%a, %b, %c) : (!torch.vtensor<[3],f32>, !torch.vtensor<[2,1],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32>
+  %1 = torch.operator "onnx.Min"(%a, %b, %c) : (!torch.vtensor<[3],f32>, !torch.vtensor<[2,1],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32>
+  %2 = torch.operator "onnx.Sum"(%a, %b) : (!torch.vtensor<[3],f32>, !torch.vtensor<[2,1],f32>) -> !torch.vtensor<[2,3],f32>
+  %3 = torch.operator "onnx.Mean"(%a, %b, %c) : (!torch.vtensor<[3],f32>, !torch.vtensor<[2,1],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32>
+  %4 = torch.operator "onnx.Max"(%a) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  return %0, %1, %2, %3, %4 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @where
+func.func @where(%c: !torch.vtensor<[3],i1>, %x: !torch.vtensor<[3],f32>, %y: !torch.vtensor<[],f32>) -> !torch.vtensor<[3],f32> attributes {torch.onnx_meta.opset_version = 16 : si64} {
+  // CHECK: torch.aten.where.self %arg0, %arg1, %arg2
+  %0 = torch.operator "onnx.Where"(%c, %x, %y) : (!torch.vtensor<[3],i1>, !torch.vtensor<[3],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// Cast: `to` is an ONNX data type code (torch-ONNX) ...
+// CHECK-LABEL: func.func @cast
+func.func @cast(%x: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],si32>, !torch.vtensor<[3],f32>) attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  // CHECK: %[[INT32:.*]] = torch.constant.int 3
+  // CHECK: %[[I:.*]] = torch.aten.to.dtype %arg0, %[[INT32]], %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[3],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[3],si32>
+  // CHECK: %[[FLOAT:.*]] = torch.constant.int 6
+  // CHECK: torch.aten.to.dtype %[[I]], %[[FLOAT]]
+  %0 = torch.operator "onnx.Cast"(%x) {torch.onnx.to = 6 : si64} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],si32>
+  %1 = torch.operator "onnx.CastLike"(%0, %x) : (!torch.vtensor<[3],si32>, !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  return %0, %1 : !torch.vtensor<[3],si32>, !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// ... or a type (ONNX dialect spelling).
+// CHECK-LABEL: func.func @cast_onnx_dialect
+// CHECK: %[[INT64:.*]] = torch.constant.int 4
+// CHECK: torch.aten.to.dtype %{{.*}}, %[[INT64]], {{.*}} -> !torch.vtensor<[3],si64>
+func.func @cast_onnx_dialect(%x: tensor<3xf32>) -> tensor<3xi64> {
+  %0 = "onnx.Cast"(%x) {to = i64} : (tensor<3xf32>) -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
