@@ -15,7 +15,7 @@ def linear_model(weight_rows: int = 300, opset: int = 17) -> onnx.ModelProto:
     ]
     nodes = [
         helper.make_node("Add", ["x", "w"], ["a"], name="add0"),
-        helper.make_node("Gemm", ["a", "big", ""], ["g"], name="gemm", transB=1, alpha=2.0),
+        helper.make_node("Gemm", ["a", "big"], ["g"], name="gemm", transB=1, alpha=2.0),
         helper.make_node("LeakyRelu", ["g"], ["y"], name="relu", alpha=0.1),
     ]
     graph = helper.make_graph(nodes, "linear", [x], [y], initializers)

@@ -29,4 +29,6 @@ def result_bounds(schema: onnx.defs.OpSchema) -> tuple[int, int]:
 
 
 def required_attributes(schema: onnx.defs.OpSchema) -> list[str]:
-    return [name for name, attribute in schema.attributes.items() if attribute.required]
+    """Required attributes, except graphs: the dialect holds those as regions."""
+    graph = onnx.defs.OpSchema.AttrType.GRAPH
+    return [name for name, attribute in schema.attributes.items() if attribute.required and attribute.type != graph]

@@ -79,13 +79,27 @@ def _function_body(node: onnx.NodeProto, opset: int, types: dict) -> onnx.Functi
         return None
     body = onnx.FunctionProto()
     body.ParseFromString(serialized)
-    given = {attribute.name for attribute in node.attribute}
-    for name, attribute in schema.attributes.items():
-        if name not in given and attribute.default_value.type:
-            body.attribute_proto.append(attribute.default_value)
-            body.attribute_proto[-1].name = name
-    body.attribute[:] = [name for name in body.attribute if name in given]
+    values = {name: attribute.default_value for name, attribute in schema.attributes.items() if attribute.default_value.type}
+    values.update((attribute.name, attribute) for attribute in node.attribute)
+    for inner in body.node:
+        _bind_attributes(inner, values)
+    del body.attribute[:]
     return body
+
+
+def _bind_attributes(node: onnx.NodeProto, values: dict) -> None:
+    """Replace attribute references (`ref_attr_name`) by the caller's value or the schema default."""
+    bound = []
+    for attribute in node.attribute:
+        if not attribute.ref_attr_name:
+            bound.append(attribute)
+        elif attribute.ref_attr_name in values:
+            value = onnx.AttributeProto()
+            value.CopyFrom(values[attribute.ref_attr_name])
+            value.name = attribute.name
+            bound.append(value)
+    del node.attribute[:]
+    node.attribute.extend(bound)
 
 
 def _first_line(error: Exception) -> str:

@@ -39,10 +39,9 @@ TORCH_ELEMENT_TYPES = {
     TensorProto.INT4: "si4",
     TensorProto.FLOAT4E2M1: "f4E2M1FN",
     TensorProto.FLOAT8E8M0: "f8E8M0FNU",
-    TensorProto.UINT2: "ui2",
-    TensorProto.INT2: "si2",
-    TensorProto.FLOAT6E2M3: "f6E2M3FN",
-    TensorProto.FLOAT6E3M2: "f6E3M2FN",
+    # The Torch dialect has no 2-bit dtypes: 2-bit values are held exactly in 8 bits.
+    TensorProto.UINT2: "ui8",
+    TensorProto.INT2: "si8",
 }
 
 # The ONNX dialect spells signed integers signless, as onnx-mlir does.
@@ -50,7 +49,15 @@ ONNX_ELEMENT_TYPES = {
     code: spelling.replace("si", "i") if spelling.startswith("si") else spelling
     for code, spelling in TORCH_ELEMENT_TYPES.items()
 }
-ONNX_ELEMENT_TYPES[TensorProto.STRING] = "!onnx.String"
+ONNX_ELEMENT_TYPES.update(
+    {
+        TensorProto.UINT2: "ui2",
+        TensorProto.INT2: "i2",
+        TensorProto.FLOAT6E2M3: "f6E2M3FN",
+        TensorProto.FLOAT6E3M2: "f6E3M2FN",
+        TensorProto.STRING: "!onnx.String",
+    }
+)
 
 # ONNX element types whose values are packed several to a byte in raw_data.
 SUB_BYTE_BITS = {
