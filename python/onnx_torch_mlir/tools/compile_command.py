@@ -1,0 +1,54 @@
+"""Compile an ONNX model to torch-mlir's Torch backend contract, Linalg, TOSA or StableHLO.
+
+    onnx-torch-mlir compile model.onnx --to linalg-on-tensors -o model.mlir
+
+When nodes cannot be converted, every one of them is reported (one line each,
+at the node's location) and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import ConversionError
+from .cli_support import EXIT_ERROR, EXIT_OK, atomic_output
+
+HELP = "compile an ONNX model to Torch, Linalg, TOSA or StableHLO"
+
+
+def add_arguments(parser) -> None:
+    from ..pipelines import OUTPUT_TYPES
+
+    parser.add_argument("model", help="the .onnx file (external data next to it is found)")
+    parser.add_argument("--to", dest="output_type", default="torch", choices=OUTPUT_TYPES,
+                        help="output: torch (the backend contract, default), linalg-on-tensors, tosa, stablehlo")
+    parser.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout, the default)")
+    parser.add_argument("--emit-bytecode", action="store_true", help="write MLIR bytecode instead of text")
+    parser.add_argument("--backend-legal-ops", default="",
+                        help="comma-separated torch ops kept undecomposed (aten.foo,...)")
+    parser.add_argument("--importer", default="ours", choices=("ours", "torch-mlir"),
+                        help="whose ONNX importer to use (default: ours)")
+    parser.add_argument("--converter", default="ours", choices=("ours", "torch-mlir"),
+                        help="whose ONNX-to-Torch conversion to use (default: ours)")
+
+
+def run(args) -> int:
+    from ..compiler import compile as compile_model
+
+    legal = tuple(op for op in args.backend_legal_ops.split(",") if op)
+    try:
+        module = compile_model(
+            args.model, args.output_type, backend_legal_ops=legal, importer=args.importer, converter=args.converter
+        )
+    except ConversionError as error:
+        # All failing nodes, not only the first line run_guarded would print.
+        lines = str(error).strip().splitlines()
+        for line in lines[1:] or lines:
+            print(f"onnx-torch-mlir: error: {line}", file=sys.stderr)
+        return EXIT_ERROR
+    with atomic_output(args.output, binary=args.emit_bytecode) as stream:
+        if args.emit_bytecode:
+            module.operation.write_bytecode(stream)
+        else:
+            stream.write(str(module))
+    return EXIT_OK
