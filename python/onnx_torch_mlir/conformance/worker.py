@@ -11,9 +11,9 @@ import traceback
 from dataclasses import dataclass
 
 import numpy as np
-from onnx import helper
 
 from .cases import CasePayload
+from ..runtime.backend import declared_output_dtypes
 from .compare import mismatch
 from .configurations import Configuration
 
@@ -78,11 +78,11 @@ def _run_stages(case: CasePayload, configuration: Configuration, backend: str) -
     _stage("convert", compiler.convert_to_torch, module, configuration.converter)
     _stage("lower", pipelines.lower_torch_to_backend, module, backend)
     program = _stage("compile", runtime.compile_for_cpu, module, input_dialect=backend)
-    result_dtypes = [_declared_dtype(output) for output in model.graph.output]
+    result_dtypes = declared_output_dtypes(model)
     for inputs, expected in data_sets:
         arrays = _stage("run", _as_arrays, inputs)
         outputs = _stage("run", program, *arrays)
-        outputs = _stage("run", _reinterpret, outputs, result_dtypes)
+        outputs = _stage("compare", runtime.reinterpret_results, outputs, result_dtypes)
         reason = mismatch(expected, outputs, case.rtol, case.atol)
         if reason:
             raise StageFailure("compare", reason)
@@ -95,23 +95,6 @@ def _as_arrays(inputs) -> list[np.ndarray]:
             raise StageFailure("run", f"input {index} is a {type(value).__name__}, not a tensor")
         arrays.append(value)
     return arrays
-
-
-def _declared_dtype(value_info):
-    if not value_info.type.HasField("tensor_type"):
-        return None
-    return helper.tensor_dtype_to_np_dtype(value_info.type.tensor_type.elem_type)
-
-
-def _reinterpret(outputs, dtypes) -> list[np.ndarray]:
-    """Signless integers come back signed: view them as the model declares (uint8...)."""
-    result = []
-    for output, dtype in zip(outputs, dtypes):
-        if dtype is not None and output.dtype != dtype and output.dtype.itemsize == np.dtype(dtype).itemsize:
-            if output.dtype.kind in "iub" and np.dtype(dtype).kind in "iub":
-                output = output.view(dtype)
-        result.append(output)
-    return result + list(outputs[len(dtypes) :])
 
 
 def _expected_errors():

@@ -30,6 +30,6 @@ broadcasts of a dimension that may or may not be 1 (stablehlo-legalize-to-linalg
 rejects them; the RunnerError carries its diagnostic).
 """
 
-from onnx_torch_mlir.runtime.runner import CompiledProgram, compile_for_cpu, run
+from onnx_torch_mlir.runtime.runner import CompiledProgram, compile_for_cpu, reinterpret_results, run
 
-__all__ = ["CompiledProgram", "compile_for_cpu", "run"]
+__all__ = ["CompiledProgram", "compile_for_cpu", "reinterpret_results", "run"]

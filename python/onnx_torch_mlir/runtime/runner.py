@@ -135,6 +135,15 @@ def run(
     outputs = compile_for_cpu(module, input_dialect=input_dialect, entry=entry)(*inputs)
     if result_dtypes is None:
         return outputs
+    return reinterpret_results(outputs, result_dtypes)
+
+
+def reinterpret_results(outputs: list[np.ndarray], result_dtypes: Sequence) -> list[np.ndarray]:
+    """View each result as the dtype given for it (None keeps it): same byte width only.
+
+    Linalg integers are signless, so results come back signed; the caller who
+    knows the declared types (an ONNX model's outputs) views them as unsigned.
+    """
     if len(result_dtypes) != len(outputs):
         raise RunnerError(f"{len(result_dtypes)} result dtypes given for {len(outputs)} results")
     return [_reinterpret(output, dtype, index) for index, (output, dtype) in enumerate(zip(outputs, result_dtypes))]

@@ -1,0 +1,102 @@
+"""An `onnx.backend.base.Backend` over `compile` and the reference CPU runner.
+
+So ONNX's own backend test runner (`onnx.backend.test.BackendTest`) can drive
+the whole compiler:
+
+    from onnx_torch_mlir.runtime.backend import OnnxTorchMlirBackend
+    outputs = OnnxTorchMlirBackend.run_model(model, [x])
+
+Keyword options of `prepare`/`run_model`/`run_node`: `backend` ("linalg-on-tensors",
+"tosa" or "stablehlo"; default "linalg-on-tensors"), `importer` and `converter`
+(as for `onnx_torch_mlir.compile`). Only the "CPU" device is supported.
+"""
+
+import numpy as np
+import onnx
+from onnx import helper
+from onnx.backend.base import Backend, BackendRep, namedtupledict
+
+from ..errors import OnnxTorchMlirError
+
+DEFAULT_BACKEND = "linalg-on-tensors"
+
+
+def declared_output_dtypes(model: onnx.ModelProto) -> list:
+    """The numpy dtype each graph output declares (None for a non-tensor output)."""
+    dtypes = []
+    for output in model.graph.output:
+        tensor_type = output.type.tensor_type if output.type.HasField("tensor_type") else None
+        dtypes.append(helper.tensor_dtype_to_np_dtype(tensor_type.elem_type) if tensor_type else None)
+    return dtypes
+
+
+class OnnxTorchMlirBackendRep(BackendRep):
+    """A model compiled to native code, ready to run many times."""
+
+    def __init__(self, model: onnx.ModelProto, program, output_names: list[str]):
+        self.program = program
+        self.output_names = output_names
+        self.output_dtypes = declared_output_dtypes(model)
+
+    def run(self, inputs, **kwargs):
+        from . import reinterpret_results
+
+        if isinstance(inputs, np.ndarray):
+            inputs = [inputs]
+        outputs = reinterpret_results(self.program(*inputs), self.output_dtypes)
+        return namedtupledict("Outputs", self.output_names)(*outputs)
+
+
+class OnnxTorchMlirBackend(Backend):
+    @classmethod
+    def supports_device(cls, device: str) -> bool:
+        return device.upper() == "CPU"
+
+    @classmethod
+    def prepare(cls, model, device: str = "CPU", **kwargs) -> OnnxTorchMlirBackendRep:
+        from .. import compile as compile_model
+        from ..importer import load_model
+        from . import compile_for_cpu
+
+        if not cls.supports_device(device):
+            raise OnnxTorchMlirError(f"device '{device}' is not supported: the reference runner runs on the CPU")
+        model = load_model(model)
+        backend = kwargs.pop("backend", DEFAULT_BACKEND)
+        options = {key: kwargs[key] for key in ("importer", "converter") if key in kwargs}
+        module = compile_model(model, backend, **options)
+        program = compile_for_cpu(module, input_dialect=backend)
+        return OnnxTorchMlirBackendRep(model, program, [output.name for output in model.graph.output])
+
+    @classmethod
+    def run_model(cls, model, inputs, device: str = "CPU", **kwargs):
+        return cls.prepare(model, device, **kwargs).run(inputs)
+
+    @classmethod
+    def run_node(cls, node: onnx.NodeProto, inputs, device: str = "CPU", outputs_info=None, **kwargs):
+        """Wrap `node` in a one-node model (types from `inputs`, shapes inferred) and run it."""
+        opset = kwargs.pop("opset_version", onnx.defs.onnx_opset_version())
+        arrays = [np.asarray(value) for value in inputs]
+        graph_inputs = [
+            helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(array.dtype), array.shape)
+            for name, array in zip(node.input, arrays)
+        ]
+        graph_outputs = [helper.make_empty_tensor_value_info(name) for name in node.output]
+        graph = helper.make_graph([node], f"{node.op_type}_node", graph_inputs, graph_outputs)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid(node.domain or "", opset)])
+        model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+        _type_outputs_from_inference(model)
+        return cls.run_model(model, arrays, device, **kwargs)
+
+
+def _type_outputs_from_inference(model: onnx.ModelProto) -> None:
+    """Give the graph outputs the types shape inference found for them."""
+    inferred = {value.name: value for value in model.graph.value_info}
+    for output in model.graph.output:
+        if output.name in inferred:
+            output.CopyFrom(inferred[output.name])
+
+
+prepare = OnnxTorchMlirBackend.prepare
+run_model = OnnxTorchMlirBackend.run_model
+run_node = OnnxTorchMlirBackend.run_node
+supports_device = OnnxTorchMlirBackend.supports_device

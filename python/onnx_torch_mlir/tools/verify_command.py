@@ -1,0 +1,52 @@
+"""Compile a model, run it on the reference CPU runner and on onnxruntime with the same
+inputs, and compare every output (shape, dtype, values within --rtol/--atol).
+
+Exit status 0 when all outputs match, 1 otherwise.
+"""
+
+from ..conformance.compare import mismatch
+from ..errors import OnnxTorchMlirError
+from .compile_options import add_compile_arguments, compile_options
+from .model_inputs import add_input_arguments, model_inputs
+
+HELP = "check a model's compiled outputs against onnxruntime"
+
+
+def add_arguments(parser):
+    parser.add_argument("model", help="the .onnx file")
+    add_compile_arguments(parser, default_backend="linalg-on-tensors", backends_only=True)
+    add_input_arguments(parser)
+    parser.add_argument("--rtol", type=float, default=1e-3, help="relative tolerance (default 1e-3)")
+    parser.add_argument("--atol", type=float, default=1e-5, help="absolute tolerance (default 1e-5)")
+
+
+def run(args) -> int:
+    from ..importer import load_model
+    from ..runtime.backend import OnnxTorchMlirBackend
+
+    model = load_model(args.model)
+    inputs = model_inputs(model, args)
+    ours = list(OnnxTorchMlirBackend.prepare(model, **compile_options(args)).run(inputs))
+    reference = _run_onnxruntime(model, inputs)
+    failures = 0
+    names = [output.name for output in model.graph.output]
+    for index, name in enumerate(names):
+        reason = mismatch([reference[index]], [ours[index]], args.rtol, args.atol)
+        print(f"{name}: {'ok' if reason is None else 'MISMATCH ' + reason.removeprefix('output 0: ')}")
+        failures += reason is not None
+    print(f"{len(names) - failures} of {len(names)} outputs match onnxruntime ({args.to})")
+    return 1 if failures else 0
+
+
+def _run_onnxruntime(model, inputs):
+    try:
+        import onnxruntime
+    except ImportError:
+        raise OnnxTorchMlirError("verify needs onnxruntime: pip install 'onnx-torch-mlir[test]'") from None
+    from ..conformance.cases import graph_input_names
+
+    try:
+        session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        return session.run(None, dict(zip(graph_input_names(model), inputs)))
+    except Exception as error:  # onnxruntime's own errors
+        raise OnnxTorchMlirError(f"onnxruntime cannot run the model: {str(error).strip().splitlines()[0]}") from None
