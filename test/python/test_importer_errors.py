@@ -7,6 +7,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from onnx_torch_mlir import import_onnx
 from onnx_torch_mlir.errors import OnnxTorchMlirError
+from onnx_torch_mlir.importer import loading
 from onnx_torch_mlir.tools.main import main
 
 from importer_models import linear_model, save_with_external_data
@@ -50,7 +51,9 @@ def test_empty_file_has_no_graph(tmp_path, capsys):
     assert f"{path}: not an ONNX model (no graph)" in cli_fails(path, tmp_path, capsys)
 
 
-def test_truncated_protobuf(tmp_path, capsys):
+@pytest.mark.parametrize("small_file_bytes", [0, loading.SMALL_FILE_BYTES])
+def test_truncated_protobuf(tmp_path, capsys, monkeypatch, small_file_bytes):
+    monkeypatch.setattr(loading, "SMALL_FILE_BYTES", small_file_bytes)
     data = linear_model().SerializeToString()
     path = tmp_path / "truncated.onnx"
     path.write_bytes(data[: len(data) // 2])

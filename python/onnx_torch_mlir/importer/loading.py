@@ -19,6 +19,8 @@ from .wire import strip_initializer_payloads
 # Initializer payloads up to this size stay in the protobuf: shape inference
 # needs the small ones (shapes, axes) and copying them costs nothing.
 INLINE_PAYLOAD_BYTES = 1024
+# Files up to this size are parsed whole: a copy this small costs less than the scan.
+SMALL_FILE_BYTES = 16 * 2**20
 
 
 @dataclass
@@ -60,6 +62,8 @@ def open_model(source, base_dir=None) -> OpenedModel:
 
 
 def _open_buffer(buffer: memoryview, name: str, base_dir: Path | None) -> OpenedModel:
+    if len(buffer) <= SMALL_FILE_BYTES:
+        return OpenedModel(_parse(bytes(buffer), name), WeightStore(name, base_dir), name)
     stripped = strip_initializer_payloads(buffer, INLINE_PAYLOAD_BYTES, name)
     proto = _parse(stripped.serialized, name)
     return OpenedModel(proto, WeightStore(name, base_dir, buffer, stripped.payloads), name)
@@ -79,7 +83,7 @@ def _parse(data: bytes, name: str) -> onnx.ModelProto:
     try:
         model.ParseFromString(data)
     except DecodeError as error:
-        raise ModelLoadError(f"{name}: not an ONNX model (protobuf parse failed: {error})") from None
+        raise ModelLoadError(f"{name}: not an ONNX model (truncated or corrupt protobuf: {error})") from None
     _check_graph(model, name)
     return model
 

@@ -12,8 +12,8 @@ def node_label(node: onnx.NodeProto, index: int) -> str:
     """How errors and locations name a node: its name, else its op type and first output."""
     if node.name:
         return node.name
-    first_output = next((output for output in node.output if output), f"#{index}")
-    return f"{node.op_type}:{first_output}"
+    outputs = node.output
+    return f"{node.op_type}:{outputs[0] if outputs and outputs[0] else f'#{index}'}"
 
 
 def subgraphs(node: onnx.NodeProto):

@@ -10,6 +10,7 @@
   byte in ONNX, are unpacked to MLIR's one-element-per-byte storage first.
 """
 
+import math
 import re
 
 import numpy as np
@@ -73,7 +74,7 @@ class TensorConverter:
         if code not in STORAGE:
             raise ImportError_(f"tensor '{tensor.name}': {element_type_name(code)} is not a supported element type")
         tensor_type = self.builtin_type(tensor)
-        count = int(np.prod(tensor.dims, dtype=np.int64))
+        count = math.prod(tensor.dims)
         raw = self.weights.raw_buffer(tensor, main_graph_initializer)
         if raw is None:
             return self._dense(self._typed_values(tensor, count), tensor_type)
@@ -88,7 +89,7 @@ class TensorConverter:
         return self._resource_or_splat(raw, tensor, tensor_type, dtype)
 
     def _resource_or_splat(self, data, tensor, tensor_type, dtype=np.dtype(np.uint8)):
-        if int(np.prod(tensor_type.shape, dtype=np.int64)) <= 1:
+        if math.prod(tensor_type.shape) <= 1:
             return self._dense(np.frombuffer(data, dtype=dtype).copy(), tensor_type)
         alignment = dtype.itemsize if dtype.itemsize in (1, 2, 4, 8, 16) else 1
         return ir.DenseResourceElementsAttr.get_from_buffer(data, _resource_name(tensor.name), tensor_type, alignment=alignment)
