@@ -1,0 +1,430 @@
+"""Reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
+ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, ArgMax, ArgMin, CumSum, TopK.
+
+Axes that arrive as a runtime tensor (the form ONNX's own tests use) are resolved
+from the node's declared result type: the dimensions that shrank are the reduced
+ones. When the declared type leaves several choices, every candidate is computed
+and the one whose axes match at runtime is selected, so the backends still see
+constant dimensions. The same trick gives CumSum a runtime axis.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from torch_mlir import ir
+
+from .builder import TorchBuilder
+from .node import OnnxNode
+from .registry import converts
+from .types import TensorInfo
+
+# Beyond this many candidate axis sets a runtime `axes` input is refused rather than expanded.
+MAX_RUNTIME_AXES_CANDIDATES = 16
+
+
+# -- shapes -----------------------------------------------------------------------
+def _reduced_sizes(sizes, dims, keepdim: bool):
+    if keepdim:
+        return [1 if d in dims else s for d, s in enumerate(sizes)]
+    return [s for d, s in enumerate(sizes) if d not in dims]
+
+
+def _reduced_type(b: TorchBuilder, x: ir.Value, dims, keepdim: bool, element: str | None = None) -> ir.Type:
+    info = b.info(x)
+    return b.tensor_type(_reduced_sizes(info.sizes, set(dims), keepdim), element or info.element)
+
+
+def _size(b: TorchBuilder, x: ir.Value, dim: int) -> ir.Value:
+    return b.sizes_of(x)[dim]
+
+
+def _normalize_axis(node: OnnxNode, axis: int, rank: int) -> int:
+    if not -rank <= axis < rank:
+        node.fail(f"axis {axis} is out of range for rank {rank}")
+    return axis % rank if rank else 0
+
+
+def _ranked(node: OnnxNode, index: int = 0) -> TensorInfo:
+    info = node.input_info(index)
+    if info.rank is None:
+        node.fail(f"input {index} needs a static rank")
+    return info
+
+
+# -- the reduction kinds ------------------------------------------------------------
+# Each kind: (b, x, dims, keepdim) -> value, for a non-empty `dims` list.
+def _sum(b: TorchBuilder, x, dims, keepdim):
+    return b.op("aten.sum.dim_IntList", _reduced_type(b, x, dims, keepdim), x, b.int_list(dims),
+                b.constant_bool(keepdim), b.constant_none())
+
+
+def _mean(b: TorchBuilder, x, dims, keepdim):
+    info = b.info(x)
+    if info.is_float:
+        return b.op("aten.mean.dim", _reduced_type(b, x, dims, keepdim), x, b.int_list(dims),
+                    b.constant_bool(keepdim), b.constant_none())
+    # Integer mean truncates toward zero, as ONNX's reference casts the float mean back.
+    total = _sum(b, x, dims, keepdim)
+    count = None
+    for dim in dims:
+        size = _size(b, x, dim)
+        count = size if count is None else b.op("aten.mul.int", b.type("!torch.int"), count, size)
+    return b.op("aten.div.Scalar_mode", total.type, total, count, b.constant_string("trunc"))
+
+
+def _extremum(torch_op: str):
+    def reduce(b: TorchBuilder, x, dims, keepdim):
+        info = b.info(x)
+        if info.is_bool:  # max of booleans is any, min is all: reduce them as integers
+            widened = b.to_dtype(x, "si32")
+            return b.to_dtype(reduce(b, widened, dims, keepdim), "i1")
+        return b.op(torch_op, _reduced_type(b, x, dims, keepdim), x, b.int_list(dims), b.constant_bool(keepdim))
+
+    return reduce
+
+
+def _prod(b: TorchBuilder, x, dims, keepdim):
+    """`aten.prod.dim_int` takes one dimension: reduce the highest first so the others keep their index."""
+    for dim in sorted(dims, reverse=True):
+        x = b.op("aten.prod.dim_int", _reduced_type(b, x, [dim], keepdim), x, b.constant_int(dim),
+                 b.constant_bool(keepdim), b.constant_none())
+    return x
+
+
+def _unary(b: TorchBuilder, torch_op: str, x):
+    return b.op(torch_op, x.type, x)
+
+
+def _square(b: TorchBuilder, x):
+    return b.op("aten.mul.Tensor", x.type, x, x)
+
+
+def _l1(b, x, dims, keepdim):
+    return _sum(b, _unary(b, "aten.abs", x), dims, keepdim)
+
+
+def _l2(b, x, dims, keepdim):
+    return _unary(b, "aten.sqrt", _sum(b, _square(b, x), dims, keepdim))
+
+
+def _log_sum(b, x, dims, keepdim):
+    return _unary(b, "aten.log", _sum(b, x, dims, keepdim))
+
+
+def _log_sum_exp(b, x, dims, keepdim):
+    # The ONNX definition, log(sum(exp(x))), which its reference implementation computes as is.
+    return _unary(b, "aten.log", _sum(b, _unary(b, "aten.exp", x), dims, keepdim))
+
+
+def _sum_square(b, x, dims, keepdim):
+    return _sum(b, _square(b, x), dims, keepdim)
+
+
+# op_type -> (reduce, identity for an empty set, computes in floating point)
+REDUCTIONS = {
+    "ReduceSum": (_sum, 0, False),
+    "ReduceMean": (_mean, math.nan, False),
+    "ReduceMax": (_extremum("aten.amax"), "lowest", False),
+    "ReduceMin": (_extremum("aten.amin"), "highest", False),
+    "ReduceProd": (_prod, 1, False),
+    "ReduceL1": (_l1, 0, False),
+    "ReduceL2": (_l2, 0, True),
+    "ReduceLogSum": (_log_sum, -math.inf, True),
+    "ReduceLogSumExp": (_log_sum_exp, -math.inf, True),
+    "ReduceSumSquare": (_sum_square, 0, False),
+}
+
+
+def _identity_value(identity, element: str):
+    info = TensorInfo((), element)
+    if identity == "lowest":
+        if info.is_bool:
+            return 0
+        return -math.inf if info.is_float else int(np.iinfo(np.dtype(_numpy_name(element))).min)
+    if identity == "highest":
+        if info.is_bool:
+            return 1
+        return math.inf if info.is_float else int(np.iinfo(np.dtype(_numpy_name(element))).max)
+    return identity
+
+
+def _numpy_name(element: str) -> str:
+    return {"si8": "int8", "si16": "int16", "si32": "int32", "si64": "int64",
+            "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64"}[element]
+
+
+def _full(b: TorchBuilder, sizes: list, fill, element: str) -> ir.Value:
+    """`aten.full` of `sizes` (each a `!torch.int` value) and `fill`, of element type `element`."""
+    none = b.constant_none()
+    static = [None if not isinstance(s, int) else s for s in sizes]
+    size_values = [b.constant_int(s) if isinstance(s, int) else s for s in sizes]
+    fill_value = b.constant_float(fill) if TensorInfo((), element).is_float else b.constant_int(int(fill))
+    return b.op("aten.full", b.tensor_type(static, element), b.list(size_values, "!torch.int"), fill_value,
+                b.dtype(element), none, none, none)
+
+
+def _reduce_with_dims(node: OnnxNode, b: TorchBuilder, x: ir.Value, dims: list[int], keepdim: bool) -> ir.Value:
+    """Reduce `x` over the constant, normalized, non-empty `dims`."""
+    reduce, identity, in_float = REDUCTIONS[node.op_type]
+    info = b.info(x)
+    element = node.result_info().element
+    if any(info.sizes[d] == 0 for d in dims):
+        # An empty set reduces to the identity; torch would reject most of these reductions.
+        sizes = []
+        for d, size in enumerate(info.sizes):
+            if d in dims:
+                if keepdim:
+                    sizes.append(1)
+            else:
+                sizes.append(size if size is not None else _size(b, x, d))
+        return _full(b, sizes, _identity_value(identity, element), element)
+    if in_float and not info.is_float:
+        return b.to_dtype(reduce(b, b.to_dtype(x, "f64"), dims, keepdim), element)
+    return reduce(b, x, dims, keepdim)
+
+
+def _axes_condition(b: TorchBuilder, axes: ir.Value, dims, rank: int) -> ir.Value:
+    """A rank-0 i1 tensor: does the runtime `axes` tensor hold every one of `dims` (either sign)?"""
+    axes_info = b.info(axes)
+    hit_type = b.tensor_type(axes_info.sizes, "i1")
+    scalar_bool = b.tensor_type([], "i1")
+    condition = None
+    for dim in dims:
+        positive = b.op("aten.eq.Scalar", hit_type, axes, b.constant_int(dim))
+        negative = b.op("aten.eq.Scalar", hit_type, axes, b.constant_int(dim - rank))
+        hit = b.op("aten.logical_or", hit_type, positive, negative)
+        present = b.op("aten.any", scalar_bool, hit)
+        condition = present if condition is None else b.op("aten.logical_and", scalar_bool, condition, present)
+    return condition
+
+
+def _candidate_axis_sets(input_sizes, result_sizes, count: int, keepdim: bool):
+    """Sets of `count` dimensions whose reduction gives the declared result shape."""
+    rank = len(input_sizes)
+    candidates = []
+    for dims in itertools.combinations(range(rank), count):
+        expected = _reduced_sizes(input_sizes, set(dims), keepdim)
+        if result_sizes is not None and len(expected) == len(result_sizes) and all(
+            e is None or r is None or e == r for e, r in zip(expected, result_sizes)
+        ):
+            candidates.append(list(dims))
+    return candidates
+
+
+def _reduce(node: OnnxNode, b: TorchBuilder, axes_attribute: list[int] | None, axes_input: ir.Value | None):
+    """Shared by every Reduce* version: axes from the attribute or from input 1."""
+    x = node.input(0)
+    rank = _ranked(node).rank
+    keepdim = bool(node.attr_int("keepdims"))
+    noop_with_empty_axes = bool(node.attr_int("noop_with_empty_axes", 0))
+    axes = axes_attribute
+    if axes_input is not None:
+        constant = node.constant_input(1)
+        if constant is not None:
+            axes = [int(a) for a in np.asarray(constant).reshape(-1)]
+        else:
+            axes_sizes = node.input_info(1).sizes
+            if axes_sizes is None or len(axes_sizes) != 1 or axes_sizes[0] is None:
+                node.fail("a runtime 'axes' input needs a static length")
+            if axes_sizes[0] > 0:
+                return _reduce_runtime_axes(node, b, x, node.input(1), axes_sizes[0], keepdim)
+            axes = []
+    if not axes:
+        if noop_with_empty_axes:
+            return x
+        axes = list(range(rank))
+    dims = sorted({_normalize_axis(node, a, rank) for a in axes})
+    if not dims:  # a rank-0 input
+        return _reduce_scalar(node, b, x)
+    return _reduce_with_dims(node, b, x, dims, keepdim)
+
+
+def _reduce_scalar(node: OnnxNode, b: TorchBuilder, x: ir.Value) -> ir.Value:
+    """Reduce a rank-0 tensor: reduce it as a one-element vector and drop the dimension again."""
+    vector = b.unsqueeze(x, 0)
+    return _reduce_with_dims(node, b, vector, [0], False)
+
+
+def _reduce_runtime_axes(node: OnnxNode, b: TorchBuilder, x, axes, count: int, keepdim: bool):
+    """`count` axes known only at runtime: pick them from the declared result shape."""
+    input_sizes = b.info(x).sizes
+    result_sizes = node.result_info().sizes
+    candidates = _candidate_axis_sets(input_sizes, result_sizes, count, keepdim)
+    if keepdim and candidates:
+        # Reducing a dimension of size 1 changes nothing but the elementwise part, which every
+        # candidate applies anyway: all candidates that differ only there give the same values.
+        distinct = {tuple(d for d in dims if input_sizes[d] != 1) for dims in candidates}
+        if len(distinct) == 1:
+            candidates = candidates[:1]
+    if not candidates:
+        node.fail(f"no {count} axes reduce input shape {list(input_sizes)} to the declared result shape")
+    if len(candidates) > MAX_RUNTIME_AXES_CANDIDATES:
+        node.fail(f"a runtime 'axes' input allows {len(candidates)} axis sets here; needs constant axes")
+    rank = len(input_sizes)
+    result = _reduce_with_dims(node, b, x, candidates[-1], keepdim)
+    for dims in reversed(candidates[:-1]):
+        chosen = _reduce_with_dims(node, b, x, dims, keepdim)
+        result = b.op("aten.where.self", result.type, _axes_condition(b, axes, dims, rank), chosen, result)
+    return result
+
+
+def _reduce_attribute_axes_pattern(node: OnnxNode, b: TorchBuilder):
+    return _reduce(node, b, node.attr_ints("axes", None), None)
+
+
+def _reduce_input_axes_pattern(node: OnnxNode, b: TorchBuilder):
+    if node.has_attr("axes"):
+        node.fail("attribute 'axes' is not allowed from this opset on; axes are input 1")
+    return _reduce(node, b, None, node.optional_input(1))
+
+
+# The opset where `axes` became input 1 (ReduceSum moved first, at 13).
+AXES_INPUT_SINCE = {"ReduceSum": 13}
+for _op_type in REDUCTIONS:
+    converts(_op_type, since=1)(_reduce_attribute_axes_pattern)
+    converts(_op_type, since=AXES_INPUT_SINCE.get(_op_type, 18))(_reduce_input_axes_pattern)
+
+
+# -- ArgMax, ArgMin -----------------------------------------------------------------
+def _arg_extremum(node: OnnxNode, b: TorchBuilder, torch_op: str, select_last_index: bool):
+    x = node.input(0)
+    info = _ranked(node)
+    if info.rank == 0:
+        node.fail("needs an input of rank >= 1")
+    axis = _normalize_axis(node, node.attr_int("axis"), info.rank)
+    keepdim = bool(node.attr_int("keepdims"))
+    if info.is_bool:
+        x = b.to_dtype(x, "si32")
+    result_type = b.tensor_type(_reduced_sizes(info.sizes, {axis}, keepdim), "si64")
+    if not select_last_index:
+        return b.op(torch_op, result_type, x, b.constant_int(axis), b.constant_bool(keepdim))
+    # The last extremum is the first one of the flipped input, counted from the end.
+    flipped = b.op("aten.flip", x.type, x, b.int_list([axis]))
+    index = b.op(torch_op, result_type, flipped, b.constant_int(axis), b.constant_bool(keepdim))
+    last = info.sizes[axis]
+    last = b.constant_int(last - 1) if last is not None else b.op(
+        "aten.sub.int", b.type("!torch.int"), _size(b, x, axis), b.constant_int(1))
+    return b.op("aten.rsub.Scalar", result_type, index, last, b.constant_int(1))
+
+
+@converts("ArgMax", since=1)
+def arg_max(node: OnnxNode, b: TorchBuilder):
+    """Index of the first maximum along `axis` (negative axes from opset 11)."""
+    return _arg_extremum(node, b, "aten.argmax", False)
+
+
+@converts("ArgMax", since=12)
+def arg_max_select_last_index(node: OnnxNode, b: TorchBuilder):
+    """Opset 12 adds `select_last_index`: the last maximum instead of the first."""
+    return _arg_extremum(node, b, "aten.argmax", bool(node.attr_int("select_last_index")))
+
+
+@converts("ArgMin", since=1)
+def arg_min(node: OnnxNode, b: TorchBuilder):
+    return _arg_extremum(node, b, "aten.argmin", False)
+
+
+@converts("ArgMin", since=12)
+def arg_min_select_last_index(node: OnnxNode, b: TorchBuilder):
+    return _arg_extremum(node, b, "aten.argmin", bool(node.attr_int("select_last_index")))
+
+
+# -- CumSum ---------------------------------------------------------------------------
+def _cumsum_along(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, reverse: bool) -> ir.Value:
+    """Y[j] = sum of X[i] over the i that `mask[i, j]` admits, as a broadcast product and a sum.
+
+    Written without `aten.cumsum`, which torch-mlir lowers to no backend; one triangular
+    mask covers the exclusive and reverse forms too, and dynamic sizes work the same.
+    """
+    info = b.info(x)
+    rank = info.rank
+    length = info.sizes[axis]
+    none = b.constant_none()
+    size = _size(b, x, axis)
+    positions = b.op("aten.arange", b.tensor_type([length], "si64"), size, b.dtype("si64"), none, none, none)
+    rows = b.unsqueeze(positions, 1)
+    compare = {(False, False): "aten.le.Tensor", (True, False): "aten.lt.Tensor",
+               (False, True): "aten.ge.Tensor", (True, True): "aten.gt.Tensor"}[(exclusive, reverse)]
+    mask = b.op(compare, b.tensor_type([length, length], "i1"), rows, positions)
+    mask = b.to_dtype(mask, "si64" if info.is_bool else info.element)
+    for _ in range(rank - axis - 1):
+        mask = b.unsqueeze(mask, -1)
+    spread = b.unsqueeze(x if not info.is_bool else b.to_dtype(x, "si64"), axis + 1)
+    sizes = list(info.sizes)
+    products = b.op("aten.mul.Tensor", b.tensor_type(sizes[: axis + 1] + [length] + sizes[axis + 1:], b.info(mask).element),
+                    spread, mask)
+    return b.op("aten.sum.dim_IntList", b.tensor_type(sizes, b.info(mask).element), products, b.int_list([axis]),
+                b.constant_bool(False), none)
+
+
+@converts("CumSum", since=11)
+def cum_sum(node: OnnxNode, b: TorchBuilder):
+    """Cumulative sum along the scalar `axis` input; `exclusive` drops the element itself,
+    `reverse` sums from the end. A runtime axis computes each candidate axis and selects."""
+    x = node.input(0)
+    info = _ranked(node)
+    if info.rank == 0:
+        node.fail("needs an input of rank >= 1")
+    exclusive, reverse = bool(node.attr_int("exclusive")), bool(node.attr_int("reverse"))
+    constant = node.constant_input(1)
+    if constant is not None:
+        axes = [_normalize_axis(node, int(np.asarray(constant).reshape(-1)[0]), info.rank)]
+    else:
+        axes = list(range(info.rank))
+    result = _cumsum_along(b, x, axes[-1], exclusive, reverse)
+    axis_input = node.input(1) if len(axes) > 1 else None
+    for axis in reversed(axes[:-1]):
+        candidate = _cumsum_along(b, x, axis, exclusive, reverse)
+        scalar_bool = b.tensor_type(b.info(axis_input).sizes, "i1")
+        hit = b.op("aten.logical_or", scalar_bool,
+                   b.op("aten.eq.Scalar", scalar_bool, axis_input, b.constant_int(axis)),
+                   b.op("aten.eq.Scalar", scalar_bool, axis_input, b.constant_int(axis - info.rank)))
+        result = b.op("aten.where.self", result.type, hit, candidate, result)
+    return b.to_dtype(result, node.result_info().element)
+
+
+# -- TopK -----------------------------------------------------------------------------
+def _top_k(node: OnnxNode, b: TorchBuilder, k: ir.Value, largest: bool, sorted_: bool):
+    x = node.input(0)
+    info = _ranked(node)
+    axis = _normalize_axis(node, node.attr_int("axis"), info.rank)
+    values_type, indices_type = node.result_type(0), node.result_type(1)
+    return b.op("aten.topk", [values_type, indices_type], x, k, b.constant_int(axis),
+                b.constant_bool(largest), b.constant_bool(sorted_))
+
+
+def _k_from_input(node: OnnxNode, b: TorchBuilder) -> ir.Value:
+    """k: a literal, else the declared result size along the axis, else read at runtime."""
+    constant = node.constant_input(1)
+    if constant is not None:
+        return b.constant_int(int(np.asarray(constant).reshape(-1)[0]))
+    result_sizes = node.result_info(0).sizes
+    rank = _ranked(node).rank
+    axis = _normalize_axis(node, node.attr_int("axis"), rank)
+    if result_sizes is not None and result_sizes[axis] is not None:
+        return b.constant_int(result_sizes[axis])
+    k = node.input(1)
+    if b.info(k).rank != 0:
+        k = b.op("aten.select.int", b.tensor_type([], b.info(k).element), k, b.constant_int(0), b.constant_int(0))
+    return b.op("aten.item", b.type("!torch.int"), k)
+
+
+@converts("TopK", since=1)
+def top_k_attribute(node: OnnxNode, b: TorchBuilder):
+    """Opset 1: k is an attribute; the largest k, sorted."""
+    return _top_k(node, b, b.constant_int(node.attr_int("k")), True, True)
+
+
+@converts("TopK", since=10)
+def top_k_input(node: OnnxNode, b: TorchBuilder):
+    """Opset 10: k becomes input 1 (a one-element tensor)."""
+    return _top_k(node, b, _k_from_input(node, b), True, True)
+
+
+@converts("TopK", since=11)
+def top_k(node: OnnxNode, b: TorchBuilder):
+    """Opset 11 adds `largest` and `sorted`."""
+    return _top_k(node, b, _k_from_input(node, b), bool(node.attr_int("largest")), bool(node.attr_int("sorted")))
