@@ -1,0 +1,356 @@
+"""Indexing: Gather, GatherElements, GatherND, Scatter, ScatterElements, ScatterND, OneHot,
+NonZero, Compress, ReverseSequence. Resize and Upsample are in `indexing_resize.py`.
+
+ONNX indices may be negative (counted from the end of the indexed dimension) from opset 11
+on; earlier opsets leave them undefined, so every pattern normalizes them the same way.
+Multi-dimensional indexing (GatherND, ScatterND) is lowered to one-dimensional indexing on
+a flattened view: the index tuple becomes a linear offset (Horner's rule over the indexed
+dimensions), which keeps dynamic dimensions symbolic (`aten.size.int`) instead of
+requiring static shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from torch_mlir import ir
+
+from .builder import TorchBuilder
+from .node import OnnxNode
+from .registry import converts
+
+# ONNX reduction attribute -> aten.scatter_reduce.two reduce name.
+SCATTER_REDUCTIONS = {"add": "sum", "mul": "prod", "max": "amax", "min": "amin"}
+
+
+# -- helpers (candidates for TorchBuilder) ----------------------------------------------
+def _sizes(node: OnnxNode, index: int) -> tuple:
+    """Operand `index`'s sizes; the node fails if its rank is unknown."""
+    info = node.input_info(index)
+    if info.sizes is None:
+        node.fail(f"input {index} needs a static rank")
+    return info.sizes
+
+
+def _normalize_axis(node: OnnxNode, axis: int, rank: int, name: str = "axis") -> int:
+    if not -rank <= axis < rank:
+        node.fail(f"{name} {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def _product(b: TorchBuilder, sizes: Sequence[ir.Value], static: Sequence) -> tuple[ir.Value, int | None]:
+    """The product of `!torch.int` sizes (static ones folded): (value, static product or None)."""
+    if all(size is not None for size in static):
+        total = 1
+        for size in static:
+            total *= size
+        return b.constant_int(total), total
+    result = None
+    for size in sizes:
+        result = size if result is None else b.op("aten.mul.int", b.type("!torch.int"), result, size)
+    return (result if result is not None else b.constant_int(1)), None
+
+
+def _static_product(static: Sequence) -> int | None:
+    total = 1
+    for size in static:
+        if size is None:
+            return None
+        total *= size
+    return total
+
+
+def _reshape(b: TorchBuilder, x: ir.Value, sizes: Sequence[ir.Value], static: Sequence) -> ir.Value:
+    """`aten.reshape` to `sizes` (`!torch.int` values; `static` gives the result type's sizes)."""
+    info = b.info(x)
+    if info.sizes is not None and tuple(info.sizes) == tuple(static) and all(s is not None for s in static):
+        return x
+    return b.op("aten.reshape", b.tensor_type(static, info.element), x, b.list(list(sizes), "!torch.int"))
+
+
+def _flatten(b: TorchBuilder, x: ir.Value) -> ir.Value:
+    """`x` as a 1-D tensor."""
+    info = b.info(x)
+    if info.rank == 1:
+        return x
+    return _reshape(b, x, [b.constant_int(-1)], [_static_product(info.sizes)])
+
+
+def _to_int64(b: TorchBuilder, x: ir.Value) -> ir.Value:
+    return b.to_dtype(x, "si64")
+
+
+def _normalize_indices(b: TorchBuilder, indices: ir.Value, size: ir.Value) -> ir.Value:
+    """Negative indices count from the end: where(i < 0, i + size, i), as si64."""
+    indices = _to_int64(b, indices)
+    info = b.info(indices)
+    negative = b.op("aten.lt.Scalar", b.tensor_type(info.sizes, "i1"), indices, b.constant_int(0))
+    wrapped = b.op("aten.add.Scalar", indices.type, indices, size, b.constant_int(1))
+    return b.op("aten.where.self", indices.type, negative, wrapped, indices)
+
+
+def _select_last(b: TorchBuilder, x: ir.Value, position: int) -> ir.Value:
+    """x[..., position]."""
+    info = b.info(x)
+    return b.op(
+        "aten.select.int", b.tensor_type(info.sizes[:-1], info.element), x,
+        b.constant_int(len(info.sizes) - 1), b.constant_int(position),
+    )
+
+
+def _linear_index(b: TorchBuilder, indices: ir.Value, dims: Sequence[ir.Value]) -> ir.Value:
+    """Row-major offset of the index tuples in the last dimension of `indices` into `dims`."""
+    offset = None
+    for position, dim in enumerate(dims):
+        component = _normalize_indices(b, _select_last(b, indices, position), dim)
+        if offset is None:
+            offset = component
+        else:
+            scaled = b.op("aten.mul.Scalar", offset.type, offset, dim)
+            offset = b.op("aten.add.Tensor", offset.type, scaled, component, b.constant_int(1))
+    return offset
+
+
+def _arange(b: TorchBuilder, end: ir.Value, static_end: int | None) -> ir.Value:
+    """[0, end) as si64."""
+    none = b.constant_none()
+    return b.op("aten.arange", b.tensor_type([static_end], "si64"), end, b.dtype("si64"), none, none, none)
+
+
+def _expand(b: TorchBuilder, x: ir.Value, sizes: Sequence[ir.Value], static: Sequence) -> ir.Value:
+    info = b.info(x)
+    return b.op(
+        "aten.expand", b.tensor_type(static, info.element), x,
+        b.list(list(sizes), "!torch.int"), b.constant_bool(False),
+    )
+
+
+# -- Gather ------------------------------------------------------------------------------
+@converts("Gather", since=1)
+def gather(node: OnnxNode, b: TorchBuilder):
+    """out[a..., i..., c...] = data[a..., indices[i...], c...] along `axis` (negative indices
+    wrap, as defined from opset 11)."""
+    data, indices = node.input(0), node.input(1)
+    data_sizes, index_sizes = _sizes(node, 0), _sizes(node, 1)
+    axis = _normalize_axis(node, node.attr_int("axis"), len(data_sizes))
+    data_dims = b.sizes_of(data)
+    flat = _flatten(b, _normalize_indices(b, indices, data_dims[axis]))
+    selected_sizes = list(data_sizes)
+    selected_sizes[axis] = b.info(flat).sizes[0]
+    selected = b.op(
+        "aten.index_select", b.tensor_type(selected_sizes, b.info(data).element), data, b.constant_int(axis), flat
+    )
+    if len(index_sizes) == 1:
+        return selected
+    sizes = data_dims[:axis] + b.sizes_of(indices) + data_dims[axis + 1 :]
+    static = list(data_sizes[:axis]) + list(index_sizes) + list(data_sizes[axis + 1 :])
+    return _reshape(b, selected, sizes, static)
+
+
+@converts("GatherElements", since=11)
+def gather_elements(node: OnnxNode, b: TorchBuilder):
+    """out[i][j] = data[indices[i][j]][j] for axis 0 (likewise for other axes): aten.gather."""
+    data, indices = node.input(0), node.input(1)
+    axis = _normalize_axis(node, node.attr_int("axis"), len(_sizes(node, 0)))
+    indices = _normalize_indices(b, indices, b.sizes_of(data)[axis])
+    return b.op("aten.gather", node.result_type(), data, b.constant_int(axis), indices, b.constant_bool(False))
+
+
+@converts("GatherND", since=11)
+def gather_nd(node: OnnxNode, b: TorchBuilder):
+    """Index tuples in the last dimension of `indices` select slices of `data`; the first
+    `batch_dims` dimensions (attribute from opset 12) are shared by data and indices.
+
+    data [B..., D1..Dk, R...] is flattened to [prod(B) * prod(D), prod(R)], each tuple to
+    its row (batch offset + linear offset), one index_select, then the result is reshaped
+    to [B..., Q..., R...]."""
+    data, indices = node.input(0), node.input(1)
+    data_sizes, index_sizes = _sizes(node, 0), _sizes(node, 1)
+    batch_dims = node.attr_int("batch_dims", 0)
+    k = index_sizes[-1] if index_sizes else None
+    if k is None:
+        node.fail("needs a static last dimension of indices (the index tuple length)")
+    if batch_dims < 0 or batch_dims + k > len(data_sizes) or batch_dims >= len(index_sizes):
+        node.fail(f"batch_dims {batch_dims} with index tuples of length {k} does not fit data of rank {len(data_sizes)}")
+    data_dims, index_dims = b.sizes_of(data), b.sizes_of(indices)
+    batch, batch_static = data_dims[:batch_dims], data_sizes[:batch_dims]
+    indexed, indexed_static = data_dims[batch_dims : batch_dims + k], data_sizes[batch_dims : batch_dims + k]
+    rest, rest_static = data_dims[batch_dims + k :], data_sizes[batch_dims + k :]
+    queries, queries_static = index_dims[batch_dims:-1], index_sizes[batch_dims:-1]
+
+    offset = _linear_index(b, indices, indexed)  # [B..., Q...]
+    if batch_dims:
+        indexed_count, _ = _product(b, indexed, indexed_static)
+        batch_count, batch_count_static = _product(b, batch, batch_static)
+        batch_start = _arange(b, batch_count, batch_count_static)
+        batch_start = b.op("aten.mul.Scalar", batch_start.type, batch_start, indexed_count)
+        # [prod(B)] -> [B..., 1 (per query dim)] to broadcast over the queries.
+        start_static = list(batch_static) + [1] * len(queries)
+        batch_start = _reshape(b, batch_start, batch + [b.constant_int(1)] * len(queries), start_static)
+        offset = b.op("aten.add.Tensor", offset.type, offset, batch_start, b.constant_int(1))
+    rows, rows_static = _product(b, batch + indexed, list(batch_static) + list(indexed_static))
+    width, width_static = _product(b, rest, rest_static)
+    element = b.info(data).element
+    table = _reshape(b, data, [rows, width], [rows_static, width_static])
+    flat_offset = _flatten(b, offset)
+    picked = b.op(
+        "aten.index_select", b.tensor_type([b.info(flat_offset).sizes[0], width_static], element),
+        table, b.constant_int(0), flat_offset,
+    )
+    result_static = list(batch_static) + list(queries_static) + list(rest_static)
+    return _reshape(b, picked, batch + queries + rest, result_static)
+
+
+# -- Scatter -----------------------------------------------------------------------------
+def _scatter_along(node: OnnxNode, b: TorchBuilder, result_type, data, axis: int, indices, updates, reduction: str):
+    if reduction == "none":
+        return b.op("aten.scatter.src", result_type, data, b.constant_int(axis), indices, updates)
+    if reduction not in SCATTER_REDUCTIONS:
+        node.fail(f"reduction '{reduction}' is not one of 'none', 'add', 'mul', 'max', 'min'")
+    return b.op(
+        "aten.scatter_reduce.two", result_type, data, b.constant_int(axis), indices, updates,
+        b.constant_string(SCATTER_REDUCTIONS[reduction]), b.constant_bool(True),
+    )
+
+
+def _scatter_elements(node: OnnxNode, b: TorchBuilder, reduction: str):
+    data, indices, updates = node.input(0), node.input(1), node.input(2)
+    axis = _normalize_axis(node, node.attr_int("axis"), len(_sizes(node, 0)))
+    indices = _normalize_indices(b, indices, b.sizes_of(data)[axis])
+    return _scatter_along(node, b, node.result_type(), data, axis, indices, updates, reduction)
+
+
+@converts("Scatter", since=9)
+def scatter(node: OnnxNode, b: TorchBuilder):
+    """Deprecated spelling of ScatterElements without reduction."""
+    return _scatter_elements(node, b, "none")
+
+
+@converts("ScatterElements", since=11)
+def scatter_elements(node: OnnxNode, b: TorchBuilder):
+    """data[indices[i][j]][j] = updates[i][j] (axis 0); `reduction` from opset 16 (add, mul),
+    18 (max, min); duplicate indices without reduction: the last update wins."""
+    return _scatter_elements(node, b, node.attr_string("reduction", "none"))
+
+
+@converts("ScatterND", since=11)
+def scatter_nd(node: OnnxNode, b: TorchBuilder):
+    """data[indices[q...]] = updates[q...] (slices), with `reduction` from opset 16/18.
+
+    data [D1..Dk, R...] is viewed as [prod(D), prod(R)] and each index tuple as its row;
+    the update rows scatter along dim 0 with the row index broadcast over the row."""
+    data, indices, updates = node.input(0), node.input(1), node.input(2)
+    data_sizes, index_sizes = _sizes(node, 0), _sizes(node, 1)
+    _sizes(node, 2)
+    k = index_sizes[-1] if index_sizes else None
+    if k is None:
+        node.fail("needs a static last dimension of indices (the index tuple length)")
+    if k > len(data_sizes):
+        node.fail(f"index tuples of length {k} do not fit data of rank {len(data_sizes)}")
+    reduction = node.attr_string("reduction", "none")
+    data_dims = b.sizes_of(data)
+    rows, rows_static = _product(b, data_dims[:k], data_sizes[:k])
+    width, width_static = _product(b, data_dims[k:], data_sizes[k:])
+    element = b.info(data).element
+    table = _reshape(b, data, [rows, width], [rows_static, width_static])
+    offset = _flatten(b, _linear_index(b, indices, data_dims[:k]))
+    count = b.info(offset).sizes[0]
+    count_value = b.sizes_of(offset)[0]
+    update_rows = _reshape(b, updates, [count_value, width], [count, width_static])
+    row_index = _expand(b, b.unsqueeze(offset, 1), [count_value, width], [count, width_static])
+    table_type = b.tensor_type([rows_static, width_static], element)
+    scattered = _scatter_along(node, b, table_type, table, 0, row_index, update_rows, reduction)
+    return _reshape(b, scattered, data_dims, data_sizes)
+
+
+# -- OneHot, NonZero, Compress, ReverseSequence ----------------------------------------------
+def _scalar_int(node: OnnxNode, b: TorchBuilder, index: int) -> tuple[ir.Value, int | None]:
+    """A one-element tensor operand as a `!torch.int` (and its value if a literal)."""
+    literal = node.constant_input(index)
+    if literal is not None:
+        if literal.size != 1:
+            node.fail(f"input {index} must have one element, has {literal.size}")
+        value = int(literal.reshape(-1)[0])
+        return b.constant_int(value), value
+    tensor = _to_int64(b, node.input(index))
+    return b.op("aten.item", b.type("!torch.int"), tensor), None
+
+
+@converts("OneHot", since=9)
+def one_hot(node: OnnxNode, b: TorchBuilder):
+    """out = values[1] where the position along `axis` equals the index, else values[0];
+    indices out of [-depth, depth) give all values[0]; negative ones wrap (opset 11)."""
+    index_sizes = _sizes(node, 0)
+    rank = len(index_sizes)
+    axis = _normalize_axis(node, node.attr_int("axis"), rank + 1)
+    depth, depth_static = _scalar_int(node, b, 1)
+    indices = _normalize_indices(b, node.input(0), depth)  # float indices truncate (ONNX casts to int64)
+    indices = b.unsqueeze(indices, axis)
+    positions = _arange(b, depth, depth_static)
+    for _ in range(rank - axis):
+        positions = b.unsqueeze(positions, -1)
+    result = node.result_info()
+    match_sizes = list(index_sizes)
+    match_sizes.insert(axis, depth_static)
+    matches = b.op("aten.eq.Tensor", b.tensor_type(match_sizes, "i1"), indices, positions)
+    values = node.input(2)
+    value_element = b.info(values).element
+    scalar_type = b.tensor_type([], value_element)
+    off = b.op("aten.select.int", scalar_type, values, b.constant_int(0), b.constant_int(0))
+    on = b.op("aten.select.int", scalar_type, values, b.constant_int(0), b.constant_int(1))
+    return b.op("aten.where.self", b.tensor_type(result.sizes, result.element), matches, on, off)
+
+
+@converts("NonZero", since=9)
+def non_zero(node: OnnxNode, b: TorchBuilder):
+    """Indices of the non-zero elements, [rank, count] (aten.nonzero gives [count, rank])."""
+    x = node.input(0)
+    rank = len(_sizes(node, 0))
+    found = b.op("aten.nonzero", b.tensor_type([None, rank], "si64"), x)
+    # The declared result type may be more static than [rank, ?]: the driver casts to it.
+    return b.op("aten.transpose.int", b.tensor_type([rank, None], "si64"), found, b.constant_int(0), b.constant_int(1))
+
+
+@converts("Compress", since=9)
+def compress(node: OnnxNode, b: TorchBuilder):
+    """Slices of `input` along `axis` (flattened input if absent) where `condition` is true;
+    `condition` may be shorter than the axis. Negative axis from opset 11."""
+    x, condition = node.input(0), node.input(1)
+    sizes = _sizes(node, 0)
+    axis = node.attr_int("axis", None)
+    if axis is None:
+        x, axis = _flatten(b, x), 0
+    else:
+        axis = _normalize_axis(node, axis, len(sizes))
+    condition = _flatten(b, condition)
+    chosen = b.op("aten.nonzero", b.tensor_type([None, 1], "si64"), condition)
+    chosen = _flatten(b, chosen)
+    return b.op("aten.index_select", node.result_type(), x, b.constant_int(axis), chosen)
+
+
+@converts("ReverseSequence", since=10)
+def reverse_sequence(node: OnnxNode, b: TorchBuilder):
+    """For each batch entry n, reverse its first sequence_lens[n] steps along `time_axis`:
+    out[t] = x[lens - 1 - t] if t < lens else x[t], one aten.gather along the time axis."""
+    x, lengths = node.input(0), node.input(1)
+    sizes = _sizes(node, 0)
+    if len(sizes) < 2:
+        node.fail(f"input needs rank >= 2, has rank {len(sizes)}")
+    batch_axis, time_axis = node.attr_int("batch_axis"), node.attr_int("time_axis")
+    if sorted((batch_axis, time_axis)) != [0, 1]:
+        node.fail(f"batch_axis {batch_axis} and time_axis {time_axis} must be 0 and 1")
+    dims = b.sizes_of(x)
+    steps = b.unsqueeze(_arange(b, dims[time_axis], sizes[time_axis]), 1 - time_axis)  # time along time_axis
+    lengths = b.unsqueeze(_to_int64(b, lengths), 1 - batch_axis)  # batch along batch_axis
+    plane_sizes = [None, None]
+    plane_sizes[time_axis], plane_sizes[batch_axis] = sizes[time_axis], sizes[batch_axis]
+    plane = b.tensor_type(plane_sizes, "si64")
+    inside = b.op("aten.lt.Tensor", b.tensor_type(plane_sizes, "i1"), steps, lengths)
+    last = b.op("aten.sub.Scalar", lengths.type, lengths, b.constant_int(1), b.constant_int(1))
+    mirrored = b.op("aten.sub.Tensor", plane, last, steps, b.constant_int(1))
+    source = b.op("aten.where.self", plane, inside, mirrored, steps)
+    source = b.to_dtype(source, "si64")
+    for _ in range(len(sizes) - 2):
+        source = b.unsqueeze(source, -1)
+    source = _expand(b, source, dims, sizes)
+    return b.op("aten.gather", node.result_type(), x, b.constant_int(time_axis), source, b.constant_bool(False))
