@@ -1,0 +1,829 @@
+"""Shape and data movement: Constant, ConstantOfShape, Shape, Size, Range, Reshape, Flatten,
+Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Expand, Tile, Pad, Dropout,
+DepthToSpace, SpaceToDepth, EyeLike, Trilu.
+
+Sizes are handled as "dims": a Python int when known at conversion time, else a
+`!torch.int` value (`aten.size.int`, or an element of a shape tensor read with
+`aten.select.int` + `aten.item`). Arithmetic on dims folds when both sides are
+ints, so static models get constant lists and dynamic ones get scalar torch ops.
+Shape-like inputs (Reshape's shape, Slice's starts, ...) are read as numbers when
+a literal produces them, including the `dense_resource` blobs of the importers.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+
+import numpy as np
+from torch_mlir import ir
+
+from .builder import TorchBuilder
+from .node import OnnxNode
+from .registry import converts
+
+# Literal shape inputs bigger than this are not read element by element.
+MAX_READ_ELEMENTS = 1 << 16
+
+
+# -- reading literals -----------------------------------------------------------
+# The Python bindings cannot read a DenseResourceElementsAttr; the C API can.
+# (This belongs in node.constant_input.)
+_RESOURCE_GETTERS = {
+    "i1": ("Bool", ctypes.c_bool), "si8": ("Int8", ctypes.c_int8), "i8": ("Int8", ctypes.c_int8),
+    "ui8": ("UInt8", ctypes.c_uint8), "si16": ("Int16", ctypes.c_int16), "i16": ("Int16", ctypes.c_int16),
+    "ui16": ("UInt16", ctypes.c_uint16), "si32": ("Int32", ctypes.c_int32), "i32": ("Int32", ctypes.c_int32),
+    "ui32": ("UInt32", ctypes.c_uint32), "si64": ("Int64", ctypes.c_int64), "i64": ("Int64", ctypes.c_int64),
+    "ui64": ("UInt64", ctypes.c_uint64), "f32": ("Float", ctypes.c_float), "f64": ("Double", ctypes.c_double),
+}
+_NUMPY_DTYPES = {
+    "i1": np.bool_, "si8": np.int8, "i8": np.int8, "ui8": np.uint8, "si16": np.int16, "i16": np.int16,
+    "ui16": np.uint16, "si32": np.int32, "i32": np.int32, "ui32": np.uint32, "si64": np.int64, "i64": np.int64,
+    "ui64": np.uint64, "f32": np.float32, "f64": np.float64,
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _capi():
+    import torch_mlir._mlir_libs as libs
+
+    library = ctypes.CDLL(os.path.join(os.path.dirname(libs.__file__), "libTorchMLIRAggregateCAPI.so"))
+    library.mlirAttributeIsADenseResourceElements.argtypes = [ctypes.c_void_p]
+    library.mlirAttributeIsADenseResourceElements.restype = ctypes.c_bool
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    return library
+
+
+def _attribute_pointer(attribute: ir.Attribute) -> int:
+    _capi()
+    capsule = attribute._CAPIPtr
+    return ctypes.pythonapi.PyCapsule_GetPointer(capsule, ctypes.pythonapi.PyCapsule_GetName(capsule))
+
+
+def _shaped_type(attribute: ir.Attribute):
+    try:
+        return ir.ShapedType(attribute.type)
+    except (ValueError, AttributeError):
+        return None
+
+
+def read_resource(attribute: ir.Attribute, limit: int = MAX_READ_ELEMENTS) -> np.ndarray | None:
+    """The values of a `dense_resource` elements attribute (small ones only), else None."""
+    shaped = _shaped_type(attribute)
+    if shaped is None or not shaped.has_static_shape:
+        return None
+    element = str(shaped.element_type)
+    count = int(np.prod(shaped.shape)) if shaped.rank else 1
+    if element not in _RESOURCE_GETTERS or count > limit:
+        return None
+    library = _capi()
+    pointer = _attribute_pointer(attribute)
+    if not library.mlirAttributeIsADenseResourceElements(pointer):
+        return None
+    name, restype = _RESOURCE_GETTERS[element]
+    getter = getattr(library, f"mlirDense{name}ResourceElementsAttrGetValue")
+    getter.argtypes, getter.restype = [ctypes.c_void_p, ctypes.c_long], restype
+    values = [getter(pointer, i) for i in range(count)]
+    return np.array(values, dtype=_NUMPY_DTYPES[element]).reshape(shaped.shape)
+
+
+def literal_value(value: ir.Value | None) -> np.ndarray | None:
+    """The numpy value of `value` if a `torch.vtensor.literal` (dense or small resource) produces it."""
+    if value is None:
+        return None
+    owner = value.owner
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    if not isinstance(owner, ir.Operation) or owner.name != "torch.vtensor.literal":
+        return None
+    attribute = owner.attributes["value"].maybe_downcast()
+    if isinstance(attribute, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr)):
+        return np.array(attribute)
+    if isinstance(attribute, ir.DenseElementsAttr):
+        if attribute.is_splat:
+            shaped = ir.ShapedType(attribute.type)
+            return np.full(shaped.shape, np.array(ir.DenseElementsAttr(attribute).get_splat_value()))
+        return None
+    return read_resource(attribute)
+
+
+def _constant(node: OnnxNode, index: int) -> np.ndarray | None:
+    found = node.constant_input(index)
+    return found if found is not None else literal_value(node.optional_input(index))
+
+
+# -- dims: ints when known, !torch.int values otherwise ---------------------------
+def _int(b: TorchBuilder, dim) -> ir.Value:
+    return b.constant_int(dim) if isinstance(dim, (int, np.integer)) else dim
+
+
+def _static(dim):
+    return int(dim) if isinstance(dim, (int, np.integer)) else None
+
+
+def _arith(b: TorchBuilder, name: str, lhs, rhs, fold):
+    if isinstance(lhs, (int, np.integer)) and isinstance(rhs, (int, np.integer)):
+        return fold(int(lhs), int(rhs))
+    return b.op(f"aten.{name}", b.type("!torch.int"), _int(b, lhs), _int(b, rhs))
+
+
+def _add(b, lhs, rhs):
+    return _arith(b, "add.int", lhs, rhs, lambda x, y: x + y)
+
+
+def _sub(b, lhs, rhs):
+    return _arith(b, "sub.int", lhs, rhs, lambda x, y: x - y)
+
+
+def _mul(b, lhs, rhs):
+    return _arith(b, "mul.int", lhs, rhs, lambda x, y: x * y)
+
+
+def _floordiv(b, lhs, rhs):
+    return _arith(b, "floordiv.int", lhs, rhs, lambda x, y: x // y)
+
+
+def _product(b, dims):
+    result = 1
+    for dim in dims:
+        result = _mul(b, result, dim)
+    return result
+
+
+def _dims(b: TorchBuilder, value: ir.Value) -> list:
+    """Each dim of a ranked value: an int when static, else `aten.size.int`."""
+    sizes = b.info(value).sizes
+    return [
+        size if size is not None else b.op("aten.size.int", b.type("!torch.int"), value, b.constant_int(i))
+        for i, size in enumerate(sizes)
+    ]
+
+
+def _int_list(b: TorchBuilder, dims) -> ir.Value:
+    return b.list([_int(b, dim) for dim in dims], "!torch.int")
+
+
+def _rank(node: OnnxNode, index: int = 0) -> int:
+    rank = node.input_info(index).rank
+    if rank is None:
+        node.fail(f"needs a ranked input {index}")
+    return rank
+
+
+def _axis(node: OnnxNode, axis: int, rank: int, what: str = "axis") -> int:
+    if not -rank <= axis < max(rank, 1):
+        node.fail(f"{what} {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def _scalar(b: TorchBuilder, tensor: ir.Value, element: str | None = None) -> ir.Value:
+    """`aten.item` of a one-element tensor, as `!torch.float` or `!torch.int`."""
+    info = b.info(tensor)
+    is_float = info.is_float if element is None else element in ("f16", "bf16", "f32", "f64")
+    if info.rank:
+        tensor = b.op("aten.reshape", b.tensor_type([], info.element), tensor, b.int_list([]))
+    return b.op("aten.item", b.type("!torch.float" if is_float else "!torch.int"), tensor)
+
+
+def _scalar_input(node: OnnxNode, b: TorchBuilder, index: int):
+    """A one-element input as a Python number when constant, else `aten.item` of it."""
+    constant = _constant(node, index)
+    if constant is not None:
+        number = constant.reshape(-1)[0]
+        return float(number) if np.issubdtype(constant.dtype, np.floating) else int(number)
+    return _scalar(b, node.input(index))
+
+
+def _int_elements(node: OnnxNode, b: TorchBuilder, index: int, what: str) -> list:
+    """A 1-D integer input: Python ints when constant, else one `aten.item` per element."""
+    constant = _constant(node, index)
+    if constant is not None:
+        return [int(v) for v in constant.reshape(-1)]
+    tensor = node.input(index)
+    info = b.info(tensor)
+    if info.sizes is None or len(info.sizes) != 1 or info.sizes[0] is None:
+        node.fail(f"'{what}' must be a constant or a 1-D tensor of static length")
+    element_type = b.tensor_type([], info.element)
+    elements = []
+    for i in range(info.sizes[0]):
+        selected = b.op("aten.select.int", element_type, tensor, b.constant_int(0), b.constant_int(i))
+        elements.append(b.op("aten.item", b.type("!torch.int"), selected))
+    return elements
+
+
+def _constant_ints(node: OnnxNode, index: int, what: str) -> list[int] | None:
+    """A 1-D input that must be constant (absent: None)."""
+    if not node.has_input(index):
+        return None
+    constant = _constant(node, index)
+    if constant is None:
+        node.fail(f"'{what}' must be a constant")
+    return [int(v) for v in constant.reshape(-1)]
+
+
+# -- literals ---------------------------------------------------------------------
+def _element_type(element: str, context) -> ir.Type:
+    return ir.Type.parse(element, context)
+
+
+def _literal(b: TorchBuilder, array: np.ndarray, element: str) -> ir.Value:
+    array = np.ascontiguousarray(array)
+    attribute = ir.DenseElementsAttr.get(array, type=_element_type(element, b.context), shape=list(array.shape))
+    return b.op("vtensor.literal", b.tensor_type(array.shape, element), attributes={"value": attribute})
+
+
+# -- Constant, ConstantOfShape, Shape, Size, Range --------------------------------
+def _constant_from_value(node: OnnxNode, b: TorchBuilder):
+    attribute = node.raw_attribute("value").maybe_downcast()
+    result = node.result_info()
+    shaped = _shaped_type(attribute)
+    if shaped is None:
+        node.fail(f"attribute 'value' ({attribute}) is not a tensor this conversion can read")
+    element = str(shaped.element_type)
+    if "onnx.String" in element or "!torch.str" in element:
+        node.fail("string tensors ('value' of element type string) have no torch equivalent")
+    if element.startswith("i") and element != "i1":  # ONNX dialect: signless integers become signed
+        values = np.array(attribute) if isinstance(attribute, ir.DenseElementsAttr) else read_resource(attribute, 1 << 62)
+        if values is not None:
+            return _literal(b, values.astype(_NUMPY_DTYPES[element]), result.element)
+    return b.op("vtensor.literal", node.result_type(), attributes={"value": attribute})
+
+
+@converts("Constant", since=1)
+def constant(node: OnnxNode, b: TorchBuilder):
+    """A literal from the tensor attribute `value` (dense or `dense_resource`)."""
+    if node.has_attr("sparse_value"):
+        node.fail("attribute 'sparse_value' (a sparse tensor) is not supported")
+    if not node.has_attr("value"):
+        node.fail("required attribute 'value' is missing")
+    return _constant_from_value(node, b)
+
+
+@converts("Constant", since=12)
+def constant_value_attributes(node: OnnxNode, b: TorchBuilder):
+    """From opset 12 the literal may also be `value_float(s)` or `value_int(s)`."""
+    if node.has_attr("value_float"):
+        return _literal(b, np.array(node.attr_float("value_float"), dtype=np.float32), "f32")
+    if node.has_attr("value_floats"):
+        return _literal(b, np.array(node.attr_floats("value_floats"), dtype=np.float32), "f32")
+    if node.has_attr("value_int"):
+        return _literal(b, np.array(node.attr_int("value_int"), dtype=np.int64), "si64")
+    if node.has_attr("value_ints"):
+        return _literal(b, np.array(node.attr_ints("value_ints"), dtype=np.int64), "si64")
+    for name in ("value_string", "value_strings"):
+        if node.has_attr(name):
+            node.fail(f"attribute '{name}': string tensors have no torch equivalent")
+    return constant(node, b)
+
+
+@converts("ConstantOfShape", since=9)
+def constant_of_shape(node: OnnxNode, b: TorchBuilder):
+    """A tensor of shape `input` filled with the one-element tensor `value` (default float 0)."""
+    sizes = _int_elements(node, b, 0, "input")
+    result = node.result_info()
+    fill = node.attr_tensor("value", None)
+    number = 0 if fill is None else fill.reshape(-1)[0].item()
+    none = b.constant_none()
+    return b.op(
+        "aten.full", node.result_type(), _int_list(b, sizes), b.constant_scalar(number, result.element),
+        b.dtype(result.element), none, none, none,
+    )
+
+
+def _shape(node: OnnxNode, b: TorchBuilder, start: int, end: int | None):
+    x = node.input(0)
+    rank = _rank(node)
+    start = min(max(start + rank if start < 0 else start, 0), rank)
+    end = rank if end is None else min(max(end + rank if end < 0 else end, 0), rank)
+    sizes = b.info(x).sizes[start:end] if end > start else ()
+    if all(size is not None for size in sizes):
+        return _literal(b, np.array(sizes, dtype=np.int64).reshape(len(sizes)), "si64")
+    dims = _dims(b, x)[start:end]
+    none, false = b.constant_none(), b.constant_bool(False)
+    return b.op("aten.tensor", node.result_type(), _int_list(b, dims), b.dtype("si64"), none, false)
+
+
+@converts("Shape", since=1)
+def shape(node: OnnxNode, b: TorchBuilder):
+    return _shape(node, b, 0, None)
+
+
+@converts("Shape", since=15)
+def shape_start_end(node: OnnxNode, b: TorchBuilder):
+    """From opset 15, dims [start, end) only (negative counts from the back, clamped)."""
+    return _shape(node, b, node.attr_int("start"), node.attr_int("end", None))
+
+
+@converts("Size", since=1)
+def size(node: OnnxNode, b: TorchBuilder):
+    x = node.input(0)
+    info = node.input_info(0)
+    if info.is_static:
+        return _literal(b, np.array(int(np.prod(info.sizes)), dtype=np.int64), "si64")
+    count = b.op("aten.numel", b.type("!torch.int"), x)
+    return b.op("prim.NumToTensor.Scalar", node.result_type(), count)
+
+
+@converts("Range", since=11)
+def range_(node: OnnxNode, b: TorchBuilder):
+    """start, start + delta, ... up to (excluding) limit: aten.arange.start_step."""
+    result = node.result_info()
+    start, limit, delta = (_scalar_input(node, b, i) for i in range(3))
+
+    def scalar(v):
+        return v if isinstance(v, ir.Value) else b.constant_scalar(v, result.element)
+
+    none = b.constant_none()
+    return b.op(
+        "aten.arange.start_step", node.result_type(), scalar(start), scalar(limit), scalar(delta),
+        b.dtype(result.element), none, none, none,
+    )
+
+
+# -- Reshape, Flatten, Squeeze, Unsqueeze, Transpose ------------------------------
+def _reshape(node: OnnxNode, b: TorchBuilder, allowzero: int):
+    x = node.input(0)
+    shape = _int_elements(node, b, 1, "shape")
+    info = node.input_info(0)
+    input_dims = _dims(b, x) if info.rank is not None else None
+    sizes = []
+    for i, value in enumerate(shape):
+        if allowzero or input_dims is None or i >= len(input_dims):
+            if not allowzero and isinstance(value, int) and value == 0:
+                node.fail("a 0 in 'shape' copies an input dim, which needs a ranked input")
+            sizes.append(value)
+        elif isinstance(value, int):
+            sizes.append(input_dims[i] if value == 0 else value)
+        else:  # 0 copies the input dim: value + (value == 0) * (dim - value)
+            is_zero = b.op("aten.Int.bool", b.type("!torch.int"), b.op("aten.eq.int", b.type("!torch.bool"), value, b.constant_int(0)))
+            sizes.append(_add(b, value, _mul(b, is_zero, _sub(b, input_dims[i], value))))
+    return b.op("aten.reshape", node.result_type(), x, _int_list(b, sizes))
+
+
+@converts("Reshape", since=5)
+def reshape(node: OnnxNode, b: TorchBuilder):
+    """A 0 in `shape` copies the input's dim, -1 is inferred."""
+    return _reshape(node, b, 0)
+
+
+@converts("Reshape", since=14)
+def reshape_allowzero(node: OnnxNode, b: TorchBuilder):
+    """From opset 14, `allowzero=1` makes a 0 in `shape` a zero-sized dim."""
+    return _reshape(node, b, node.attr_int("allowzero"))
+
+
+@converts("Flatten", since=1)
+def flatten(node: OnnxNode, b: TorchBuilder):
+    """To 2-D: dims [0, axis) and [axis, rank) each multiplied together (axis in [-rank, rank])."""
+    x = node.input(0)
+    rank = _rank(node)
+    axis = node.attr_int("axis")
+    if not -rank <= axis <= rank:
+        node.fail(f"axis {axis} is out of range for rank {rank}")
+    axis = axis + rank if axis < 0 else axis
+    dims = _dims(b, x)
+    outer, inner = _product(b, dims[:axis]), _product(b, dims[axis:])
+    return b.op("aten.reshape", node.result_type(), x, _int_list(b, [outer, inner]))
+
+
+def _reshape_to_result(node: OnnxNode, b: TorchBuilder, what: str):
+    """Squeeze and Unsqueeze keep the element order: with run-time axes, reshape to the result type."""
+    sizes = node.result_info().sizes
+    if sizes is None or sum(size is None for size in sizes) > 1:
+        node.fail(f"'{what}' is computed at run time and the result type has more than one dynamic dim")
+    dims = [-1 if size is None else size for size in sizes]
+    return b.op("aten.reshape", node.result_type(), node.input(0), b.int_list(dims))
+
+
+def _squeeze(node: OnnxNode, b: TorchBuilder, axes: list[int] | None):
+    x = node.input(0)
+    info = node.input_info(0)
+    rank = _rank(node)
+    if axes is None:
+        axes = [i for i, size in enumerate(info.sizes) if size == 1]
+        unknown = [i for i, size in enumerate(info.sizes) if size is None]
+        result_rank = node.result_info().rank
+        if unknown and result_rank != rank - len(axes):
+            node.fail("without 'axes', needs static dims (or a result type that tells which dims are squeezed)")
+    axes = sorted({_axis(node, axis, rank, "axes value") for axis in axes}, reverse=True)
+    sizes = list(info.sizes)
+    for axis in axes:
+        if sizes[axis] not in (1, None):
+            node.fail(f"dim {axis} has size {sizes[axis]}, not 1")
+        del sizes[axis]
+        x = b.op("aten.squeeze.dim", b.tensor_type(sizes, info.element), x, b.constant_int(axis))
+    return x
+
+
+@converts("Squeeze", since=1)
+def squeeze_axes_attribute(node: OnnxNode, b: TorchBuilder):
+    """Opsets 1 and 11: `axes` is an attribute (absent: every size-1 dim)."""
+    return _squeeze(node, b, node.attr_ints("axes", None))
+
+
+@converts("Squeeze", since=13)
+def squeeze(node: OnnxNode, b: TorchBuilder):
+    """From opset 13, `axes` is an optional input."""
+    if node.has_input(1) and _constant(node, 1) is None:
+        return _reshape_to_result(node, b, "axes")
+    return _squeeze(node, b, _constant_ints(node, 1, "axes"))
+
+
+def _unsqueeze(node: OnnxNode, b: TorchBuilder, axes: list[int]):
+    x = node.input(0)
+    output_rank = _rank(node) + len(axes)
+    for axis in sorted(_axis(node, axis, output_rank, "axes value") for axis in axes):
+        x = b.unsqueeze(x, axis)
+    return x
+
+
+@converts("Unsqueeze", since=1)
+def unsqueeze_axes_attribute(node: OnnxNode, b: TorchBuilder):
+    """Opsets 1 and 11: `axes` is a required attribute."""
+    return _unsqueeze(node, b, node.attr_ints("axes"))
+
+
+@converts("Unsqueeze", since=13)
+def unsqueeze(node: OnnxNode, b: TorchBuilder):
+    """From opset 13, `axes` is a required input."""
+    if _constant(node, 1) is None:
+        return _reshape_to_result(node, b, "axes")
+    return _unsqueeze(node, b, _constant_ints(node, 1, "axes"))
+
+
+@converts("Transpose", since=1)
+def transpose(node: OnnxNode, b: TorchBuilder):
+    """`perm` defaults to reversing the dims."""
+    rank = _rank(node)
+    perm = node.attr_ints("perm", None) or list(reversed(range(rank)))
+    if sorted(_axis(node, p, rank, "perm value") for p in perm) != list(range(rank)):
+        node.fail(f"perm {perm} is not a permutation of the {rank} dims")
+    return b.op("aten.permute", node.result_type(), node.input(0), b.int_list(perm))
+
+
+# -- Concat, Split, Slice ---------------------------------------------------------
+def _concat(node: OnnxNode, b: TorchBuilder, axis: int):
+    axis = _axis(node, axis, _rank(node))
+    return b.op("aten.cat", node.result_type(), b.tensor_list(node.inputs()), b.constant_int(axis))
+
+
+@converts("Concat", since=1)
+def concat_default_axis(node: OnnxNode, b: TorchBuilder):
+    """Opset 1: `axis` defaults to 1."""
+    return _concat(node, b, node.attr_int("axis", 1))
+
+
+@converts("Concat", since=4)
+def concat(node: OnnxNode, b: TorchBuilder):
+    """From opset 4, `axis` is required (negative from opset 11)."""
+    return _concat(node, b, node.attr_int("axis"))
+
+
+def _split(node: OnnxNode, b: TorchBuilder, split: list | None, num_outputs: int | None = None):
+    """Slices along `axis`: sizes `split`, else equal parts (the last smaller if uneven)."""
+    x = node.input(0)
+    rank = _rank(node)
+    axis = _axis(node, node.attr_int("axis"), rank)
+    count = node.num_results
+    if split is not None and len(split) != count:
+        node.fail(f"'split' has {len(split)} sizes for {count} outputs")
+    if split is None:
+        parts = num_outputs or count
+        if parts != count:
+            node.fail(f"num_outputs={parts} but the node has {count} outputs")
+        dim = _dims(b, x)[axis]
+        chunk = _floordiv(b, _add(b, dim, parts - 1), parts)
+        split = [chunk] * count
+    results, start = [], 0
+    for i, length in enumerate(split):
+        end = _add(b, start, length)
+        results.append(
+            b.op("aten.slice.Tensor", node.result_type(i), x, b.constant_int(axis), _int(b, start), _int(b, end), b.constant_int(1))
+        )
+        start = end
+    return results
+
+
+@converts("Split", since=1)
+def split_input_or_attribute(node: OnnxNode, b: TorchBuilder):
+    """Opset 1: sizes from the optional second input, else the `split` attribute."""
+    if node.has_input(1):
+        return _split(node, b, _int_elements(node, b, 1, "split"))
+    return _split(node, b, node.attr_ints("split", None))
+
+
+@converts("Split", since=2)
+def split_attribute(node: OnnxNode, b: TorchBuilder):
+    """Opsets 2 and 11: sizes from the `split` attribute."""
+    return _split(node, b, node.attr_ints("split", None))
+
+
+@converts("Split", since=13)
+def split(node: OnnxNode, b: TorchBuilder):
+    """From opset 13: sizes from the optional `split` input."""
+    return _split(node, b, _int_elements(node, b, 1, "split") if node.has_input(1) else None)
+
+
+@converts("Split", since=18)
+def split_num_outputs(node: OnnxNode, b: TorchBuilder):
+    """From opset 18, without `split`, `num_outputs` parts of ceil(dim / num_outputs)."""
+    if node.has_input(1):
+        if node.has_attr("num_outputs"):
+            node.fail("both input 'split' and attribute 'num_outputs' are given")
+        return _split(node, b, _int_elements(node, b, 1, "split"))
+    num_outputs = node.attr_int("num_outputs", None)
+    if num_outputs is None:
+        node.fail("needs input 'split' or attribute 'num_outputs'")
+    return _split(node, b, None, num_outputs)
+
+
+def _slice(node: OnnxNode, b: TorchBuilder, starts: list, ends: list, axes: list[int] | None, steps: list[int] | None):
+    x = node.input(0)
+    info = node.input_info(0)
+    rank = _rank(node)
+    axes = list(range(len(starts))) if axes is None else axes
+    steps = [1] * len(starts) if steps is None else steps
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        node.fail(f"starts, ends, axes and steps have different lengths ({len(starts)}, {len(ends)}, {len(axes)}, {len(steps)})")
+    sizes = list(info.sizes)
+    for start, end, axis, step in zip(starts, ends, axes, steps):
+        axis = _axis(node, axis, rank, "axes value")
+        dim = sizes[axis]
+        if step == 0:
+            node.fail("a step of 0 is not allowed")
+        if step < 0:
+            if dim is None or not isinstance(start, int) or not isinstance(end, int):
+                node.fail(f"negative step {step} needs a static dim {axis} and constant starts and ends")
+            # Reverse the axis; then index j of the reversed tensor is dim - 1 - j.
+            start = min(max(start + dim if start < 0 else start, 0), dim - 1)
+            end = min(max(end + dim if end < 0 else end, -1), dim - 1)
+            x = b.op("aten.flip", b.tensor_type(sizes, info.element), x, b.int_list([axis]))
+            start, end, step = dim - 1 - start, dim - 1 - end, -step
+        elif dim is not None and isinstance(start, int) and isinstance(end, int):
+            start = min(max(start + dim if start < 0 else start, 0), dim)
+            end = min(max(end + dim if end < 0 else end, 0), dim)
+        if dim is not None and isinstance(start, int) and isinstance(end, int):
+            sizes[axis] = max(0, -(-(end - start) // step))
+        else:
+            sizes[axis] = None
+        x = b.op(
+            "aten.slice.Tensor", b.tensor_type(sizes, info.element), x, b.constant_int(axis),
+            _int(b, start), _int(b, end), b.constant_int(step),
+        )
+    return x
+
+
+@converts("Slice", since=1)
+def slice_attributes(node: OnnxNode, b: TorchBuilder):
+    """Opset 1: `starts`, `ends`, `axes` are attributes, steps are 1."""
+    return _slice(node, b, node.attr_ints("starts"), node.attr_ints("ends"), node.attr_ints("axes", None), None)
+
+
+@converts("Slice", since=10)
+def slice_(node: OnnxNode, b: TorchBuilder):
+    """From opset 10: inputs starts, ends, optional axes and steps (steps may be negative).
+    starts and ends may be computed at run time; axes and steps must be constants."""
+    starts = _int_elements(node, b, 1, "starts")
+    ends = _int_elements(node, b, 2, "ends")
+    return _slice(node, b, starts, ends, _constant_ints(node, 3, "axes"), _constant_ints(node, 4, "steps"))
+
+
+# -- Expand, Tile, Pad ------------------------------------------------------------
+@converts("Expand", since=8)
+def expand(node: OnnxNode, b: TorchBuilder):
+    """Broadcast to `shape` both ways: a 1 in `shape` keeps the input's dim."""
+    x = node.input(0)
+    rank = _rank(node)
+    shape = _int_elements(node, b, 1, "shape")
+    input_sizes = node.input_info(0).sizes
+    output_rank = max(rank, len(shape))
+    sizes = []
+    for i in range(output_rank):
+        shape_index, input_index = i - (output_rank - len(shape)), i - (output_rank - rank)
+        if shape_index < 0:
+            sizes.append(-1)
+            continue
+        wanted = shape[shape_index]
+        if input_index < 0:
+            sizes.append(wanted)
+        elif isinstance(wanted, int):
+            sizes.append(-1 if wanted == 1 else wanted)
+        elif input_sizes[input_index] == 1:
+            sizes.append(wanted)
+        elif input_sizes[input_index] is not None:
+            sizes.append(-1)
+        else:
+            size = b.op("aten.size.int", b.type("!torch.int"), x, b.constant_int(input_index))
+            sizes.append(b.op("prim.max.int", b.type("!torch.int"), size, wanted))
+    return b.op("aten.broadcast_to", node.result_type(), x, _int_list(b, sizes))
+
+
+@converts("Tile", since=6)
+def tile(node: OnnxNode, b: TorchBuilder):
+    repeats = _int_elements(node, b, 1, "repeats")
+    if len(repeats) != _rank(node):
+        node.fail(f"'repeats' has {len(repeats)} values for a rank-{_rank(node)} input")
+    return b.op("aten.tile", node.result_type(), node.input(0), _int_list(b, repeats))
+
+
+PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "replicate", "wrap": "circular"}
+
+
+def _lt(b, lhs, rhs):
+    if isinstance(lhs, int) and isinstance(rhs, int):
+        return int(lhs < rhs)
+    return b.op("aten.Int.bool", b.type("!torch.int"), b.op("aten.lt.int", b.type("!torch.bool"), _int(b, lhs), _int(b, rhs)))
+
+
+def _eq(b, lhs, rhs):
+    if isinstance(lhs, int) and isinstance(rhs, int):
+        return int(lhs == rhs)
+    return b.op("aten.Int.bool", b.type("!torch.int"), b.op("aten.eq.int", b.type("!torch.bool"), _int(b, lhs), _int(b, rhs)))
+
+
+def _pad(node: OnnxNode, b: TorchBuilder, pads: list, value, axes: list | None, modes=("constant", "reflect", "edge")):
+    x = node.input(0)
+    rank = _rank(node)
+    mode = node.attr_string("mode")
+    if mode not in modes:
+        node.fail(f"mode '{mode}' is not one of {', '.join(repr(m) for m in modes)}")
+    if axes is None:
+        axes = list(range(rank))
+    if len(pads) != 2 * len(axes):
+        node.fail(f"'pads' has {len(pads)} values for {len(axes)} axes")
+    begins, ends = [0] * rank, [0] * rank
+    for i, axis in enumerate(axes):
+        if isinstance(axis, int):
+            axis = _axis(node, axis, rank, "axes value")
+            begins[axis], ends[axis] = pads[i], pads[i + len(axes)]
+            continue
+        # A run-time axis: every dim d gets pads[i] * (axis mod rank == d).
+        axis = _add(b, axis, _mul(b, _lt(b, axis, 0), rank))
+        for d in range(rank):
+            selected = _eq(b, axis, d)
+            begins[d] = _add(b, begins[d], _mul(b, selected, pads[i]))
+            ends[d] = _add(b, ends[d], _mul(b, selected, pads[i + len(axes)]))
+    # torch lists (begin, end) pairs from the last dim backwards; leading unpadded dims are left out.
+    padded = [d for d in range(rank) if not (isinstance(begins[d], int) and isinstance(ends[d], int) and begins[d] == ends[d] == 0)]
+    first = padded[0] if padded else rank
+    torch_pads = []
+    for d in reversed(range(first, rank)):
+        torch_pads += [begins[d], ends[d]]
+    if not torch_pads:
+        return x
+    element = node.input_info(0).element
+    if mode == "constant":
+        fill = value if isinstance(value, ir.Value) else b.constant_scalar(value, element)
+        return b.op("aten.constant_pad_nd", node.result_type(), x, _int_list(b, torch_pads), fill)
+    return b.op(
+        "aten.pad", node.result_type(), x, _int_list(b, torch_pads), b.constant_string(PAD_MODES[mode]), b.constant_none()
+    )
+
+
+@converts("Pad", since=2)
+def pad_attributes(node: OnnxNode, b: TorchBuilder):
+    """Opset 2: `pads` and `value` are attributes."""
+    return _pad(node, b, node.attr_ints("pads"), node.attr_float("value"), None)
+
+
+def _pad_value(node: OnnxNode, b: TorchBuilder):
+    return _scalar_input(node, b, 2) if node.has_input(2) else 0
+
+
+@converts("Pad", since=11)
+def pad(node: OnnxNode, b: TorchBuilder):
+    """From opset 11: `pads` and the optional `constant_value` are inputs."""
+    return _pad(node, b, _int_elements(node, b, 1, "pads"), _pad_value(node, b), None)
+
+
+def _pad_axes(node: OnnxNode, b: TorchBuilder):
+    return _int_elements(node, b, 3, "axes") if node.has_input(3) else None
+
+
+@converts("Pad", since=18)
+def pad_axes(node: OnnxNode, b: TorchBuilder):
+    """From opset 18: the optional `axes` input says which dims `pads` covers."""
+    return _pad(node, b, _int_elements(node, b, 1, "pads"), _pad_value(node, b), _pad_axes(node, b))
+
+
+@converts("Pad", since=19)
+def pad_wrap(node: OnnxNode, b: TorchBuilder):
+    """From opset 19: mode 'wrap' (torch's 'circular')."""
+    return _pad(
+        node, b, _int_elements(node, b, 1, "pads"), _pad_value(node, b), _pad_axes(node, b),
+        modes=("constant", "reflect", "edge", "wrap"),
+    )
+
+
+# -- Dropout ----------------------------------------------------------------------
+def _dropout(node: OnnxNode, b: TorchBuilder):
+    x = node.input(0)
+    if node.num_results < 2 or not node.result_is_used(1):
+        return x
+    mask = node.result_info(1)
+    none = b.constant_none()
+    ones = b.op("aten.ones_like", node.result_type(1), x, b.dtype(mask.element), none, none, none, none)
+    return [x, ones]
+
+
+@converts("Dropout", since=1)
+def dropout_attributes(node: OnnxNode, b: TorchBuilder):
+    """Inference: the output is the input, the mask all ones (`is_test` is ignored, as runtimes do)."""
+    return _dropout(node, b)
+
+
+@converts("Dropout", since=12)
+def dropout(node: OnnxNode, b: TorchBuilder):
+    """From opset 12, `ratio` and `training_mode` are inputs; training with ratio > 0 is random."""
+    if node.has_input(2):
+        training = _constant(node, 2)
+        if training is None:
+            node.fail("'training_mode' must be a constant")
+        ratio = _constant(node, 1) if node.has_input(1) else np.array(0.5)
+        if bool(training.reshape(-1)[0]) and (ratio is None or float(ratio.reshape(-1)[0]) != 0.0):
+            node.fail("training_mode=1 with a nonzero ratio (random dropout) is not supported")
+    return _dropout(node, b)
+
+
+# -- DepthToSpace, SpaceToDepth ---------------------------------------------------
+def _block_rearrange(node: OnnxNode, b: TorchBuilder, split_sizes, permutation, final_sizes):
+    """reshape to `split_sizes`, permute, reshape to `final_sizes` (dims as ints or !torch.int)."""
+    x = node.input(0)
+    element = node.input_info(0).element
+    split = b.op("aten.reshape", b.tensor_type([_static(d) for d in split_sizes], element), x, _int_list(b, split_sizes))
+    permuted_sizes = [_static(split_sizes[p]) for p in permutation]
+    permuted = b.op("aten.permute", b.tensor_type(permuted_sizes, element), split, b.int_list(permutation))
+    return b.op("aten.reshape", node.result_type(), permuted, _int_list(b, final_sizes))
+
+
+def _nchw(node: OnnxNode, b: TorchBuilder):
+    if _rank(node) != 4:
+        node.fail(f"needs a rank-4 input, not rank {_rank(node)}")
+    blocksize = node.attr_int("blocksize")
+    if blocksize <= 0:
+        node.fail(f"blocksize {blocksize} is not positive")
+    return _dims(b, node.input(0)), blocksize
+
+
+def _depth_to_space(node: OnnxNode, b: TorchBuilder, mode: str):
+    (n, c, h, w), bs = _nchw(node, b)
+    depth = _floordiv(b, c, bs * bs)
+    final = [n, depth, _mul(b, h, bs), _mul(b, w, bs)]
+    if mode == "DCR":
+        return _block_rearrange(node, b, [n, bs, bs, depth, h, w], [0, 3, 4, 1, 5, 2], final)
+    if mode == "CRD":
+        return _block_rearrange(node, b, [n, depth, bs, bs, h, w], [0, 1, 4, 2, 5, 3], final)
+    node.fail(f"mode '{mode}' is not 'DCR' or 'CRD'")
+
+
+@converts("DepthToSpace", since=1)
+def depth_to_space_dcr(node: OnnxNode, b: TorchBuilder):
+    """Opset 1: depth-column-row order only."""
+    return _depth_to_space(node, b, "DCR")
+
+
+@converts("DepthToSpace", since=11)
+def depth_to_space(node: OnnxNode, b: TorchBuilder):
+    """From opset 11, `mode` picks DCR (default) or CRD."""
+    return _depth_to_space(node, b, node.attr_string("mode"))
+
+
+@converts("SpaceToDepth", since=1)
+def space_to_depth(node: OnnxNode, b: TorchBuilder):
+    (n, c, h, w), bs = _nchw(node, b)
+    height, width = _floordiv(b, h, bs), _floordiv(b, w, bs)
+    final = [n, _mul(b, c, bs * bs), height, width]
+    return _block_rearrange(node, b, [n, c, height, bs, width, bs], [0, 3, 5, 1, 2, 4], final)
+
+
+# -- EyeLike, Trilu ---------------------------------------------------------------
+@converts("EyeLike", since=9)
+def eye_like(node: OnnxNode, b: TorchBuilder):
+    """Ones where column - row == k, in the shape of the 2-D input."""
+    x = node.input(0)
+    if _rank(node) != 2:
+        node.fail(f"needs a rank-2 input, not rank {_rank(node)}")
+    rows, columns = _dims(b, x)
+    k = node.attr_int("k")
+    none = b.constant_none()
+
+    def arange(count):
+        return b.op("aten.arange", b.tensor_type([_static(count)], "si64"), _int(b, count), b.dtype("si64"), none, none, none)
+
+    row_index = b.unsqueeze(arange(rows), 1)
+    column_index = b.unsqueeze(arange(columns), 0)
+    sizes = [_static(rows), _static(columns)]
+    offset = b.op("aten.sub.Tensor", b.tensor_type(sizes, "si64"), column_index, row_index, b.constant_int(1))
+    on_diagonal = b.op("aten.eq.Scalar", b.tensor_type(sizes, "i1"), offset, b.constant_int(k))
+    return b.to_dtype(on_diagonal, node.result_info().element)
+
+
+@converts("Trilu", since=14)
+def trilu(node: OnnxNode, b: TorchBuilder):
+    """upper=1: keep j - i >= k (aten.triu); upper=0: keep j - i <= k (aten.tril)."""
+    k = _scalar_input(node, b, 1) if node.has_input(1) else 0
+    torch_op = "aten.triu" if node.attr_int("upper") else "aten.tril"
+    return b.op(torch_op, node.result_type(), node.input(0), _int(b, k))
