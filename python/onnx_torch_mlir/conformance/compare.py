@@ -30,8 +30,11 @@ def _tensor_mismatch(want: np.ndarray, got: np.ndarray, rtol: float, atol: float
         close = np.isclose(got_wide, want_wide, rtol=rtol, atol=atol, equal_nan=True)
         wrong = np.count_nonzero(~close)
         if wrong:
-            worst = np.nanmax(np.abs(np.where(close, 0, got_wide - want_wide)))
-            return f"{wrong} of {want.size} values differ beyond rtol={rtol} atol={atol} (max abs error {worst:.3g})"
+            nan_mismatches = np.count_nonzero(np.isnan(got_wide) != np.isnan(want_wide))
+            errors = np.abs(np.where(close, 0, got_wide - want_wide))
+            worst = np.nanmax(errors) if not np.all(np.isnan(errors)) else float("nan")
+            detail = f"max abs error {worst:.3g}" + (f", {nan_mismatches} NaN where a number was expected or the reverse" if nan_mismatches else "")
+            return f"{wrong} of {want.size} values differ beyond rtol={rtol} atol={atol} ({detail})"
         return None
     wrong = np.count_nonzero(want != got)
     if wrong:

@@ -11,15 +11,16 @@ import signal
 import time
 from multiprocessing.connection import wait
 
-from .worker import CaseResult, serve
+from .worker import CaseResult, run_case, serve
 
 _CONTEXT = multiprocessing.get_context("spawn")
 
 
 class _Worker:
-    def __init__(self):
+    def __init__(self, case_runner):
+        self.case_runner = case_runner
         self.connection, child_end = _CONTEXT.Pipe()
-        self.process = _CONTEXT.Process(target=serve, args=(child_end,), daemon=True)
+        self.process = _CONTEXT.Process(target=serve, args=(child_end, case_runner), daemon=True)
         self.process.start()
         child_end.close()
         self.task = None
@@ -55,11 +56,17 @@ def _death_message(exit_code) -> str:
     return f"worker exited with status {exit_code}"
 
 
-def run_cases(cases, configuration, backend, *, jobs: int = 2, timeout: float = 120.0, on_result=None):
-    """Run `cases`; returns {case_id: CaseResult}. `on_result(result)` is called as each ends."""
+def run_cases(
+    cases, configuration, backend, *, jobs: int = 2, timeout: float = 120.0, on_result=None, case_runner=run_case
+):
+    """Run `cases`; returns {case_id: CaseResult}. `on_result(result)` is called as each ends.
+
+    `case_runner(case, configuration, backend) -> CaseResult` runs in the workers
+    (a module-level function, so it can be sent to a spawned process).
+    """
     pending = list(reversed(cases))
     results = {}
-    workers = [_Worker() for _ in range(max(1, min(jobs, len(cases))))]
+    workers = [_Worker(case_runner) for _ in range(max(1, min(jobs, len(cases))))]
     idle = list(workers)
     busy = {}
 
@@ -87,7 +94,7 @@ def run_cases(cases, configuration, backend, *, jobs: int = 2, timeout: float = 
                     elapsed = time.perf_counter() - worker.started
                     result = CaseResult(worker.task.case_id, "crash", "", _death_message(worker.process.exitcode), elapsed)
                     worker.kill()
-                    worker = _Worker()
+                    worker = _Worker(case_runner)
                 finish(worker, result)
             now = time.perf_counter()
             for connection, worker in list(busy.items()):
@@ -95,7 +102,7 @@ def run_cases(cases, configuration, backend, *, jobs: int = 2, timeout: float = 
                     del busy[connection]
                     worker.kill()
                     result = CaseResult(worker.task.case_id, "timeout", "", f"no result within {timeout:.0f} s", now - worker.started)
-                    finish(_Worker(), result)
+                    finish(_Worker(case_runner), result)
     finally:
         for worker in list(busy.values()) + idle:
             worker.stop()

@@ -11,6 +11,8 @@ import traceback
 from dataclasses import dataclass
 
 import numpy as np
+import onnx
+from onnx import numpy_helper
 
 from .cases import CasePayload
 from ..runtime.backend import declared_output_dtypes
@@ -80,7 +82,8 @@ def _run_stages(case: CasePayload, configuration: Configuration, backend: str) -
     program = _stage("compile", runtime.compile_for_cpu, module, input_dialect=backend)
     result_dtypes = declared_output_dtypes(model)
     for inputs, expected in data_sets:
-        arrays = _stage("run", _as_arrays, inputs)
+        arrays = _stage("run", _as_arrays, inputs, "input")
+        expected = _stage("run", _as_arrays, expected, "expected output")
         outputs = _stage("run", program, *arrays)
         outputs = _stage("compare", runtime.reinterpret_results, outputs, result_dtypes)
         reason = mismatch(expected, outputs, case.rtol, case.atol)
@@ -88,11 +91,20 @@ def _run_stages(case: CasePayload, configuration: Configuration, backend: str) -
             raise StageFailure("compare", reason)
 
 
-def _as_arrays(inputs) -> list[np.ndarray]:
+def _as_arrays(values, what: str) -> list[np.ndarray]:
+    """Case data as numpy arrays: numpy scalars become 0-d arrays, TensorProtos are decoded.
+
+    ONNX stores data numpy cannot hold natively (float8, int4, ...) as TensorProtos;
+    ml_dtypes gives numpy a dtype for them. Sequences, maps and optionals are not tensors.
+    """
     arrays = []
-    for index, value in enumerate(inputs):
+    for index, value in enumerate(values):
+        if isinstance(value, onnx.TensorProto):
+            value = numpy_helper.to_array(value)
+        elif isinstance(value, np.generic):
+            value = np.asarray(value)
         if not isinstance(value, np.ndarray):
-            raise StageFailure("run", f"input {index} is a {type(value).__name__}, not a tensor")
+            raise StageFailure("run", f"{what} {index} is a {type(value).__name__}, not a tensor")
         arrays.append(value)
     return arrays
 
@@ -106,7 +118,7 @@ def _expected_errors():
 _EXPECTED_ERRORS = _expected_errors()
 
 
-def serve(connection) -> None:
+def serve(connection, case_runner=run_case) -> None:
     """Worker process main loop: receive (case, configuration, backend), send CaseResult."""
     import os
     import sys
@@ -124,7 +136,7 @@ def serve(connection) -> None:
             return
         case, configuration, backend = task
         try:
-            result = run_case(case, configuration, backend)
+            result = case_runner(case, configuration, backend)
         except Exception as error:  # noqa: BLE001 - a harness bug must not look like a compiler crash
             result = CaseResult(case.case_id, "crash", "", f"harness error: {type(error).__name__}: {first_line(error)}")
         connection.send(result)
