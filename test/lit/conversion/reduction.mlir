@@ -1,0 +1,258 @@
+// RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch | FileCheck %s
+
+// ReduceSum since 1: axes attribute (negative allowed from 11).
+// CHECK-LABEL: func.func @reduce_sum_axes_attribute
+func.func @reduce_sum_axes_attribute(%x: !torch.vtensor<[3,?,5],f32>) -> !torch.vtensor<[3],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // CHECK: %[[DIMS:.*]] = torch.prim.ListConstruct %{{.*}}, %{{.*}} : (!torch.int, !torch.int) -> !torch.list<int>
+  // CHECK: torch.aten.sum.dim_IntList %arg0, %[[DIMS]], %false, %none : !torch.vtensor<[3,?,5],f32>, !torch.list<int>, !torch.bool, !torch.none -> !torch.vtensor<[3],f32>
+  %0 = torch.operator "onnx.ReduceSum"(%x) {torch.onnx.axes = [1 : si64, -1 : si64], torch.onnx.keepdims = 0 : si64} : (!torch.vtensor<[3,?,5],f32>) -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// ReduceSum since 13: axes as a literal input.
+// CHECK-LABEL: func.func @reduce_sum_axes_literal
+func.func @reduce_sum_axes_literal(%x: !torch.vtensor<[3,4,5],f32>) -> !torch.vtensor<[3,1,5],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: %[[ONE:.*]] = torch.constant.int 1
+  // CHECK: %[[DIMS:.*]] = torch.prim.ListConstruct %[[ONE]]
+  // CHECK: torch.aten.sum.dim_IntList %arg0, %[[DIMS]], %true, %none {{.*}} -> !torch.vtensor<[3,1,5],f32>
+  %axes = torch.vtensor.literal(dense<[-2]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %0 = torch.operator "onnx.ReduceSum"(%x, %axes) : (!torch.vtensor<[3,4,5],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[3,1,5],f32>
+  return %0 : !torch.vtensor<[3,1,5],f32>
+}
+
+// -----
+
+// A runtime axes tensor with keepdims: the declared result names the reduced dimensions.
+// CHECK-LABEL: func.func @reduce_sum_runtime_axes_keepdims
+func.func @reduce_sum_runtime_axes_keepdims(%x: !torch.vtensor<[3,2,2],f32>, %axes: !torch.vtensor<[1],si64>) -> !torch.vtensor<[1,2,2],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: %[[ZERO:.*]] = torch.constant.int 0
+  // CHECK: %[[DIMS:.*]] = torch.prim.ListConstruct %[[ZERO]]
+  // CHECK: torch.aten.sum.dim_IntList %arg0, %[[DIMS]], %true
+  // CHECK-NOT: torch.aten.where
+  %0 = torch.operator "onnx.ReduceSum"(%x, %axes) {torch.onnx.keepdims = 1 : si64} : (!torch.vtensor<[3,2,2],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[1,2,2],f32>
+  return %0 : !torch.vtensor<[1,2,2],f32>
+}
+
+// -----
+
+// Without keepdims the declared shape [3,2] allows axes 1 or 2: both are computed, the
+// runtime axes select.
+// CHECK-LABEL: func.func @reduce_sum_runtime_axes_ambiguous
+func.func @reduce_sum_runtime_axes_ambiguous(%x: !torch.vtensor<[3,2,2],f32>, %axes: !torch.vtensor<[1],si64>) -> !torch.vtensor<[3,2],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: %[[BY2:.*]] = torch.aten.sum.dim_IntList %arg0, {{.*}} -> !torch.vtensor<[3,2],f32>
+  // CHECK: %[[BY1:.*]] = torch.aten.sum.dim_IntList %arg0, {{.*}} -> !torch.vtensor<[3,2],f32>
+  // CHECK: torch.aten.eq.Scalar %arg1, %int1
+  // CHECK: torch.aten.eq.Scalar %arg1, %int-2
+  // CHECK: %[[HIT:.*]] = torch.aten.any {{.*}} -> !torch.vtensor<[],i1>
+  // CHECK: torch.aten.where.self %[[HIT]], %[[BY1]], %[[BY2]]
+  %0 = torch.operator "onnx.ReduceSum"(%x, %axes) {torch.onnx.keepdims = 0 : si64} : (!torch.vtensor<[3,2,2],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[3,2],f32>
+  return %0 : !torch.vtensor<[3,2],f32>
+}
+
+// -----
+
+// noop_with_empty_axes: no axes is the identity.
+// CHECK-LABEL: func.func @reduce_sum_noop
+func.func @reduce_sum_noop(%x: !torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  // CHECK-NEXT: return %arg0
+  %0 = torch.operator "onnx.ReduceSum"(%x) {torch.onnx.noop_with_empty_axes = 1 : si64} : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],f32>
+  return %0 : !torch.vtensor<[3,4],f32>
+}
+
+// -----
+
+// Reducing an empty set gives the identity: 0 for a sum, -inf for a max, 1 for a product.
+// CHECK-LABEL: func.func @reduce_empty_set
+func.func @reduce_empty_set(%x: !torch.vtensor<[2,0,4],f32>) -> (!torch.vtensor<[2,1,4],f32>, !torch.vtensor<[2,1,4],f32>, !torch.vtensor<[2,4],f32>) attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  // CHECK: %[[ZERO:.*]] = torch.constant.float 0.000000e+00
+  // CHECK: torch.aten.full %{{.*}}, %[[ZERO]], %int6, {{.*}} -> !torch.vtensor<[2,1,4],f32>
+  // CHECK: %[[LOWEST:.*]] = torch.constant.float 0xFFF0000000000000
+  // CHECK: torch.aten.full %{{.*}}, %[[LOWEST]], {{.*}} -> !torch.vtensor<[2,1,4],f32>
+  // CHECK: %[[ONE:.*]] = torch.constant.float 1.000000e+00
+  // CHECK: torch.aten.full %{{.*}}, %[[ONE]], {{.*}} -> !torch.vtensor<[2,4],f32>
+  %axes = torch.vtensor.literal(dense<[1]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %0 = torch.operator "onnx.ReduceSum"(%x, %axes) : (!torch.vtensor<[2,0,4],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[2,1,4],f32>
+  %1 = torch.operator "onnx.ReduceMax"(%x, %axes) : (!torch.vtensor<[2,0,4],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[2,1,4],f32>
+  %2 = torch.operator "onnx.ReduceProd"(%x, %axes) {torch.onnx.keepdims = 0 : si64} : (!torch.vtensor<[2,0,4],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[2,4],f32>
+  return %0, %1, %2 : !torch.vtensor<[2,1,4],f32>, !torch.vtensor<[2,1,4],f32>, !torch.vtensor<[2,4],f32>
+}
+
+// -----
+
+// The other reductions at since 1 (axes attribute); no axes reduces every dimension.
+// CHECK-LABEL: func.func @reductions_axes_attribute
+func.func @reductions_axes_attribute(%x: !torch.vtensor<[3,4],f32>) -> (!torch.vtensor<[3,1],f32>, !torch.vtensor<[1,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>) attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: torch.aten.mean.dim %arg0
+  // CHECK: torch.aten.amax %arg0, {{.*}} -> !torch.vtensor<[1,1],f32>
+  // CHECK: torch.aten.amin %arg0
+  // CHECK: torch.aten.prod.dim_int %arg0
+  // CHECK: %[[ABS:.*]] = torch.aten.abs %arg0
+  // CHECK: torch.aten.sum.dim_IntList %[[ABS]]
+  // CHECK: %[[SQUARE:.*]] = torch.aten.mul.Tensor %arg0, %arg0
+  // CHECK: %[[SUM:.*]] = torch.aten.sum.dim_IntList %[[SQUARE]]
+  // CHECK: torch.aten.sqrt %[[SUM]]
+  // CHECK: %[[SUM:.*]] = torch.aten.sum.dim_IntList %arg0
+  // CHECK: torch.aten.log %[[SUM]]
+  // CHECK: %[[EXP:.*]] = torch.aten.exp %arg0
+  // CHECK: %[[SUM:.*]] = torch.aten.sum.dim_IntList %[[EXP]]
+  // CHECK: torch.aten.log %[[SUM]]
+  // CHECK: %[[SQUARE:.*]] = torch.aten.mul.Tensor %arg0, %arg0
+  // CHECK: torch.aten.sum.dim_IntList %[[SQUARE]]
+  %0 = torch.operator "onnx.ReduceMean"(%x) {torch.onnx.axes = [1 : si64]} : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,1],f32>
+  %1 = torch.operator "onnx.ReduceMax"(%x) : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[1,1],f32>
+  %2 = torch.operator "onnx.ReduceMin"(%x) {torch.onnx.axes = [1 : si64]} : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,1],f32>
+  %3 = torch.operator "onnx.ReduceProd"(%x) {torch.onnx.axes = [1 : si64]} : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,1],f32>
+  %4 = torch.operator "onnx.ReduceL1"(%x) {torch.onnx.axes = [1 : si64]} : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,1],f32>
+  %5 = torch.operator "onnx.ReduceL2"(%x) {torch.onnx.axes = [1 : si64]} : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,1],f32>
+  %6 = torch.operator "onnx.ReduceLogSum"(%x) {torch.onnx.axes = [1 : si64]} : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,1],f32>
+  %7 = torch.operator "onnx.ReduceLogSumExp"(%x) {torch.onnx.axes = [1 : si64]} : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,1],f32>
+  %8 = torch.operator "onnx.ReduceSumSquare"(%x) {torch.onnx.axes = [1 : si64]} : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,1],f32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : !torch.vtensor<[3,1],f32>, !torch.vtensor<[1,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>
+}
+
+// -----
+
+// The same reductions at since 18 (axes input), in the ONNX dialect spelling.
+// CHECK-LABEL: func.func @reductions_axes_input
+module attributes {onnx.opset_version = 18 : i64} {
+  func.func @reductions_axes_input(%x: tensor<3x4xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+    // CHECK: torch.aten.mean.dim {{.*}} -> !torch.vtensor<[3],f32>
+    // CHECK: torch.aten.amax {{.*}} -> !torch.vtensor<[3],f32>
+    // CHECK: torch.aten.amin {{.*}} -> !torch.vtensor<[3],f32>
+    // CHECK: torch.aten.prod.dim_int {{.*}} -> !torch.vtensor<[3],f32>
+    // CHECK: torch.aten.abs
+    // CHECK: torch.aten.sqrt
+    // CHECK: torch.aten.log
+    // CHECK: torch.aten.exp
+    // CHECK: torch.aten.mul.Tensor
+    %axes = "onnx.Constant"() {value = dense<[1]> : tensor<1xi64>} : () -> tensor<1xi64>
+    %0 = "onnx.ReduceMean"(%x, %axes) {keepdims = 0 : si64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3xf32>
+    %1 = "onnx.ReduceMax"(%x, %axes) {keepdims = 0 : si64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3xf32>
+    %2 = "onnx.ReduceMin"(%x, %axes) {keepdims = 0 : si64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3xf32>
+    %3 = "onnx.ReduceProd"(%x, %axes) {keepdims = 0 : si64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3xf32>
+    %4 = "onnx.ReduceL1"(%x, %axes) {keepdims = 0 : si64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3xf32>
+    %5 = "onnx.ReduceL2"(%x, %axes) {keepdims = 0 : si64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3xf32>
+    %6 = "onnx.ReduceLogSum"(%x, %axes) {keepdims = 0 : si64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3xf32>
+    %7 = "onnx.ReduceLogSumExp"(%x, %axes) {keepdims = 0 : si64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3xf32>
+    %8 = "onnx.ReduceSumSquare"(%x, %axes) {keepdims = 0 : si64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3xf32>
+    return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+  }
+}
+
+// -----
+
+// ReduceProd over several dimensions: one aten.prod.dim_int each, highest first.
+// ReduceMax of booleans reduces them as integers. ReduceMean of integers truncates.
+// CHECK-LABEL: func.func @reduce_prod_bool_max_int_mean
+func.func @reduce_prod_bool_max_int_mean(%x: !torch.vtensor<[2,3,4],f32>, %b: !torch.vtensor<[2,3],i1>, %i: !torch.vtensor<[2,?],si32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[2],i1>, !torch.vtensor<[2],si32>) attributes {torch.onnx_meta.opset_version = 20 : si64} {
+  // CHECK: torch.aten.prod.dim_int %arg0, %int2, {{.*}} -> !torch.vtensor<[2,3],f32>
+  // CHECK: torch.aten.prod.dim_int %{{.*}}, %int0, {{.*}} -> !torch.vtensor<[3],f32>
+  // CHECK: %[[WIDE:.*]] = torch.aten.to.dtype %arg1, %int3
+  // CHECK: %[[MAX:.*]] = torch.aten.amax %[[WIDE]]
+  // CHECK: torch.aten.to.dtype %[[MAX]], %int11
+  // CHECK: %[[SUM:.*]] = torch.aten.sum.dim_IntList %arg2
+  // CHECK: %[[COUNT:.*]] = torch.aten.size.int %arg2, %int1
+  // CHECK: torch.aten.div.Scalar_mode %[[SUM]], %[[COUNT]], %str
+  %axes = torch.vtensor.literal(dense<[0, 2]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+  %0 = torch.operator "onnx.ReduceProd"(%x, %axes) {torch.onnx.keepdims = 0 : si64} : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[3],f32>
+  %last = torch.vtensor.literal(dense<[-1]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %1 = torch.operator "onnx.ReduceMax"(%b, %last) {torch.onnx.keepdims = 0 : si64} : (!torch.vtensor<[2,3],i1>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[2],i1>
+  %2 = torch.operator "onnx.ReduceMean"(%i, %last) {torch.onnx.keepdims = 0 : si64} : (!torch.vtensor<[2,?],si32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[2],si32>
+  return %0, %1, %2 : !torch.vtensor<[3],f32>, !torch.vtensor<[2],i1>, !torch.vtensor<[2],si32>
+}
+
+// -----
+
+// ArgMax since 1 and ArgMin since 12 with select_last_index.
+// CHECK-LABEL: func.func @arg_extrema
+func.func @arg_extrema(%x: !torch.vtensor<[2,?],f32>) -> (!torch.vtensor<[2,1],si64>, !torch.vtensor<[2],si64>) attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // CHECK: torch.aten.argmax %arg0, %int1, %true : !torch.vtensor<[2,?],f32>, !torch.int, !torch.bool -> !torch.vtensor<[2,1],si64>
+  // CHECK: torch.aten.argmin %arg0, %int1{{[_0-9]*}}, %false
+  %0 = torch.operator "onnx.ArgMax"(%x) {torch.onnx.axis = -1 : si64} : (!torch.vtensor<[2,?],f32>) -> !torch.vtensor<[2,1],si64>
+  %1 = torch.operator "onnx.ArgMin"(%x) {torch.onnx.axis = 1 : si64, torch.onnx.keepdims = 0 : si64} : (!torch.vtensor<[2,?],f32>) -> !torch.vtensor<[2],si64>
+  return %0, %1 : !torch.vtensor<[2,1],si64>, !torch.vtensor<[2],si64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @arg_extrema_select_last_index
+func.func @arg_extrema_select_last_index(%x: !torch.vtensor<[2,?],f32>) -> (!torch.vtensor<[2,1],si64>, !torch.vtensor<[1,?],si64>) attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: %[[FLIPPED:.*]] = torch.aten.flip %arg0
+  // CHECK: %[[INDEX:.*]] = torch.aten.argmax %[[FLIPPED]], %int1{{[_0-9]*}}, %true
+  // CHECK: %[[SIZE:.*]] = torch.aten.size.int %arg0, %int1
+  // CHECK: %[[LAST:.*]] = torch.aten.sub.int %[[SIZE]], %int1
+  // CHECK: torch.aten.rsub.Scalar %[[INDEX]], %[[LAST]], %int1
+  // CHECK: torch.aten.argmin %arg0, %int0, %true
+  %0 = torch.operator "onnx.ArgMax"(%x) {torch.onnx.axis = 1 : si64, torch.onnx.select_last_index = 1 : si64} : (!torch.vtensor<[2,?],f32>) -> !torch.vtensor<[2,1],si64>
+  %1 = torch.operator "onnx.ArgMin"(%x) {torch.onnx.select_last_index = 0 : si64} : (!torch.vtensor<[2,?],f32>) -> !torch.vtensor<[1,?],si64>
+  return %0, %1 : !torch.vtensor<[2,1],si64>, !torch.vtensor<[1,?],si64>
+}
+
+// -----
+
+// CumSum since 11, reverse exclusive: a triangular mask (i > j) summed against the input.
+// CHECK-LABEL: func.func @cum_sum
+func.func @cum_sum(%x: !torch.vtensor<[2,?],f32>) -> !torch.vtensor<[2,?],f32> attributes {torch.onnx_meta.opset_version = 14 : si64} {
+  // CHECK: %[[N:.*]] = torch.aten.size.int %arg0, %int1
+  // CHECK: %[[POSITIONS:.*]] = torch.aten.arange %[[N]], %int4
+  // CHECK: %[[ROWS:.*]] = torch.aten.unsqueeze %[[POSITIONS]], %int1
+  // CHECK: %[[MASK:.*]] = torch.aten.gt.Tensor %[[ROWS]], %[[POSITIONS]] : !torch.vtensor<[?,1],si64>, !torch.vtensor<[?],si64> -> !torch.vtensor<[?,?],i1>
+  // CHECK: %[[WEIGHTS:.*]] = torch.aten.to.dtype %[[MASK]], %int6
+  // CHECK: %[[SPREAD:.*]] = torch.aten.unsqueeze %arg0, %int2
+  // CHECK: %[[PRODUCTS:.*]] = torch.aten.mul.Tensor %[[SPREAD]], %[[WEIGHTS]] : !torch.vtensor<[2,?,1],f32>, !torch.vtensor<[?,?],f32> -> !torch.vtensor<[2,?,?],f32>
+  // CHECK: torch.aten.sum.dim_IntList %[[PRODUCTS]], {{.*}} -> !torch.vtensor<[2,?],f32>
+  %axis = torch.vtensor.literal(dense<-1> : tensor<si64>) : !torch.vtensor<[],si64>
+  %0 = torch.operator "onnx.CumSum"(%x, %axis) {torch.onnx.exclusive = 1 : si64, torch.onnx.reverse = 1 : si64} : (!torch.vtensor<[2,?],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[2,?],f32>
+  return %0 : !torch.vtensor<[2,?],f32>
+}
+
+// -----
+
+// A runtime CumSum axis: each axis is computed, the runtime one selected.
+// CHECK-LABEL: func.func @cum_sum_runtime_axis
+module attributes {onnx.opset_version = 11 : i64} {
+  func.func @cum_sum_runtime_axis(%x: tensor<2x3xi32>, %axis: tensor<i32>) -> tensor<2x3xi32> {
+    // CHECK: torch.aten.le.Tensor
+    // CHECK: torch.aten.le.Tensor
+    // CHECK: torch.aten.eq.Scalar %{{.*}}, %int0
+    // CHECK: torch.aten.eq.Scalar %{{.*}}, %int-2
+    // CHECK: torch.aten.where.self
+    %0 = "onnx.CumSum"(%x, %axis) : (tensor<2x3xi32>, tensor<i32>) -> tensor<2x3xi32>
+    return %0 : tensor<2x3xi32>
+  }
+}
+
+// -----
+
+// TopK since 1 (k attribute), 10 (k input), 11 (largest, sorted).
+// CHECK-LABEL: func.func @top_k_attribute
+func.func @top_k_attribute(%x: !torch.vtensor<[3,4],f32>) -> (!torch.vtensor<[3,2],f32>, !torch.vtensor<[3,2],si64>) attributes {torch.onnx_meta.opset_version = 9 : si64} {
+  // CHECK: torch.aten.topk %arg0, %int2, %int1, %true, %true{{[_0-9]*}} :
+  %0:2 = torch.operator "onnx.TopK"(%x) {torch.onnx.k = 2 : si64} : (!torch.vtensor<[3,4],f32>) -> (!torch.vtensor<[3,2],f32>, !torch.vtensor<[3,2],si64>)
+  return %0#0, %0#1 : !torch.vtensor<[3,2],f32>, !torch.vtensor<[3,2],si64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @top_k_input
+func.func @top_k_input(%x: !torch.vtensor<[3,?],f32>, %k: !torch.vtensor<[1],si64>) -> (!torch.vtensor<[3,?],f32>, !torch.vtensor<[3,?],si64>) attributes {torch.onnx_meta.opset_version = 10 : si64} {
+  // CHECK: %[[K:.*]] = torch.aten.select.int %arg1, %int0, %int0
+  // CHECK: %[[KVALUE:.*]] = torch.aten.item %[[K]]
+  // CHECK: torch.aten.topk %arg0, %[[KVALUE]], %int1{{[_0-9]*}}, %true, %true{{[_0-9]*}} :
+  %0:2 = torch.operator "onnx.TopK"(%x, %k) {torch.onnx.axis = 1 : si64} : (!torch.vtensor<[3,?],f32>, !torch.vtensor<[1],si64>) -> (!torch.vtensor<[3,?],f32>, !torch.vtensor<[3,?],si64>)
+  return %0#0, %0#1 : !torch.vtensor<[3,?],f32>, !torch.vtensor<[3,?],si64>
+}
+
+// -----
+
+// A runtime k whose result size is declared: the declared size is k.
+// CHECK-LABEL: func.func @top_k_smallest
+module attributes {onnx.opset_version = 11 : i64} {
+  func.func @top_k_smallest(%x: tensor<3x4xf32>, %k: tensor<1xi64>) -> (tensor<3x3xf32>, tensor<3x3xi64>) {
+    // CHECK: torch.aten.topk %{{.*}}, %int3, %int1, %false, %true :
+    %0:2 = "onnx.TopK"(%x, %k) {axis = 1 : si64, largest = 0 : si64} : (tensor<3x4xf32>, tensor<1xi64>) -> (tensor<3x3xf32>, tensor<3x3xi64>)
+    return %0#0, %0#1 : tensor<3x3xf32>, tensor<3x3xi64>
+  }
+}
