@@ -402,3 +402,25 @@ def test_parse_failure_and_unknown_dialect():
         compile_for_cpu("func.func @main_graph(")
     with pytest.raises(RunnerError, match="unknown input dialect"):
         compile_for_cpu(IN_PLACE_ON_ARGUMENT, input_dialect="mhlo")
+
+
+DYNAMIC_COLLAPSE = """
+func.func @main_graph(%a: tensor<?x2x3xf32>) -> (tensor<?x3xf32>, tensor<?x2xf32>) {
+  %0 = tensor.collapse_shape %a [[0, 1], [2]] : tensor<?x2x3xf32> into tensor<?x3xf32>
+  %1 = tensor.collapse_shape %a [[0], [1, 2]] : tensor<?x2x3xf32> into tensor<?x6xf32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x2x3xf32>
+  %2 = tensor.extract_slice %1[0, 1] [%n, 2] [1, 3] : tensor<?x6xf32> to tensor<?x2xf32>
+  return %0, %2 : tensor<?x3xf32>, tensor<?x2xf32>
+}
+"""
+
+
+def test_dynamic_reshapes_and_subviews():
+    # expand-strided-metadata turns their sizes into affine.apply, which must
+    # still be lowered (it was left behind an unrealized_conversion_cast).
+    a = np.arange(24, dtype=np.float32).reshape(4, 2, 3)
+    collapsed, sliced = run(DYNAMIC_COLLAPSE, [a])
+    np.testing.assert_array_equal(collapsed, a.reshape(8, 3))
+    np.testing.assert_array_equal(sliced, a.reshape(4, 6)[:, 1::3])
+

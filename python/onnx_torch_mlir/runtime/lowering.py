@@ -58,6 +58,9 @@ _LINALG_TO_LLVM = [
     "func.func(tm-tensor-to-loops)",
     "func.func(refback-munge-memref-copy)",
     "func.func(convert-linalg-to-loops)",
+    # Subviews and reshapes of dynamic shapes become `affine.apply` arithmetic
+    # on their metadata, so this must run before lower-affine.
+    "expand-strided-metadata",
     "lower-affine",
     "convert-scf-to-cf",
     # Scalar ops that LLVM has no direct equivalent for.
@@ -68,7 +71,6 @@ _LINALG_TO_LLVM = [
     "convert-math-to-libm",
     "convert-complex-to-standard",
     # LLVM dialect.
-    "expand-strided-metadata",
     "convert-bufferization-to-memref",
     "finalize-memref-to-llvm",
     "convert-arith-to-llvm",
@@ -160,6 +162,31 @@ def lower_to_llvm(runner: _RunnerContext, module: ir.Module, input_dialect: str)
         raise RunnerError(
             f"lowering the {input_dialect} program to LLVM failed: {describe_mlir_error(error)}"
         ) from None
+    _check_fully_lowered(module, input_dialect)
+
+
+def _check_fully_lowered(module: ir.Module, input_dialect: str) -> None:
+    """Name the first op the pipeline left outside the LLVM dialect.
+
+    Otherwise the JIT only reports the `builtin.unrealized_conversion_cast`
+    that a conversion left around it.
+    """
+    left: list[ir.Operation] = []
+
+    def find(operation: ir.Operation) -> ir.WalkResult:
+        name = operation.name
+        if not name.startswith("llvm.") and name not in ("builtin.module", "builtin.unrealized_conversion_cast"):
+            left.append(operation)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(find)
+    if left:
+        operation = left[0]
+        raise RunnerError(
+            f"lowering the {input_dialect} program to LLVM left op {operation.name} "
+            f"at {operation.location} unconverted"
+        )
 
 
 def _check_no_foreign_ops(module: ir.Module, input_dialect: str) -> None:
