@@ -424,3 +424,42 @@ def test_dynamic_reshapes_and_subviews():
     np.testing.assert_array_equal(collapsed, a.reshape(8, 3))
     np.testing.assert_array_equal(sliced, a.reshape(4, 6)[:, 1::3])
 
+
+LOOP_YIELDING_A_FRESH_TENSOR = """
+func.func @main_graph(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant dense<0.0> : tensor<3xf32>
+  %0:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%sum = %zero, %last = %zero) -> (tensor<3xf32>, tensor<3xf32>) {
+    %init = tensor.empty() : tensor<3xf32>
+    %fresh = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                             iterator_types = ["parallel"]}
+        ins(%a, %last : tensor<3xf32>, tensor<3xf32>) outs(%init : tensor<3xf32>) {
+    ^bb0(%x: f32, %y: f32, %out: f32):
+      %r = arith.addf %x, %y : f32
+      linalg.yield %r : f32
+    } -> tensor<3xf32>
+    %next = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                            iterator_types = ["parallel"]}
+        ins(%fresh : tensor<3xf32>) outs(%sum : tensor<3xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %r = arith.addf %x, %out : f32
+      linalg.yield %r : f32
+    } -> tensor<3xf32>
+    scf.yield %next, %fresh : tensor<3xf32>, tensor<3xf32>
+  }
+  return %0#0, %0#1 : tensor<3xf32>, tensor<3xf32>
+}
+"""
+
+
+def test_loop_yielding_a_fresh_tensor():
+    # One-Shot Bufferize must be allowed to return new allocations from loops
+    # (an RNN's hidden state is such a loop-carried value).
+    a = np.array([1, 2, 3], np.float32)
+    program = compile_for_cpu(LOOP_YIELDING_A_FRESH_TENSOR)
+    for _ in range(2):
+        total, last = program(a)
+        np.testing.assert_array_equal(total, 10 * a)
+        np.testing.assert_array_equal(last, 4 * a)

@@ -49,7 +49,7 @@ _LINALG_TO_LLVM = [
     # Bufferize. TMTensor ops (torch-mlir's extra structured ops) are unknown to
     # One-Shot Bufferize, which treats them conservatively; their own pass then
     # bufferizes them.
-    "one-shot-bufferize{allow-unknown-ops bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}",
+    "one-shot-bufferize{allow-return-allocs-from-loops allow-unknown-ops bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}",
     "func.func(tm-tensor-bufferize)",
     "canonicalize",
     "buffer-deallocation-pipeline",
