@@ -15,8 +15,8 @@ def compile(
     output_type: str = "torch",
     *,
     backend_legal_ops=(),
-    importer: str = "torch-mlir",
-    converter: str = "torch-mlir",
+    importer: str = "ours",
+    converter: str = "ours",
     context: ir.Context | None = None,
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
