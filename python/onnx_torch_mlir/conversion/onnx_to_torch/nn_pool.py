@@ -1,0 +1,254 @@
+"""Pooling: MaxPool (with Indices), AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool,
+GlobalLpPool, MaxRoiPool.
+
+Forms torch's pooling ops take directly (symmetric pads of at most half the kernel, and for
+averages no dilation) map to `aten.max_pool{1,2,3}d` / `aten.avg_pool{1,2,3}d`. The rest:
+MaxPool pads the input with the lowest value explicitly; AveragePool and LpPool compute
+window sums as a depthwise convolution with a kernel of ones, which takes dilations and
+any padding, and divide by the window sum of ones (the count of elements averaged).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from torch_mlir import ir
+
+from .builder import TorchBuilder
+from .nn import pad_spatial, product_of, resolve_pads, scalar_op, sizes_or_fail, spatial_ints, binary, unary
+from .nn_conv import _cast_to
+from .node import OnnxNode
+from .registry import converts
+
+
+def _pool_attributes(node: OnnxNode):
+    """(sizes, kernel, strides, dilations, begins, ends, ceil_mode) of a windowed pool."""
+    sizes = sizes_or_fail(node, 0)
+    count = len(sizes) - 2
+    kernel = node.attr_ints("kernel_shape")
+    if count < 1 or len(kernel) != count:
+        node.fail(f"attribute 'kernel_shape' {kernel} does not match input rank {len(sizes)}")
+    strides = spatial_ints(node, "strides", count, 1)
+    dilations = spatial_ints(node, "dilations", count, 1)
+    begins, ends = resolve_pads(node, sizes[2:], kernel, strides, dilations)
+    ceil_mode = node.attr_int("ceil_mode", 0)
+    return sizes, kernel, strides, dilations, begins, ends, ceil_mode
+
+
+def _torch_pads_fit(kernel, begins, ends) -> bool:
+    return begins == ends and all(0 <= p <= k // 2 for p, k in zip(begins, kernel))
+
+
+def _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode):
+    """Spatial output sizes (None if dynamic); with ceil_mode a window must start inside the
+    input or its leading pad (torch's rule, also ONNX's reference since opset 19)."""
+    out = []
+    for i, size in enumerate(sizes[2:]):
+        if size is None:
+            out.append(None)
+            continue
+        span = size + begins[i] + ends[i] - ((kernel[i] - 1) * dilations[i] + 1)
+        count = (-(-span // strides[i]) if ceil_mode else span // strides[i]) + 1
+        if ceil_mode and (count - 1) * strides[i] >= size + begins[i]:
+            count -= 1
+        out.append(count)
+    return out
+
+
+def _lowest(element: str) -> float:
+    if element in ("f16", "bf16", "f32", "f64"):
+        return float("-inf")
+    if element.startswith("ui"):
+        return 0
+    return float(np.iinfo(f"int{element[2:]}").min)
+
+
+@converts("MaxPool", since=1)
+def max_pool(node: OnnxNode, b: TorchBuilder):
+    """Max over windows; Indices (opset 8) index the flattened input, row-major or, with
+    storage_order=1, column-major within each plane."""
+    x = node.input(0)
+    sizes, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node)
+    count = len(kernel)
+    if count > 3:
+        node.fail(f"{count} spatial dims: only 1 to 3 are supported")
+    want_indices = node.num_results > 1 and node.result_is_used(1)
+    storage_order = node.attr_int("storage_order", 0)
+    padding = begins
+    if not _torch_pads_fit(kernel, begins, ends):
+        if want_indices:
+            node.fail(f"output Indices with pads {begins + ends} (asymmetric or over half the kernel) is not supported")
+        x = pad_spatial(b, x, begins, ends, _lowest(node.input_info(0).element))
+        padding = [0] * count
+    operands = [
+        x, b.int_list(kernel), b.int_list(strides), b.int_list(padding), b.int_list(dilations),
+        b.constant_bool(bool(ceil_mode)),
+    ]
+    if not want_indices:
+        result = b.op(f"aten.max_pool{count}d", node.result_type(), *operands)
+        return [result, None] if node.num_results > 1 else result
+    indices_info = node.result_info(1)
+    plane_type = b.tensor_type(indices_info.sizes, "si64")
+    values, indices = b.op(f"aten.max_pool{count}d_with_indices", [node.result_type(), plane_type], *operands)
+    if storage_order == 1:
+        if count != 2:
+            node.fail(f"storage_order 1 with {count} spatial dims is not supported")
+        height, width = sizes[2], sizes[3]
+        if height is None or width is None:
+            node.fail("storage_order 1 needs static spatial sizes")
+        row = b.op("aten.floor_divide.Scalar", plane_type, indices, b.constant_int(width))
+        column = b.op("aten.remainder.Scalar", plane_type, indices, b.constant_int(width))
+        column = b.op("aten.mul.Scalar", plane_type, column, b.constant_int(height))
+        indices = binary(b, "aten.add.Tensor", row, column, plane_type)
+    return [values, binary(b, "aten.add.Tensor", indices, _plane_offsets(node, b, sizes), node.result_type(1))]
+
+
+def _plane_offsets(node: OnnxNode, b: TorchBuilder, sizes) -> ir.Value:
+    """[N, C, 1, ...] si64 tensor of (n * C + c) * plane size: torch's indices are per plane."""
+    plane = product_of(sizes[2:])
+    if plane is None or sizes[1] is None:
+        node.fail("output Indices needs static channel and spatial sizes")
+    batch = sizes[0]
+    int_type = b.type("!torch.int")
+    if batch is None:
+        batch_value = b.op("aten.size.int", int_type, node.input(0), b.constant_int(0))
+        total = b.op("aten.mul.int", int_type, batch_value, b.constant_int(sizes[1] * plane))
+    else:
+        batch_value = b.constant_int(batch)
+        total = b.constant_int(batch * sizes[1] * plane)
+    none = b.constant_none()
+    flat = b.op(
+        "aten.arange.start_step", b.tensor_type([None if batch is None else batch * sizes[1]], "si64"),
+        b.constant_int(0), total, b.constant_int(plane), b.dtype("si64"), none, none, none,
+    )
+    shape = [batch_value, b.constant_int(sizes[1])] + [b.constant_int(1)] * (len(sizes) - 2)
+    return b.op(
+        "aten.view", b.tensor_type([batch, sizes[1]] + [1] * (len(sizes) - 2), "si64"), flat,
+        b.list(shape, "!torch.int"),
+    )
+
+
+def _window_sum(node: OnnxNode, b: TorchBuilder, x, kernel, strides, dilations, begins, ends, ceil_mode, pad_value):
+    """Sum over each window, as a convolution with ones of [N * C, 1, ...]; pads filled with
+    pad_value, the windows ceil_mode adds past the end filled with zeros. (Not a depthwise
+    convolution: torch-mlir lowers grouped 3-D convolutions on no backend.)"""
+    sizes = list(b.info(x).sizes)
+    count = len(kernel)
+    out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
+    extra = [0] * count
+    if ceil_mode:
+        for i in range(count):
+            if out_sizes[i] is None:
+                node.fail(f"ceil_mode needs a static spatial size (dim {i + 2})")
+            needed = (out_sizes[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1
+            extra[i] = max(needed - (sizes[i + 2] + begins[i] + ends[i]), 0)
+    outer = b.sizes_of(x)[:2]
+    x = pad_spatial(b, x, begins, ends, pad_value)
+    x = pad_spatial(b, x, [0] * count, extra, 0.0)
+    info = b.info(x)
+    element = info.element
+    planes = None if None in sizes[:2] else sizes[0] * sizes[1]
+    x = b.op(
+        "aten.flatten.using_ints", b.tensor_type([planes] + list(info.sizes[2:]), element), x, b.constant_int(0),
+        b.constant_int(1),
+    )
+    x = b.unsqueeze(x, 1)
+    none = b.constant_none()
+    ones = b.op(
+        "aten.ones", b.tensor_type([1, 1] + list(kernel), element), b.int_list([1, 1] + list(kernel)),
+        b.dtype(element), none, none, none,
+    )
+    total = b.op(
+        "aten.convolution", b.tensor_type([planes, 1] + out_sizes, element), x, ones, none, b.int_list(strides),
+        b.int_list([0] * count), b.int_list(dilations), b.constant_bool(False), b.int_list([0] * count),
+        b.constant_int(1),
+    )
+    shape = outer + [b.constant_int(-1) if s is None else b.constant_int(s) for s in out_sizes]
+    if out_sizes.count(None) > 1:
+        node.fail("needs static spatial sizes (more than one is dynamic)")
+    if None in out_sizes and None in sizes[:2]:
+        node.fail("needs static spatial sizes when the batch or channel size is dynamic")
+    return b.op("aten.view", b.tensor_type(sizes[:2] + out_sizes, element), total, b.list(shape, "!torch.int"))
+
+
+@converts("AveragePool", since=1)
+def average_pool(node: OnnxNode, b: TorchBuilder):
+    """Mean over windows; count_include_pad counts the pads (never the ceil_mode overflow)."""
+    x = node.input(0)
+    sizes, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node)
+    count = len(kernel)
+    include_pad = bool(node.attr_int("count_include_pad", 0))
+    if count <= 3 and all(d == 1 for d in dilations) and _torch_pads_fit(kernel, begins, ends):
+        operands = [
+            x, b.int_list(kernel), b.int_list(strides), b.int_list(begins), b.constant_bool(bool(ceil_mode)),
+            b.constant_bool(include_pad),
+        ]
+        if count > 1:
+            operands.append(b.constant_none())
+        return b.op(f"aten.avg_pool{count}d", node.result_type(), *operands)
+    window = (kernel, strides, dilations, begins, ends, ceil_mode)
+    total = _window_sum(node, b, x, *window, 0.0)
+    none = b.constant_none()
+    ones = b.op("aten.ones_like", x.type, x, none, none, none, none, none)
+    counted = _window_sum(node, b, ones, *window, 1.0 if include_pad else 0.0)
+    return _cast_to(b, binary(b, "aten.div.Tensor", total, counted), node.result_type())
+
+
+@converts("LpPool", since=1)
+def lp_pool(node: OnnxNode, b: TorchBuilder):
+    """(sum over the window of |x|^p)^(1/p); pads add zeros."""
+    x = node.input(0)
+    _, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node)
+    p = node.attr_float("p")
+    powered = unary(b, "aten.abs", x)
+    if p != 1.0:
+        powered = scalar_op(b, "aten.pow.Tensor_Scalar", powered, p)
+    total = _window_sum(node, b, powered, kernel, strides, dilations, begins, ends, ceil_mode, 0.0)
+    if p != 1.0:
+        total = scalar_op(b, "aten.pow.Tensor_Scalar", total, 1.0 / p)
+    return _cast_to(b, total, node.result_type())
+
+
+def _spatial_dims(node: OnnxNode) -> list[int]:
+    rank = len(sizes_or_fail(node, 0))
+    if rank < 3:
+        node.fail(f"input rank {rank}: needs at least one spatial dim")
+    return list(range(2, rank))
+
+
+@converts("GlobalAveragePool", since=1)
+def global_average_pool(node: OnnxNode, b: TorchBuilder):
+    dims = _spatial_dims(node)
+    return b.op(
+        "aten.mean.dim", node.result_type(), node.input(0), b.int_list(dims), b.constant_bool(True), b.constant_none()
+    )
+
+
+@converts("GlobalMaxPool", since=1)
+def global_max_pool(node: OnnxNode, b: TorchBuilder):
+    dims = _spatial_dims(node)
+    return b.op("aten.amax", node.result_type(), node.input(0), b.int_list(dims), b.constant_bool(True))
+
+
+@converts("GlobalLpPool", since=1)
+def global_lp_pool(node: OnnxNode, b: TorchBuilder):
+    """The p-norm over all spatial dims (p is a float at opset 1, an int from opset 2)."""
+    dims = _spatial_dims(node)
+    return b.op(
+        "aten.linalg_vector_norm", node.result_type(), node.input(0), b.constant_float(node.attr_float("p")),
+        b.int_list(dims), b.constant_bool(True), b.constant_none(),
+    )
+
+
+@converts("MaxRoiPool", since=1)
+def max_roi_pool(node: OnnxNode, b: TorchBuilder):
+    """torchvision's roi_pool: rois are [K, 5] rows (batch index, x1, y1, x2, y2)."""
+    pooled = node.attr_ints("pooled_shape")
+    if len(pooled) != 2:
+        node.fail(f"attribute 'pooled_shape' {pooled} must have 2 values")
+    result = node.result_info()
+    argmax_type = b.tensor_type(result.sizes, "si64")
+    values, _ = b.op(
+        "torchvision.roi_pool", [node.result_type(), argmax_type], node.input(0), node.input(1),
+        b.constant_float(node.attr_float("spatial_scale")), b.constant_int(pooled[0]), b.constant_int(pooled[1]),
+    )
+    return values
