@@ -65,8 +65,12 @@ def run(args) -> int:
     if args.update:
         from ..conformance.configurations import CONFIGURATIONS as every
 
+        from .. import supported_ops
+
         path = report.write_report(list(every.values()), list(BACKENDS))
-        print(f"wrote {path.relative_to(report.REPOSITORY)} and the passing lists")
+        ops_path = report.REPOSITORY / "docs" / "supported-ops.md"
+        ops_path.write_text(supported_ops.markdown())
+        print(f"wrote {path.relative_to(report.REPOSITORY)}, docs/supported-ops.md and the passing lists")
     return status
 
 
