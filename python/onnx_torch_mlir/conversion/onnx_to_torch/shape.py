@@ -230,6 +230,8 @@ def _element_type(element: str, context) -> ir.Type:
 
 
 def _literal(b: TorchBuilder, array: np.ndarray, element: str) -> ir.Value:
+    if array.ndim == 0:
+        return b.scalar_tensor_literal(array.item(), element)
     array = np.ascontiguousarray(array)
     attribute = ir.DenseElementsAttr.get(array, type=_element_type(element, b.context), shape=list(array.shape))
     return b.op("vtensor.literal", b.tensor_type(array.shape, element), attributes={"value": attribute})
@@ -410,11 +412,12 @@ def _squeeze(node: OnnxNode, b: TorchBuilder, axes: list[int] | None):
             node.fail("without 'axes', needs static dims (or a result type that tells which dims are squeezed)")
     axes = sorted({_axis(node, axis, rank, "axes value") for axis in axes}, reverse=True)
     sizes = list(info.sizes)
-    for axis in axes:
+    for count, axis in enumerate(axes, start=1):
         if sizes[axis] not in (1, None):
             node.fail(f"dim {axis} has size {sizes[axis]}, not 1")
         del sizes[axis]
-        x = b.op("aten.squeeze.dim", b.tensor_type(sizes, info.element), x, b.constant_int(axis))
+        result_type = node.result_type() if count == len(axes) else b.tensor_type(sizes, info.element)
+        x = b.op("aten.squeeze.dim", result_type, x, b.constant_int(axis))
     return x
 
 
@@ -549,7 +552,7 @@ def _slice(node: OnnxNode, b: TorchBuilder, starts: list, ends: list, axes: list
     if not len(starts) == len(ends) == len(axes) == len(steps):
         node.fail(f"starts, ends, axes and steps have different lengths ({len(starts)}, {len(ends)}, {len(axes)}, {len(steps)})")
     sizes = list(info.sizes)
-    for start, end, axis, step in zip(starts, ends, axes, steps):
+    for count, (start, end, axis, step) in enumerate(zip(starts, ends, axes, steps), start=1):
         axis = _axis(node, axis, rank, "axes value")
         dim = sizes[axis]
         if step == 0:
@@ -569,8 +572,9 @@ def _slice(node: OnnxNode, b: TorchBuilder, starts: list, ends: list, axes: list
             sizes[axis] = max(0, -(-(end - start) // step))
         else:
             sizes[axis] = None
+        result_type = node.result_type() if count == len(starts) else b.tensor_type(sizes, info.element)
         x = b.op(
-            "aten.slice.Tensor", b.tensor_type(sizes, info.element), x, b.constant_int(axis),
+            "aten.slice.Tensor", result_type, x, b.constant_int(axis),
             _int(b, start), _int(b, end), b.constant_int(step),
         )
     return x
