@@ -53,7 +53,7 @@ def run(args) -> int:
         raise OnnxTorchMlirError("no conformance case matches the filters")
     if args.update and (args.filter or args.suite):
         raise OnnxTorchMlirError("--update needs the whole suite: drop --suite and -k")
-    status = 0
+    kept = regressed = 0
     for configuration in configurations:
         for backend in backends:
             results = _run_one(cases, configuration, backend, args)
@@ -61,7 +61,11 @@ def run(args) -> int:
                 report.write_results(configuration.name, backend, results)
                 report.write_passing(configuration.name, backend, results)
             if args.check:
-                status |= _check(cases, results, configuration, backend, args)
+                still, lost = _check(cases, results, configuration, backend, args)
+                kept, regressed = kept + still, regressed + lost
+    if args.check:
+        # Listed cases: those still passing, and those that regressed.
+        print(f"conformance: {kept} passed, {regressed} failed")
     if args.update:
         from ..conformance.configurations import CONFIGURATIONS as every
 
@@ -71,7 +75,7 @@ def run(args) -> int:
         ops_path = report.REPOSITORY / "docs" / "supported-ops.md"
         ops_path.write_text(supported_ops.markdown())
         print(f"wrote {path.relative_to(report.REPOSITORY)}, docs/supported-ops.md and the passing lists")
-    return status
+    return 1 if regressed else 0
 
 
 def _run_one(cases, configuration, backend, args):
@@ -93,15 +97,19 @@ def _run_one(cases, configuration, backend, args):
     return results
 
 
-def _check(cases, results, configuration, backend, args) -> int:
-    """1 when a listed case fails (after one serial retry, to rule out load-induced timeouts)."""
+def _check(cases, results, configuration, backend, args) -> tuple[int, int]:
+    """(listed cases still passing, listed cases that regressed).
+
+    A listed case that fails is retried once on its own, so a timeout caused by
+    machine load is not reported as a regression.
+    """
     from ..conformance import run_cases
     from ..conformance import report
 
     listed = report.read_passing(configuration.name, backend)
     if listed is None:
         print(f"{configuration.name} -> {backend}: no passing list yet; run `make conformance` to create it")
-        return 0
+        return 0, 0
     selected = {case.case_id for case in cases}
     regressed = [case_id for case_id in listed if case_id in selected and not results[case_id].passed]
     if regressed:
@@ -118,7 +126,8 @@ def _check(cases, results, configuration, backend, args) -> int:
             f"{report.passing_path(configuration.name, backend).relative_to(report.REPOSITORY)}; "
             "run `make conformance` to add them"
         )
-    return 1 if regressed else 0
+    checked = sum(case_id in selected for case_id in listed)
+    return checked - len(regressed), len(regressed)
 
 
 class _Progress:
