@@ -463,3 +463,57 @@ def test_loop_yielding_a_fresh_tensor():
         total, last = program(a)
         np.testing.assert_array_equal(total, 10 * a)
         np.testing.assert_array_equal(last, 4 * a)
+
+
+def sub_byte_program(bits: int) -> str:
+    """(a, b: iN) -> (extsi a, extui a, a - b, sitofp a) elementwise on 8 elements."""
+    n = f"i{bits}"
+    identity = "affine_map<(d0) -> (d0)>"
+    return f"""
+func.func @main_graph(%a: tensor<8x{n}>, %b: tensor<8x{n}>) -> (tensor<8xi8>, tensor<8xi8>, tensor<8x{n}>, tensor<8xf32>) {{
+  %i8 = tensor.empty() : tensor<8xi8>
+  %in = tensor.empty() : tensor<8x{n}>
+  %f32 = tensor.empty() : tensor<8xf32>
+  %0:4 = linalg.generic {{indexing_maps = [{", ".join([identity] * 6)}], iterator_types = ["parallel"]}}
+      ins(%a, %b : tensor<8x{n}>, tensor<8x{n}>)
+      outs(%i8, %i8, %in, %f32 : tensor<8xi8>, tensor<8xi8>, tensor<8x{n}>, tensor<8xf32>) {{
+  ^bb0(%x: {n}, %y: {n}, %o1: i8, %o2: i8, %o3: {n}, %o4: f32):
+    %s = arith.extsi %x : {n} to i8
+    %u = arith.extui %x : {n} to i8
+    %d = arith.subi %x, %y : {n}
+    %f = arith.sitofp %x : {n} to f32
+    linalg.yield %s, %u, %d, %f : i8, i8, {n}, f32
+  }} -> (tensor<8xi8>, tensor<8xi8>, tensor<8x{n}>, tensor<8xf32>)
+  return %0#0, %0#1, %0#2, %0#3 : tensor<8xi8>, tensor<8xi8>, tensor<8x{n}>, tensor<8xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("bits", [4, 2])
+def test_sub_byte_integers_one_byte_per_element(bits):
+    signed, unsigned = getattr(ml_dtypes, f"int{bits}"), getattr(ml_dtypes, f"uint{bits}")
+    low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    values = np.resize(np.arange(low, high + 1), 8)
+    a, b = values.astype(signed), np.ones(8, signed)
+    program = compile_for_cpu(sub_byte_program(bits))
+    extended, zero_extended, difference, converted = program(a, b)
+    np.testing.assert_array_equal(extended, values.astype(np.int8))
+    np.testing.assert_array_equal(zero_extended, values & ((1 << bits) - 1))
+    assert difference.dtype == np.dtype(signed)
+    wrapped = (values - 1 - low) % (1 << bits) + low
+    np.testing.assert_array_equal(difference.astype(np.int8), wrapped)
+    np.testing.assert_array_equal(converted, values.astype(np.float32))
+    # Unsigned arrays are accepted and results reinterpreted; stray high bits
+    # of an input byte are ignored, as ml_dtypes ignores them.
+    dirty = (a.view(np.uint8) | np.uint8(0xF0)).view(unsigned)
+    outputs = program(dirty, b.view(unsigned))
+    _, zero_extended, difference, _ = run(
+        sub_byte_program(bits), [dirty, b.view(unsigned)], result_dtypes=[None, np.uint8, unsigned, None]
+    )
+    np.testing.assert_array_equal(outputs[0], values.astype(np.int8))
+    np.testing.assert_array_equal(zero_extended, values & ((1 << bits) - 1))
+    assert difference.dtype == np.dtype(unsigned)
+    np.testing.assert_array_equal(difference.astype(np.uint8), (values - 1) & ((1 << bits) - 1))
+    with pytest.raises(RunnerError, match=f"argument 0 expects tensor<8xi{bits}>, got .* dtype int8"):
+        program(values.astype(np.int8), b)
+

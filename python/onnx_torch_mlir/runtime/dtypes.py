@@ -23,6 +23,20 @@ for _bits in (8, 16, 32, 64):
     _NUMPY_DTYPE_OF_ELEMENT[f"si{_bits}"] = np.dtype(f"int{_bits}")
     _NUMPY_DTYPE_OF_ELEMENT[f"ui{_bits}"] = np.dtype(f"uint{_bits}")
 
+# Sub-byte integers. LLVM gives an iN element (N < 8) a whole byte in memory
+# (its alloc size rounds up to a byte), writes it zero-extended and assumes so
+# when it loads it; ml_dtypes' int4/uint4/int2/uint2 arrays also hold one
+# element a byte, in the low bits. So such arrays are exchanged as they are,
+# once any stray high bits of an input are cleared.
+_SUB_BYTE_BITS: dict[np.dtype, int] = {}
+for _bits in (2, 4):
+    if hasattr(ml_dtypes, f"int{_bits}") and hasattr(ml_dtypes, f"uint{_bits}"):
+        _signed, _unsigned = np.dtype(getattr(ml_dtypes, f"int{_bits}")), np.dtype(getattr(ml_dtypes, f"uint{_bits}"))
+        _NUMPY_DTYPE_OF_ELEMENT[f"i{_bits}"] = _signed
+        _NUMPY_DTYPE_OF_ELEMENT[f"si{_bits}"] = _signed
+        _NUMPY_DTYPE_OF_ELEMENT[f"ui{_bits}"] = _unsigned
+        _SUB_BYTE_BITS[_signed] = _SUB_BYTE_BITS[_unsigned] = _bits
+
 
 def numpy_dtype_for(element_type: str, where: str) -> np.dtype:
     """The numpy dtype for an MLIR element type spelled `element_type`.
@@ -47,8 +61,22 @@ def accepts_input_dtype(expected: np.dtype, given: np.dtype) -> bool:
     """Whether an array of dtype `given` may be passed where `expected` is declared.
 
     Integers match by byte width regardless of signedness (Linalg's integers are
-    signless); every other kind must match exactly.
+    signless), sub-byte integers (ml_dtypes) by bit width; every other kind must
+    match exactly.
     """
+    if expected in _SUB_BYTE_BITS:
+        return _SUB_BYTE_BITS.get(given) == _SUB_BYTE_BITS[expected]
     if expected.kind in "iu":
         return given.kind in "iu" and given.itemsize == expected.itemsize
     return given == expected
+
+
+def canonical_input(array: np.ndarray, expected: np.dtype) -> np.ndarray:
+    """`array` (of a dtype `expected` accepts) as the bytes the compiled code reads.
+
+    Sub-byte integers get their unused high bits cleared, which LLVM assumes.
+    """
+    bits = _SUB_BYTE_BITS.get(expected)
+    if bits is None:
+        return array
+    return (array.view(np.uint8) & np.uint8((1 << bits) - 1)).view(expected)

@@ -10,7 +10,7 @@ from torch_mlir import execution_engine, ir
 
 from onnx_torch_mlir.errors import RunnerError, UnsupportedTypeError
 from onnx_torch_mlir.runtime import calling_convention, lowering
-from onnx_torch_mlir.runtime.dtypes import accepts_input_dtype, numpy_dtype_for
+from onnx_torch_mlir.runtime.dtypes import accepts_input_dtype, canonical_input, numpy_dtype_for
 from onnx_torch_mlir.runtime.memref import UnrankedMemRef, copy_out_unranked, ranked_descriptor_of
 
 _OPT_LEVEL = 2
@@ -48,7 +48,7 @@ class _TensorSpec:
                 f"argument {index} expects {self.mlir_type}, got an array of shape "
                 f"{tuple(array.shape)} and dtype {array.dtype}"
             )
-        return array
+        return canonical_input(array, self.dtype)
 
 
 class CompiledProgram:
