@@ -517,3 +517,49 @@ def test_sub_byte_integers_one_byte_per_element(bits):
     with pytest.raises(RunnerError, match=f"argument 0 expects tensor<8xi{bits}>, got .* dtype int8"):
         program(values.astype(np.int8), b)
 
+
+DOUBLE_TO_HALF = """
+func.func @main_graph(%a: tensor<7xf64>) -> tensor<7xf16> {
+  %init = tensor.empty() : tensor<7xf16>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<7xf64>) outs(%init : tensor<7xf16>) {
+  ^bb0(%x: f64, %out: f16):
+    %r = arith.truncf %x : f64 to f16
+    linalg.yield %r : f16
+  } -> tensor<7xf16>
+  return %0 : tensor<7xf16>
+}
+"""
+
+
+@pytest.mark.parametrize("use_libgcc", [True, False])
+def test_double_to_half_needs_a_compiler_runtime_function(use_libgcc, monkeypatch):
+    # LLVM calls __truncdfhf2 for it; without libgcc_s the Python fallback serves.
+    from onnx_torch_mlir.runtime import compiler_runtime
+
+    if not use_libgcc:
+        monkeypatch.setattr(compiler_runtime, "_libgcc", None)
+    # 1 + 2**-11 + 2**-40 rounds up to 1 + 2**-10; through float32 it would round to 1.
+    a = np.array([1 + 2**-11 + 2**-40, 65520.0, 65519.99, -3e-8, np.nan, -np.inf, 0.1], np.float64)
+    (result,) = run(DOUBLE_TO_HALF, [a])
+    with np.errstate(over="ignore"):
+        expected = a.astype(np.float16)
+    np.testing.assert_array_equal(result.view(np.uint16)[[0, 1, 2, 3, 5, 6]], expected.view(np.uint16)[[0, 1, 2, 3, 5, 6]])
+    assert np.isnan(result[4])
+
+
+MISSING_FUNCTION = """
+func.func private @otm_no_such_function(f32) -> f32
+func.func @main_graph(%a: tensor<f32>) -> tensor<f32> {
+  %x = tensor.extract %a[] : tensor<f32>
+  %y = func.call @otm_no_such_function(%x) : (f32) -> f32
+  %r = tensor.from_elements %y : tensor<f32>
+  return %r : tensor<f32>
+}
+"""
+
+
+def test_missing_function_is_named_in_the_error(capfd):
+    with pytest.raises(RunnerError, match=r"JIT compilation of @main_graph failed.*otm_no_such_function"):
+        compile_for_cpu(MISSING_FUNCTION)
+    assert "otm_no_such_function" not in capfd.readouterr().err

@@ -1,7 +1,12 @@
 """Compiling a program for the CPU and calling it on numpy arrays."""
 
 import ctypes
+import os
+import sys
+import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -9,7 +14,7 @@ import numpy as np
 from torch_mlir import execution_engine, ir
 
 from onnx_torch_mlir.errors import RunnerError, UnsupportedTypeError
-from onnx_torch_mlir.runtime import calling_convention, lowering
+from onnx_torch_mlir.runtime import calling_convention, compiler_runtime, lowering
 from onnx_torch_mlir.runtime.dtypes import accepts_input_dtype, canonical_input, numpy_dtype_for
 from onnx_torch_mlir.runtime.memref import UnrankedMemRef, copy_out_unranked, ranked_descriptor_of
 
@@ -68,13 +73,22 @@ class CompiledProgram:
         self._consumers = [_consumer(self._outputs, index, spec.dtype) for index, spec in enumerate(results)]
         for index, consumer in enumerate(self._consumers):
             engine.register_runtime(calling_convention.RESULT_CONSUMER_PREFIX + str(index), consumer)
-        try:
-            self._function = engine.lookup(self.entry)
-        except RuntimeError:
+        compiler_runtime.register(engine)
+        # The JIT compiles on the first lookup; LLVM reports failures (such as
+        # an unresolved symbol) on stderr only.
+        with _captured_stderr() as llvm_messages:
+            try:
+                self._function = engine.lookup(self.entry)
+            except RuntimeError:
+                failed = True
+            else:
+                failed = False
+        if failed:
+            detail = "; ".join(line.strip() for line in llvm_messages if line.strip())[:500]
             raise RunnerError(
                 f"JIT compilation of @{self.entry} failed; a function it calls may be missing "
-                "from the process (LLVM printed the details to stderr)"
-            ) from None
+                f"from the process: {detail or 'LLVM gave no details'}"
+            )
 
     def __call__(self, *inputs) -> list[np.ndarray]:
         if len(inputs) != len(self._inputs):
@@ -91,6 +105,27 @@ class CompiledProgram:
             raise RunnerError(f"@{self.entry} did not deliver all of its results")
         return outputs
 
+
+
+@contextmanager
+def _captured_stderr() -> Iterator[list[str]]:
+    """The lines written to file descriptor 2 while the block runs (they are not shown).
+
+    The descriptor is process-wide, so other threads' stderr output in that
+    window is captured too.
+    """
+    lines: list[str] = []
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as capture:
+        saved = os.dup(2)
+        os.dup2(capture.fileno(), 2)
+        try:
+            yield lines
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            capture.seek(0)
+            lines += capture.read().decode(errors="replace").splitlines()
 
 
 def _consumer(outputs: list, index: int, dtype: np.dtype):
