@@ -50,7 +50,7 @@ def _mode_string(node: OnnxNode, mode: str, coordinate_mode: str, nearest_mode: 
         return text, True
     if coordinate_mode != "half_pixel":
         text += f"_{coordinate_mode}"
-    return text, False
+    return text, coordinate_mode == "align_corners"
 
 
 def _element(b: TorchBuilder, vector: ir.Value, position: int, as_float: bool) -> ir.Value:
@@ -91,7 +91,7 @@ def _spatial_values(node: OnnxNode, b: TorchBuilder, index: int, rank: int, axes
             expected = b.sizes_of(node.input(0))[dim]
             same = b.op("aten.eq.int", b.type("!torch.bool"), entry, expected)
         b.op("runtime.assert", None, same, attributes={
-            "message": ir.StringAttr.get(f"Resize: {kind} of dimension {dim} must leave it unchanged", b.context)
+            "message": ir.StringAttr.get(f"{node.op_type}: {kind} of dimension {dim} must leave it unchanged", b.context)
         })
     values = []
     for dim in range(2, rank):
@@ -105,22 +105,31 @@ def _spatial_values(node: OnnxNode, b: TorchBuilder, index: int, rank: int, axes
     return values
 
 
-def _aspect_sizes(node: OnnxNode, policy: str, rank: int, axes: list[int]) -> list[int]:
-    """Output sizes for keep_aspect_ratio_policy not_larger / not_smaller (static only)."""
+def _aspect_sizes(node: OnnxNode, b: TorchBuilder, policy: str, rank: int, axes: list[int]) -> list:
+    """Spatial output sizes for keep_aspect_ratio_policy not_larger / not_smaller: from a
+    literal sizes input and static input dimensions, else from the static declared result."""
     literal = node.constant_input(3)
     x_sizes = node.input_info(0).sizes
-    if literal is None or any(x_sizes[axis] is None for axis in axes):
-        node.fail(f"keep_aspect_ratio_policy '{policy}' needs constant sizes and static input dimensions")
-    requested = literal.reshape(-1).astype(np.float64)
-    ratios = [requested[i] / x_sizes[axis] for i, axis in enumerate(axes)]
-    scale = min(ratios) if policy == "not_larger" else max(ratios)
-    sizes = list(x_sizes)
-    for axis in axes:
-        sizes[axis] = int(np.floor(scale * x_sizes[axis] + 0.5))
-    for dim in (0, 1):
-        if sizes[dim] != x_sizes[dim]:
-            node.fail(f"resizing dimension {dim} (batch or channel) is not supported")
-    return sizes[2:]
+    if literal is not None and all(x_sizes[axis] is not None for axis in axes):
+        requested = literal.reshape(-1).astype(np.float64)
+        ratios = [requested[i] / x_sizes[axis] for i, axis in enumerate(axes)]
+        scale = min(ratios) if policy == "not_larger" else max(ratios)
+        sizes = list(x_sizes)
+        for axis in axes:
+            sizes[axis] = int(np.floor(scale * x_sizes[axis] + 0.5))
+    else:
+        sizes = list(node.result_info().sizes or [None] * rank)
+    if any(size is None for size in sizes[2:]):
+        node.fail(f"keep_aspect_ratio_policy '{policy}' needs constant sizes or a static result shape")
+    return [b.constant_int(size) for size in sizes[2:]]
+
+
+def _static_result_sizes(node: OnnxNode, b: TorchBuilder) -> list | None:
+    """The declared spatial result sizes as constants, if all static."""
+    sizes = node.result_info().sizes
+    if sizes is None or any(size is None for size in sizes[2:]):
+        return None
+    return [b.constant_int(size) for size in sizes[2:]]
 
 
 def _interpolate(node: OnnxNode, b: TorchBuilder, mode_text: str, align_corners, sizes, scales):
@@ -179,10 +188,15 @@ def _resize(node: OnnxNode, b: TorchBuilder, *, scales_index: int, sizes_index: 
         if policy not in ("stretch", "not_larger", "not_smaller"):
             node.fail(f"keep_aspect_ratio_policy '{policy}' is not one of 'stretch', 'not_larger', 'not_smaller'")
         if policy != "stretch":
-            sizes = [b.constant_int(size) for size in _aspect_sizes(node, policy, rank, axes)]
+            sizes = _aspect_sizes(node, b, policy, rank, axes)
         else:
             sizes = _spatial_values(node, b, sizes_index, rank, axes, "size")
         return _interpolate(node, b, mode_text, b.constant_bool(align), sizes, None)
+    if coordinate_mode == "align_corners":
+        # align_corners maps by the lengths alone; torch-mlir's lowering would use the scale.
+        sizes = _static_result_sizes(node, b)
+        if sizes is not None:
+            return _interpolate(node, b, mode_text, b.constant_bool(align), sizes, None)
     scales = _spatial_values(node, b, scales_index, rank, axes, "scale")
     return _interpolate(node, b, mode_text, b.constant_bool(align), None, scales)
 

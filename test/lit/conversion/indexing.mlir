@@ -1,0 +1,257 @@
+// RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch | FileCheck %s
+
+// Gather: negative indices wrap, indices are flattened for index_select, then reshaped.
+// CHECK-LABEL: func.func @gather
+func.func @gather(%data: !torch.vtensor<[?,4],f32>, %indices: !torch.vtensor<[2,3],si64>) -> !torch.vtensor<[2,3,4],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: %[[SIZE:.*]] = torch.aten.size.int %arg0, %{{.*}}
+  // CHECK: %[[NEG:.*]] = torch.aten.lt.Scalar %arg1
+  // CHECK: %[[WRAP:.*]] = torch.aten.add.Scalar %arg1, %[[SIZE]]
+  // CHECK: %[[IDX:.*]] = torch.aten.where.self %[[NEG]], %[[WRAP]], %arg1
+  // CHECK: %[[FLAT:.*]] = torch.aten.reshape %[[IDX]], {{.*}} -> !torch.vtensor<[6],si64>
+  // CHECK: %[[SEL:.*]] = torch.aten.index_select %arg0, %{{.*}}, %[[FLAT]] : {{.*}} -> !torch.vtensor<[6,4],f32>
+  // CHECK: torch.aten.reshape %[[SEL]], {{.*}} -> !torch.vtensor<[2,3,4],f32>
+  %0 = torch.operator "onnx.Gather"(%data, %indices) : (!torch.vtensor<[?,4],f32>, !torch.vtensor<[2,3],si64>) -> !torch.vtensor<[2,3,4],f32>
+  return %0 : !torch.vtensor<[2,3,4],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gather_onnx_dialect
+module attributes {onnx.opset_version = 11 : i64} {
+  func.func @gather_onnx_dialect(%data: tensor<5x4xf32>, %indices: tensor<3xi32>) -> tensor<5x3xf32> {
+    // CHECK: torch.aten.to.dtype {{.*}} -> !torch.vtensor<[3],si64>
+    // CHECK: torch.aten.index_select {{.*}} -> !torch.vtensor<[5,3],f32>
+    %0 = "onnx.Gather"(%data, %indices) {axis = 1 : si64} : (tensor<5x4xf32>, tensor<3xi32>) -> tensor<5x3xf32>
+    return %0 : tensor<5x3xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gather_elements
+func.func @gather_elements(%data: !torch.vtensor<[3,3],f32>, %indices: !torch.vtensor<[2,3],si64>) -> !torch.vtensor<[2,3],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: %[[IDX:.*]] = torch.aten.where.self
+  // CHECK: %[[AXIS:.*]] = torch.constant.int 0
+  // CHECK: torch.aten.gather %arg0, %[[AXIS]], %[[IDX]]
+  %0 = torch.operator "onnx.GatherElements"(%data, %indices) {torch.onnx.axis = -2 : si64} : (!torch.vtensor<[3,3],f32>, !torch.vtensor<[2,3],si64>) -> !torch.vtensor<[2,3],f32>
+  return %0 : !torch.vtensor<[2,3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gather_nd
+func.func @gather_nd(%data: !torch.vtensor<[2,2,3],f32>, %indices: !torch.vtensor<[4,2],si64>) -> !torch.vtensor<[4,3],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // CHECK: %[[ROW:.*]] = torch.aten.where.self
+  // CHECK: %[[COL:.*]] = torch.aten.where.self
+  // CHECK: %[[SCALED:.*]] = torch.aten.mul.Scalar %[[ROW]]
+  // CHECK: %[[OFFSET:.*]] = torch.aten.add.Tensor %[[SCALED]], %[[COL]]
+  // CHECK: %[[TABLE:.*]] = torch.aten.reshape %arg0, {{.*}} -> !torch.vtensor<[4,3],f32>
+  // CHECK: torch.aten.index_select %[[TABLE]], %{{.*}}, %[[OFFSET]] : {{.*}} -> !torch.vtensor<[4,3],f32>
+  %0 = torch.operator "onnx.GatherND"(%data, %indices) : (!torch.vtensor<[2,2,3],f32>, !torch.vtensor<[4,2],si64>) -> !torch.vtensor<[4,3],f32>
+  return %0 : !torch.vtensor<[4,3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gather_nd_batch_dims
+func.func @gather_nd_batch_dims(%data: !torch.vtensor<[?,2,2],f32>, %indices: !torch.vtensor<[?,1],si64>) -> !torch.vtensor<[?,2],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: %[[BATCH:.*]] = torch.aten.size.int %arg0, %{{.*}}
+  // CHECK: %[[START:.*]] = torch.aten.arange %[[BATCH]]
+  // CHECK: torch.aten.mul.Scalar %[[START]]
+  // CHECK: torch.aten.add.Tensor
+  // CHECK: torch.aten.mul.int %[[BATCH]]
+  // CHECK: torch.aten.index_select {{.*}} -> !torch.vtensor<[?,2],f32>
+  // CHECK: torch.aten.reshape {{.*}} -> !torch.vtensor<[?,2],f32>
+  %0 = torch.operator "onnx.GatherND"(%data, %indices) {torch.onnx.batch_dims = 1 : si64} : (!torch.vtensor<[?,2,2],f32>, !torch.vtensor<[?,1],si64>) -> !torch.vtensor<[?,2],f32>
+  return %0 : !torch.vtensor<[?,2],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scatter
+func.func @scatter(%data: !torch.vtensor<[3,3],f32>, %indices: !torch.vtensor<[2,3],si64>, %updates: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[3,3],f32> attributes {torch.onnx_meta.opset_version = 9 : si64} {
+  // CHECK: %[[IDX:.*]] = torch.aten.where.self
+  // CHECK: torch.aten.scatter.src %arg0, %{{.*}}, %[[IDX]], %arg2
+  %0 = torch.operator "onnx.Scatter"(%data, %indices, %updates) : (!torch.vtensor<[3,3],f32>, !torch.vtensor<[2,3],si64>, !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[3,3],f32>
+  return %0 : !torch.vtensor<[3,3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scatter_elements
+func.func @scatter_elements(%data: !torch.vtensor<[3,3],f32>, %indices: !torch.vtensor<[2,3],si64>, %updates: !torch.vtensor<[2,3],f32>) -> (!torch.vtensor<[3,3],f32>, !torch.vtensor<[3,3],f32>) attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  // CHECK: torch.aten.scatter.src %arg0
+  // CHECK: %[[REDUCE:.*]] = torch.constant.str "amax"
+  // CHECK: %[[TRUE:.*]] = torch.constant.bool true
+  // CHECK: torch.aten.scatter_reduce.two %arg0, %{{.*}}, %{{.*}}, %arg2, %[[REDUCE]], %[[TRUE]]
+  %0 = torch.operator "onnx.ScatterElements"(%data, %indices, %updates) {torch.onnx.axis = 1 : si64} : (!torch.vtensor<[3,3],f32>, !torch.vtensor<[2,3],si64>, !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[3,3],f32>
+  %1 = torch.operator "onnx.ScatterElements"(%data, %indices, %updates) {torch.onnx.reduction = "max"} : (!torch.vtensor<[3,3],f32>, !torch.vtensor<[2,3],si64>, !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[3,3],f32>
+  return %0, %1 : !torch.vtensor<[3,3],f32>, !torch.vtensor<[3,3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scatter_nd
+func.func @scatter_nd(%data: !torch.vtensor<[4,4,4],f32>, %indices: !torch.vtensor<[2,1],si64>, %updates: !torch.vtensor<[2,4,4],f32>) -> !torch.vtensor<[4,4,4],f32> attributes {torch.onnx_meta.opset_version = 16 : si64} {
+  // CHECK: %[[TABLE:.*]] = torch.aten.reshape %arg0, {{.*}} -> !torch.vtensor<[4,16],f32>
+  // CHECK: %[[ROWS:.*]] = torch.aten.reshape %arg2, {{.*}} -> !torch.vtensor<[2,16],f32>
+  // CHECK: %[[INDEX:.*]] = torch.aten.expand {{.*}} -> !torch.vtensor<[2,16],si64>
+  // CHECK: %[[REDUCE:.*]] = torch.constant.str "prod"
+  // CHECK: %[[OUT:.*]] = torch.aten.scatter_reduce.two %[[TABLE]], %{{.*}}, %[[INDEX]], %[[ROWS]], %[[REDUCE]]
+  // CHECK: torch.aten.reshape %[[OUT]], {{.*}} -> !torch.vtensor<[4,4,4],f32>
+  %0 = torch.operator "onnx.ScatterND"(%data, %indices, %updates) {torch.onnx.reduction = "mul"} : (!torch.vtensor<[4,4,4],f32>, !torch.vtensor<[2,1],si64>, !torch.vtensor<[2,4,4],f32>) -> !torch.vtensor<[4,4,4],f32>
+  return %0 : !torch.vtensor<[4,4,4],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @one_hot
+func.func @one_hot(%indices: !torch.vtensor<[3],si64>, %depth: !torch.vtensor<[],f32>, %values: !torch.vtensor<[2],f32>) -> !torch.vtensor<[?,3],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // CHECK: %[[DEPTH_T:.*]] = torch.aten.to.dtype %arg1
+  // CHECK: %[[DEPTH:.*]] = torch.aten.item %[[DEPTH_T]] : !torch.vtensor<[],si64> -> !torch.int
+  // CHECK: %[[IDX:.*]] = torch.aten.where.self
+  // CHECK: %[[COLUMN:.*]] = torch.aten.unsqueeze %[[IDX]], %{{.*}} -> !torch.vtensor<[1,3],si64>
+  // CHECK: %[[RANGE:.*]] = torch.aten.arange %[[DEPTH]]
+  // CHECK: %[[ROW:.*]] = torch.aten.unsqueeze %[[RANGE]], {{.*}} -> !torch.vtensor<[?,1],si64>
+  // CHECK: %[[HIT:.*]] = torch.aten.eq.Tensor %[[COLUMN]], %[[ROW]] : {{.*}} -> !torch.vtensor<[?,3],i1>
+  // CHECK: %[[OFF:.*]] = torch.aten.select.int %arg2
+  // CHECK: %[[ON:.*]] = torch.aten.select.int %arg2
+  // CHECK: torch.aten.where.self %[[HIT]], %[[ON]], %[[OFF]]
+  %0 = torch.operator "onnx.OneHot"(%indices, %depth, %values) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[3],si64>, !torch.vtensor<[],f32>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[?,3],f32>
+  return %0 : !torch.vtensor<[?,3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @non_zero
+func.func @non_zero(%x: !torch.vtensor<[2,2],i1>) -> !torch.vtensor<[2,?],si64> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: %[[FOUND:.*]] = torch.aten.nonzero %arg0 : !torch.vtensor<[2,2],i1> -> !torch.vtensor<[?,2],si64>
+  // CHECK: torch.aten.transpose.int %[[FOUND]], {{.*}} -> !torch.vtensor<[2,?],si64>
+  %0 = torch.operator "onnx.NonZero"(%x) : (!torch.vtensor<[2,2],i1>) -> !torch.vtensor<[2,?],si64>
+  return %0 : !torch.vtensor<[2,?],si64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @compress
+func.func @compress(%x: !torch.vtensor<[3,2],f32>, %condition: !torch.vtensor<[3],i1>) -> (!torch.vtensor<[?,2],f32>, !torch.vtensor<[?],f32>) attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // CHECK: %[[FOUND:.*]] = torch.aten.nonzero %arg1
+  // CHECK: %[[CHOSEN:.*]] = torch.aten.reshape %[[FOUND]]
+  // CHECK: torch.aten.index_select %arg0, %{{.*}}, %[[CHOSEN]] : {{.*}} -> !torch.vtensor<[?,2],f32>
+  // CHECK: %[[FLAT:.*]] = torch.aten.reshape %arg0, {{.*}} -> !torch.vtensor<[6],f32>
+  // CHECK: torch.aten.index_select %[[FLAT]]
+  %0 = torch.operator "onnx.Compress"(%x, %condition) {torch.onnx.axis = -2 : si64} : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[3],i1>) -> !torch.vtensor<[?,2],f32>
+  %1 = torch.operator "onnx.Compress"(%x, %condition) : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[3],i1>) -> !torch.vtensor<[?],f32>
+  return %0, %1 : !torch.vtensor<[?,2],f32>, !torch.vtensor<[?],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reverse_sequence
+func.func @reverse_sequence(%x: !torch.vtensor<[4,?],f32>, %lengths: !torch.vtensor<[?],si64>) -> !torch.vtensor<[4,?],f32> attributes {torch.onnx_meta.opset_version = 10 : si64} {
+  // CHECK: %[[BATCH:.*]] = torch.aten.size.int %arg0
+  // CHECK: %[[STEPS:.*]] = torch.aten.arange
+  // CHECK: %[[TIME:.*]] = torch.aten.unsqueeze %[[STEPS]], {{.*}} -> !torch.vtensor<[4,1],si64>
+  // CHECK: %[[LENGTHS:.*]] = torch.aten.unsqueeze %arg1, {{.*}} -> !torch.vtensor<[1,?],si64>
+  // CHECK: %[[INSIDE:.*]] = torch.aten.lt.Tensor %[[TIME]], %[[LENGTHS]]
+  // CHECK: %[[LAST:.*]] = torch.aten.sub.Scalar %[[LENGTHS]]
+  // CHECK: %[[MIRROR:.*]] = torch.aten.sub.Tensor %[[LAST]], %[[TIME]]
+  // CHECK: %[[SOURCE:.*]] = torch.aten.where.self %[[INSIDE]], %[[MIRROR]], %[[TIME]]
+  // CHECK: %[[INDEX:.*]] = torch.aten.expand %[[SOURCE]]
+  // CHECK: torch.aten.gather %arg0, %{{.*}}, %[[INDEX]]
+  %0 = torch.operator "onnx.ReverseSequence"(%x, %lengths) {torch.onnx.batch_axis = 1 : si64, torch.onnx.time_axis = 0 : si64} : (!torch.vtensor<[4,?],f32>, !torch.vtensor<[?],si64>) -> !torch.vtensor<[4,?],f32>
+  return %0 : !torch.vtensor<[4,?],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @resize_10
+func.func @resize_10(%x: !torch.vtensor<[1,1,2,2],f32>, %scales: !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,4,4],f32> attributes {torch.onnx_meta.opset_version = 10 : si64} {
+  // CHECK: torch.runtime.assert {{.*}}, "Resize: scale of dimension 0 must leave it unchanged"
+  // CHECK: torch.runtime.assert {{.*}}, "Resize: scale of dimension 1 must leave it unchanged"
+  // CHECK: %[[H:.*]] = torch.aten.item {{.*}} -> !torch.float
+  // CHECK: %[[W:.*]] = torch.aten.item {{.*}} -> !torch.float
+  // CHECK: %[[SCALES:.*]] = torch.prim.ListConstruct %[[H]], %[[W]]
+  // CHECK: %[[MODE:.*]] = torch.constant.str "nearest"
+  // CHECK: torch.aten.__interpolate.size_list_scale_list %arg0, %{{.*}}, %[[SCALES]], %[[MODE]]
+  %0 = torch.operator "onnx.Resize"(%x, %scales) : (!torch.vtensor<[1,1,2,2],f32>, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,4,4],f32>
+  return %0 : !torch.vtensor<[1,1,4,4],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @resize_11_sizes
+func.func @resize_11_sizes(%x: !torch.vtensor<[1,1,2,2],f32>, %roi: !torch.vtensor<[0],f32>, %scales: !torch.vtensor<[0],f32>, %sizes: !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,1,?,?],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // CHECK: torch.runtime.assert {{.*}}, "Resize: size of dimension 1 must leave it unchanged"
+  // CHECK: %[[H:.*]] = torch.aten.item {{.*}} -> !torch.int
+  // CHECK: %[[W:.*]] = torch.aten.item {{.*}} -> !torch.int
+  // CHECK: %[[SIZES:.*]] = torch.prim.ListConstruct %[[H]], %[[W]]
+  // CHECK: %[[MODE:.*]] = torch.constant.str "bilinear_pytorch_half_pixel"
+  // CHECK: torch.aten.__interpolate.size_list_scale_list %arg0, %[[SIZES]], %{{.*}}, %[[MODE]]
+  %0 = torch.operator "onnx.Resize"(%x, %roi, %scales, %sizes) {torch.onnx.mode = "linear", torch.onnx.coordinate_transformation_mode = "pytorch_half_pixel"} : (!torch.vtensor<[1,1,2,2],f32>, !torch.vtensor<[0],f32>, !torch.vtensor<[0],f32>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,1,?,?],f32>
+  return %0 : !torch.vtensor<[1,1,?,?],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @resize_13_scales
+func.func @resize_13_scales(%x: !torch.vtensor<[1,1,2,2],f32>, %scales: !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,4,4],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: %[[MODE:.*]] = torch.constant.str "nearest,ceil"
+  // CHECK: torch.aten.__interpolate.size_list_scale_list %arg0, {{.*}}, %[[MODE]]
+  %none = torch.constant.none
+  %0 = torch.operator "onnx.Resize"(%x, %none, %scales) {torch.onnx.mode = "nearest", torch.onnx.nearest_mode = "ceil", torch.onnx.coordinate_transformation_mode = "asymmetric"} : (!torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,4,4],f32>
+  return %0 : !torch.vtensor<[1,1,4,4],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @resize_18_axes
+func.func @resize_18_axes(%x: !torch.vtensor<[1,1,2,2],f32>) -> !torch.vtensor<[1,1,4,6],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  // CHECK-NOT: torch.runtime.assert
+  // CHECK: %[[H:.*]] = torch.constant.float 2.000000e+00
+  // CHECK: %[[W:.*]] = torch.constant.float 3.000000e+00
+  // CHECK: %[[SCALES:.*]] = torch.prim.ListConstruct %[[H]], %[[W]]
+  // CHECK: %[[MODE:.*]] = torch.constant.str "cubic"
+  // CHECK: torch.aten.__interpolate.size_list_scale_list %arg0, %{{.*}}, %[[SCALES]], %[[MODE]]
+  %none = torch.constant.none
+  %scales = torch.vtensor.literal(dense<[3.0, 2.0]> : tensor<2xf32>) : !torch.vtensor<[2],f32>
+  %0 = torch.operator "onnx.Resize"(%x, %none, %scales) {torch.onnx.mode = "cubic", torch.onnx.axes = [3 : si64, 2 : si64]} : (!torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.vtensor<[2],f32>) -> !torch.vtensor<[1,1,4,6],f32>
+  return %0 : !torch.vtensor<[1,1,4,6],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @resize_19_onnx_dialect
+module attributes {onnx.opset_version = 19 : i64} {
+  func.func @resize_19_onnx_dialect(%x: tensor<1x1x1x4xf32>, %scales: tensor<4xf32>) -> tensor<1x1x1x2xf32> {
+    // CHECK: %[[MODE:.*]] = torch.constant.str "bilinear_half_pixel_symmetric"
+    // CHECK: torch.aten.__interpolate.size_list_scale_list {{.*}}, %[[MODE]]
+    %none = "onnx.NoValue"() {value} : () -> none
+    %0 = "onnx.Resize"(%x, %none, %scales, %none) {mode = "linear", coordinate_transformation_mode = "half_pixel_symmetric"} : (tensor<1x1x1x4xf32>, none, tensor<4xf32>, none) -> tensor<1x1x1x2xf32>
+    return %0 : tensor<1x1x1x2xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @upsample_7
+func.func @upsample_7(%x: !torch.vtensor<[1,1,2,2],f32>) -> !torch.vtensor<[1,1,4,6],f32> attributes {torch.onnx_meta.opset_version = 8 : si64} {
+  // CHECK: %[[H:.*]] = torch.constant.float 2.000000e+00
+  // CHECK: %[[W:.*]] = torch.constant.float 3.000000e+00
+  // CHECK: %[[SCALES:.*]] = torch.prim.ListConstruct %[[H]], %[[W]]
+  // CHECK: %[[MODE:.*]] = torch.constant.str "nearest"
+  // CHECK: torch.aten.__interpolate.size_list_scale_list %arg0, %{{.*}}, %[[SCALES]], %[[MODE]]
+  %0 = torch.operator "onnx.Upsample"(%x) {torch.onnx.scales = [1.0 : f32, 1.0 : f32, 2.0 : f32, 3.0 : f32]} : (!torch.vtensor<[1,1,2,2],f32>) -> !torch.vtensor<[1,1,4,6],f32>
+  return %0 : !torch.vtensor<[1,1,4,6],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @upsample_9
+func.func @upsample_9(%x: !torch.vtensor<[1,1,2,2],f32>, %scales: !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,4,4],f32> attributes {torch.onnx_meta.opset_version = 9 : si64} {
+  // CHECK: torch.runtime.assert {{.*}}, "Upsample: scale of dimension 1 must leave it unchanged"
+  // CHECK: %[[MODE:.*]] = torch.constant.str "bilinear_asymmetric"
+  // CHECK: torch.aten.__interpolate.size_list_scale_list %arg0, {{.*}}, %[[MODE]]
+  %0 = torch.operator "onnx.Upsample"(%x, %scales) {torch.onnx.mode = "linear"} : (!torch.vtensor<[1,1,2,2],f32>, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,4,4],f32>
+  return %0 : !torch.vtensor<[1,1,4,4],f32>
+}
