@@ -284,7 +284,8 @@ def constant_value_attributes(node: OnnxNode, b: TorchBuilder):
 @converts("ConstantOfShape", since=9)
 def constant_of_shape(node: OnnxNode, b: TorchBuilder):
     """A tensor of shape `input` filled with the one-element tensor `value` (default float 0)."""
-    sizes = _int_elements(node, b, 0, "input")
+    declared = _static_result_sizes(node)
+    sizes = declared if declared is not None and _constant(node, 0) is None else _int_elements(node, b, 0, "input")
     result = node.result_info()
     fill = node.attr_tensor("value", None)
     number = 0 if fill is None else fill.reshape(-1)[0].item()
@@ -346,8 +347,17 @@ def range_(node: OnnxNode, b: TorchBuilder):
 
 
 # -- Reshape, Flatten, Squeeze, Unsqueeze, Transpose ------------------------------
+def _static_result_sizes(node: OnnxNode, index: int = 0) -> list[int] | None:
+    """The declared result sizes when all static: what a run-time shape input must produce."""
+    info = node.result_info(index)
+    return list(info.sizes) if info.is_static else None
+
+
 def _reshape(node: OnnxNode, b: TorchBuilder, allowzero: int):
     x = node.input(0)
+    declared = _static_result_sizes(node)
+    if _constant(node, 1) is None and declared is not None:
+        return b.op("aten.reshape", node.result_type(), x, b.int_list(declared))
     shape = _int_elements(node, b, 1, "shape")
     info = node.input_info(0)
     input_dims = _dims(b, x) if info.rank is not None else None
@@ -601,6 +611,9 @@ def expand(node: OnnxNode, b: TorchBuilder):
     """Broadcast to `shape` both ways: a 1 in `shape` keeps the input's dim."""
     x = node.input(0)
     rank = _rank(node)
+    declared = _static_result_sizes(node)
+    if _constant(node, 1) is None and declared is not None:
+        return b.op("aten.broadcast_to", node.result_type(), x, b.int_list(declared))
     shape = _int_elements(node, b, 1, "shape")
     input_sizes = node.input_info(0).sizes
     output_rank = max(rank, len(shape))
@@ -627,7 +640,12 @@ def expand(node: OnnxNode, b: TorchBuilder):
 
 @converts("Tile", since=6)
 def tile(node: OnnxNode, b: TorchBuilder):
-    repeats = _int_elements(node, b, 1, "repeats")
+    """Repeat the input `repeats[d]` times along each dim d."""
+    declared, sizes = _static_result_sizes(node), node.input_info(0).sizes
+    if _constant(node, 1) is None and declared is not None and sizes is not None and all(sizes):
+        repeats = [out // size for out, size in zip(declared, sizes)]
+    else:
+        repeats = _int_elements(node, b, 1, "repeats")
     if len(repeats) != _rank(node):
         node.fail(f"'repeats' has {len(repeats)} values for a rank-{_rank(node)} input")
     return b.op("aten.tile", node.result_type(), node.input(0), _int_list(b, repeats))
