@@ -499,7 +499,7 @@ def _split(node: OnnxNode, b: TorchBuilder, split: list | None, num_outputs: int
     """Slices along `axis`: sizes `split`, else equal parts (the last smaller if uneven)."""
     x = node.input(0)
     rank = _rank(node)
-    axis = _axis(node, node.attr_int("axis"), rank)
+    axis = _axis(node, node.attr_int("axis", 0), rank)  # Split-1 has no schema default
     count = node.num_results
     if split is not None and len(split) != count:
         node.fail(f"'split' has {len(split)} sizes for {count} outputs")
@@ -510,9 +510,12 @@ def _split(node: OnnxNode, b: TorchBuilder, split: list | None, num_outputs: int
         dim = _dims(b, x)[axis]
         chunk = _floordiv(b, _add(b, dim, parts - 1), parts)
         split = [chunk] * count
+    dim = node.input_info(0).sizes[axis]
     results, start = [], 0
     for i, length in enumerate(split):
         end = _add(b, start, length)
+        if isinstance(end, int) and dim is not None:
+            end = min(end, dim)
         results.append(
             b.op("aten.slice.Tensor", node.result_type(i), x, b.constant_int(axis), _int(b, start), _int(b, end), b.constant_int(1))
         )

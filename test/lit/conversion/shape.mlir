@@ -1,0 +1,502 @@
+// RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch | FileCheck %s
+
+// CHECK-LABEL: func.func @constant
+// CHECK: torch.vtensor.literal(dense<[4, 6]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+func.func @constant() -> !torch.vtensor<[2],si64> attributes {torch.onnx_meta.opset_version = 1 : si64} {
+  %0 = torch.operator "onnx.Constant"() {torch.onnx.value = dense<[4, 6]> : tensor<2xsi64>} : () -> !torch.vtensor<[2],si64>
+  return %0 : !torch.vtensor<[2],si64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @constant_value_ints
+// CHECK: torch.vtensor.literal(dense<[1, 2]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+func.func @constant_value_ints() -> !torch.vtensor<[2],si64> attributes {torch.onnx_meta.opset_version = 12 : si64} {
+  %0 = torch.operator "onnx.Constant"() {torch.onnx.value_ints = [1 : si64, 2 : si64]} : () -> !torch.vtensor<[2],si64>
+  return %0 : !torch.vtensor<[2],si64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @constant_value_float
+// CHECK: torch.vtensor.literal(dense<2.500000e+00> : tensor<f32>) : !torch.vtensor<[],f32>
+func.func @constant_value_float() -> !torch.vtensor<[],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = torch.operator "onnx.Constant"() {torch.onnx.value_float = 2.500000e+00 : f32} : () -> !torch.vtensor<[],f32>
+  return %0 : !torch.vtensor<[],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @constant_of_shape
+// CHECK: torch.aten.select.int %arg0, %{{.*}}, %{{.*}} : !torch.vtensor<[2],si64>, !torch.int, !torch.int -> !torch.vtensor<[],si64>
+// CHECK: torch.aten.item %{{.*}} : !torch.vtensor<[],si64> -> !torch.int
+// CHECK: torch.aten.select.int %arg0, %{{.*}}, %{{.*}} : !torch.vtensor<[2],si64>, !torch.int, !torch.int -> !torch.vtensor<[],si64>
+// CHECK: torch.aten.item %{{.*}} : !torch.vtensor<[],si64> -> !torch.int
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}} : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.full %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.list<int>, !torch.int, !torch.int, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[?,?],si32>
+func.func @constant_of_shape(%s: !torch.vtensor<[2],si64>) -> !torch.vtensor<[?,?],si32> attributes {torch.onnx_meta.opset_version = 9 : si64} {
+  %0 = torch.operator "onnx.ConstantOfShape"(%s) {torch.onnx.value = dense<7> : tensor<1xsi32>} : (!torch.vtensor<[2],si64>) -> !torch.vtensor<[?,?],si32>
+  return %0 : !torch.vtensor<[?,?],si32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @shape_dynamic
+// CHECK: torch.aten.size.int %arg0, %{{.*}} : !torch.vtensor<[?,3],f32>, !torch.int -> !torch.int
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}} : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.tensor %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.list<int>, !torch.int, !torch.none, !torch.bool -> !torch.vtensor<[2],si64>
+func.func @shape_dynamic(%x: !torch.vtensor<[?,3],f32>) -> !torch.vtensor<[2],si64> attributes {torch.onnx_meta.opset_version = 1 : si64} {
+  %0 = torch.operator "onnx.Shape"(%x) : (!torch.vtensor<[?,3],f32>) -> !torch.vtensor<[2],si64>
+  return %0 : !torch.vtensor<[2],si64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @shape_start_end
+// CHECK: torch.vtensor.literal(dense<3> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+func.func @shape_start_end(%x: !torch.vtensor<[2,3,4],f32>) -> !torch.vtensor<[1],si64> attributes {torch.onnx_meta.opset_version = 15 : si64} {
+  %0 = torch.operator "onnx.Shape"(%x) {torch.onnx.start = 1 : si64, torch.onnx.end = -1 : si64} : (!torch.vtensor<[2,3,4],f32>) -> !torch.vtensor<[1],si64>
+  return %0 : !torch.vtensor<[1],si64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @size_dynamic
+// CHECK: torch.aten.numel %arg0 : !torch.vtensor<[?,3],f32> -> !torch.int
+// CHECK: torch.prim.NumToTensor.Scalar %{{.*}} : !torch.int -> !torch.vtensor<[],si64>
+func.func @size_dynamic(%x: !torch.vtensor<[?,3],f32>) -> !torch.vtensor<[],si64> attributes {torch.onnx_meta.opset_version = 1 : si64} {
+  %0 = torch.operator "onnx.Size"(%x) : (!torch.vtensor<[?,3],f32>) -> !torch.vtensor<[],si64>
+  return %0 : !torch.vtensor<[],si64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @range
+// CHECK: torch.aten.item %arg0 : !torch.vtensor<[],si64> -> !torch.int
+// CHECK: torch.aten.item %arg1 : !torch.vtensor<[],si64> -> !torch.int
+// CHECK: torch.aten.item %arg2 : !torch.vtensor<[],si64> -> !torch.int
+// CHECK: torch.aten.arange.start_step %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.int, !torch.int, !torch.int, !torch.int, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[?],si64>
+func.func @range(%a: !torch.vtensor<[],si64>, %l: !torch.vtensor<[],si64>, %d: !torch.vtensor<[],si64>) -> !torch.vtensor<[?],si64> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %0 = torch.operator "onnx.Range"(%a, %l, %d) : (!torch.vtensor<[],si64>, !torch.vtensor<[],si64>, !torch.vtensor<[],si64>) -> !torch.vtensor<[?],si64>
+  return %0 : !torch.vtensor<[?],si64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape_zero_copies
+// CHECK: torch.vtensor.literal(dense<[0, -1]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+// CHECK: torch.aten.size.int %arg0, %{{.*}} : !torch.vtensor<[?,3,4],f32>, !torch.int -> !torch.int
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}} : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.reshape %arg0, %{{.*}} : !torch.vtensor<[?,3,4],f32>, !torch.list<int> -> !torch.vtensor<[?,12],f32>
+func.func @reshape_zero_copies(%x: !torch.vtensor<[?,3,4],f32>) -> !torch.vtensor<[?,12],f32> attributes {torch.onnx_meta.opset_version = 5 : si64} {
+  %s = torch.vtensor.literal(dense<[0, -1]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+  %0 = torch.operator "onnx.Reshape"(%x, %s) : (!torch.vtensor<[?,3,4],f32>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[?,12],f32>
+  return %0 : !torch.vtensor<[?,12],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape_allowzero
+// CHECK: torch.vtensor.literal(dense<[3, 4, 0]> : tensor<3xsi64>) : !torch.vtensor<[3],si64>
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.reshape %arg0, %{{.*}} : !torch.vtensor<[0,3,4],f32>, !torch.list<int> -> !torch.vtensor<[3,4,0],f32>
+func.func @reshape_allowzero(%x: !torch.vtensor<[0,3,4],f32>) -> !torch.vtensor<[3,4,0],f32> attributes {torch.onnx_meta.opset_version = 14 : si64} {
+  %s = torch.vtensor.literal(dense<[3, 4, 0]> : tensor<3xsi64>) : !torch.vtensor<[3],si64>
+  %0 = torch.operator "onnx.Reshape"(%x, %s) {torch.onnx.allowzero = 1 : si64} : (!torch.vtensor<[0,3,4],f32>, !torch.vtensor<[3],si64>) -> !torch.vtensor<[3,4,0],f32>
+  return %0 : !torch.vtensor<[3,4,0],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @flatten
+// CHECK: torch.aten.size.int %arg0, %{{.*}} : !torch.vtensor<[?,3,4],f32>, !torch.int -> !torch.int
+// CHECK: torch.aten.mul.int %{{.*}}, %{{.*}} : !torch.int, !torch.int -> !torch.int
+// CHECK: torch.aten.mul.int %{{.*}}, %{{.*}} : !torch.int, !torch.int -> !torch.int
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}} : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.reshape %arg0, %{{.*}} : !torch.vtensor<[?,3,4],f32>, !torch.list<int> -> !torch.vtensor<[?,4],f32>
+func.func @flatten(%x: !torch.vtensor<[?,3,4],f32>) -> !torch.vtensor<[?,4],f32> attributes {torch.onnx_meta.opset_version = 1 : si64} {
+  %0 = torch.operator "onnx.Flatten"(%x) {torch.onnx.axis = -1 : si64} : (!torch.vtensor<[?,3,4],f32>) -> !torch.vtensor<[?,4],f32>
+  return %0 : !torch.vtensor<[?,4],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @squeeze_attribute
+// CHECK: torch.aten.squeeze.dim %arg0, %{{.*}} : !torch.vtensor<[1,3,1],f32>, !torch.int -> !torch.vtensor<[1,3],f32>
+// CHECK: torch.aten.squeeze.dim %{{.*}}, %{{.*}} : !torch.vtensor<[1,3],f32>, !torch.int -> !torch.vtensor<[3],f32>
+func.func @squeeze_attribute(%x: !torch.vtensor<[1,3,1],f32>) -> !torch.vtensor<[3],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %0 = torch.operator "onnx.Squeeze"(%x) {torch.onnx.axes = [0 : si64, -1 : si64]} : (!torch.vtensor<[1,3,1],f32>) -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @squeeze_input
+// CHECK: torch.vtensor.literal(dense<2> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+// CHECK: torch.aten.squeeze.dim %arg0, %{{.*}} : !torch.vtensor<[1,3,1],f32>, !torch.int -> !torch.vtensor<[1,3],f32>
+func.func @squeeze_input(%x: !torch.vtensor<[1,3,1],f32>) -> !torch.vtensor<[1,3],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %a = torch.vtensor.literal(dense<[2]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %0 = torch.operator "onnx.Squeeze"(%x, %a) : (!torch.vtensor<[1,3,1],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[1,3],f32>
+  return %0 : !torch.vtensor<[1,3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unsqueeze_attribute
+// CHECK: torch.aten.unsqueeze %arg0, %{{.*}} : !torch.vtensor<[3],f32>, !torch.int -> !torch.vtensor<[1,3],f32>
+// CHECK: torch.aten.unsqueeze %{{.*}}, %{{.*}} : !torch.vtensor<[1,3],f32>, !torch.int -> !torch.vtensor<[1,3,1],f32>
+func.func @unsqueeze_attribute(%x: !torch.vtensor<[3],f32>) -> !torch.vtensor<[1,3,1],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %0 = torch.operator "onnx.Unsqueeze"(%x) {torch.onnx.axes = [-1 : si64, 0 : si64]} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[1,3,1],f32>
+  return %0 : !torch.vtensor<[1,3,1],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unsqueeze_runtime_axes
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}} : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.reshape %arg0, %{{.*}} : !torch.vtensor<[3],f32>, !torch.list<int> -> !torch.vtensor<[3,1],f32>
+func.func @unsqueeze_runtime_axes(%x: !torch.vtensor<[3],f32>, %a: !torch.vtensor<[1],si64>) -> !torch.vtensor<[3,1],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = torch.operator "onnx.Unsqueeze"(%x, %a) : (!torch.vtensor<[3],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[3,1],f32>
+  return %0 : !torch.vtensor<[3,1],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @transpose
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.permute %arg0, %{{.*}} : !torch.vtensor<[2,3,4],f32>, !torch.list<int> -> !torch.vtensor<[4,3,2],f32>
+func.func @transpose(%x: !torch.vtensor<[2,3,4],f32>) -> !torch.vtensor<[4,3,2],f32> attributes {torch.onnx_meta.opset_version = 1 : si64} {
+  %0 = torch.operator "onnx.Transpose"(%x) : (!torch.vtensor<[2,3,4],f32>) -> !torch.vtensor<[4,3,2],f32>
+  return %0 : !torch.vtensor<[4,3,2],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @concat_default_axis
+// CHECK: torch.prim.ListConstruct %arg0, %arg1 : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,5],f32>) -> !torch.list<vtensor>
+// CHECK: torch.aten.cat %{{.*}}, %{{.*}} : !torch.list<vtensor>, !torch.int -> !torch.vtensor<[2,8],f32>
+func.func @concat_default_axis(%x: !torch.vtensor<[2,3],f32>, %y: !torch.vtensor<[2,5],f32>) -> !torch.vtensor<[2,8],f32> attributes {torch.onnx_meta.opset_version = 1 : si64} {
+  %0 = torch.operator "onnx.Concat"(%x, %y) : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,5],f32>) -> !torch.vtensor<[2,8],f32>
+  return %0 : !torch.vtensor<[2,8],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @concat
+// CHECK: torch.prim.ListConstruct %arg0, %arg1 : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[4,3],f32>) -> !torch.list<vtensor>
+// CHECK: torch.aten.cat %{{.*}}, %{{.*}} : !torch.list<vtensor>, !torch.int -> !torch.vtensor<[6,3],f32>
+func.func @concat(%x: !torch.vtensor<[2,3],f32>, %y: !torch.vtensor<[4,3],f32>) -> !torch.vtensor<[6,3],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = torch.operator "onnx.Concat"(%x, %y) {torch.onnx.axis = -2 : si64} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[4,3],f32>) -> !torch.vtensor<[6,3],f32>
+  return %0 : !torch.vtensor<[6,3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @split_input_v1
+// CHECK: torch.vtensor.literal(dense<[2, 3]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+// CHECK: torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[5],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[2],f32>
+// CHECK: torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[5],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[3],f32>
+func.func @split_input_v1(%x: !torch.vtensor<[5],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[3],f32>) attributes {torch.onnx_meta.opset_version = 1 : si64} {
+  %s = torch.vtensor.literal(dense<[2, 3]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+  %0:2 = torch.operator "onnx.Split"(%x, %s) : (!torch.vtensor<[5],f32>, !torch.vtensor<[2],si64>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[3],f32>)
+  return %0#0, %0#1 : !torch.vtensor<[2],f32>, !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @split_attribute
+// CHECK: torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[5],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1],f32>
+// CHECK: torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[5],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[4],f32>
+func.func @split_attribute(%x: !torch.vtensor<[5],f32>) -> (!torch.vtensor<[1],f32>, !torch.vtensor<[4],f32>) attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %0:2 = torch.operator "onnx.Split"(%x) {torch.onnx.split = [1 : si64, 4 : si64]} : (!torch.vtensor<[5],f32>) -> (!torch.vtensor<[1],f32>, !torch.vtensor<[4],f32>)
+  return %0#0, %0#1 : !torch.vtensor<[1],f32>, !torch.vtensor<[4],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @split_equal_dynamic
+// CHECK: torch.aten.size.int %arg0, %{{.*}} : !torch.vtensor<[?,4],f32>, !torch.int -> !torch.int
+// CHECK: torch.aten.add.int %{{.*}}, %{{.*}} : !torch.int, !torch.int -> !torch.int
+// CHECK: torch.aten.floordiv.int %{{.*}}, %{{.*}} : !torch.int, !torch.int -> !torch.int
+// CHECK: torch.aten.add.int %{{.*}}, %{{.*}} : !torch.int, !torch.int -> !torch.int
+// CHECK: torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[?,4],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[?,4],f32>
+// CHECK: torch.aten.add.int %{{.*}}, %{{.*}} : !torch.int, !torch.int -> !torch.int
+// CHECK: torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[?,4],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[?,4],f32>
+func.func @split_equal_dynamic(%x: !torch.vtensor<[?,4],f32>) -> (!torch.vtensor<[?,4],f32>, !torch.vtensor<[?,4],f32>) attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0:2 = torch.operator "onnx.Split"(%x) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[?,4],f32>) -> (!torch.vtensor<[?,4],f32>, !torch.vtensor<[?,4],f32>)
+  return %0#0, %0#1 : !torch.vtensor<[?,4],f32>, !torch.vtensor<[?,4],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @split_num_outputs
+// CHECK: torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[7],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[3],f32>
+// CHECK: torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[7],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[3],f32>
+// CHECK: torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[7],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1],f32>
+func.func @split_num_outputs(%x: !torch.vtensor<[7],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[1],f32>) attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %0:3 = torch.operator "onnx.Split"(%x) {torch.onnx.num_outputs = 3 : si64} : (!torch.vtensor<[7],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[1],f32>)
+  return %0#0, %0#1, %0#2 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[1],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @slice_attributes
+// CHECK: torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[5,6],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[2,6],f32>
+func.func @slice_attributes(%x: !torch.vtensor<[5,6],f32>) -> !torch.vtensor<[2,6],f32> attributes {torch.onnx_meta.opset_version = 1 : si64} {
+  %0 = torch.operator "onnx.Slice"(%x) {torch.onnx.starts = [1 : si64], torch.onnx.ends = [-2 : si64], torch.onnx.axes = [0 : si64]} : (!torch.vtensor<[5,6],f32>) -> !torch.vtensor<[2,6],f32>
+  return %0 : !torch.vtensor<[2,6],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @slice_negative_step
+// CHECK: torch.vtensor.literal(dense<-1> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+// CHECK: torch.vtensor.literal(dense<-9223372036854775807> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+// CHECK: torch.vtensor.literal(dense<0> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+// CHECK: torch.vtensor.literal(dense<-3> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+// CHECK: torch.prim.ListConstruct %{{.*}} : (!torch.int) -> !torch.list<int>
+// CHECK: torch.aten.flip %arg0, %{{.*}} : !torch.vtensor<[5],f32>, !torch.list<int> -> !torch.vtensor<[5],f32>
+// CHECK: torch.aten.slice.Tensor %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[5],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[2],f32>
+func.func @slice_negative_step(%x: !torch.vtensor<[5],f32>) -> !torch.vtensor<[2],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %st = torch.vtensor.literal(dense<[-1]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %en = torch.vtensor.literal(dense<[-9223372036854775807]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %ax = torch.vtensor.literal(dense<[0]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %sp = torch.vtensor.literal(dense<[-3]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %0 = torch.operator "onnx.Slice"(%x, %st, %en, %ax, %sp) : (!torch.vtensor<[5],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[2],f32>
+  return %0 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @slice_dynamic_starts
+// CHECK: torch.aten.select.int %arg1, %{{.*}}, %{{.*}} : !torch.vtensor<[1],si64>, !torch.int, !torch.int -> !torch.vtensor<[],si64>
+// CHECK: torch.aten.item %{{.*}} : !torch.vtensor<[],si64> -> !torch.int
+// CHECK: torch.aten.select.int %arg2, %{{.*}}, %{{.*}} : !torch.vtensor<[1],si64>, !torch.int, !torch.int -> !torch.vtensor<[],si64>
+// CHECK: torch.aten.item %{{.*}} : !torch.vtensor<[],si64> -> !torch.int
+// CHECK: torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[?,6],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[?,6],f32>
+func.func @slice_dynamic_starts(%x: !torch.vtensor<[?,6],f32>, %st: !torch.vtensor<[1],si64>, %en: !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,6],f32> attributes {torch.onnx_meta.opset_version = 10 : si64} {
+  %0 = torch.operator "onnx.Slice"(%x, %st, %en) : (!torch.vtensor<[?,6],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,6],f32>
+  return %0 : !torch.vtensor<[?,6],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @expand
+// CHECK: torch.vtensor.literal(dense<[2, 1, 4]> : tensor<3xsi64>) : !torch.vtensor<[3],si64>
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.broadcast_to %arg0, %{{.*}} : !torch.vtensor<[3,1],f32>, !torch.list<int> -> !torch.vtensor<[2,3,4],f32>
+func.func @expand(%x: !torch.vtensor<[3,1],f32>) -> !torch.vtensor<[2,3,4],f32> attributes {torch.onnx_meta.opset_version = 8 : si64} {
+  %s = torch.vtensor.literal(dense<[2, 1, 4]> : tensor<3xsi64>) : !torch.vtensor<[3],si64>
+  %0 = torch.operator "onnx.Expand"(%x, %s) : (!torch.vtensor<[3,1],f32>, !torch.vtensor<[3],si64>) -> !torch.vtensor<[2,3,4],f32>
+  return %0 : !torch.vtensor<[2,3,4],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @tile
+// CHECK: torch.vtensor.literal(dense<[2, 1]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}} : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.tile %arg0, %{{.*}} : !torch.vtensor<[2,3],f32>, !torch.list<int> -> !torch.vtensor<[4,3],f32>
+func.func @tile(%x: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[4,3],f32> attributes {torch.onnx_meta.opset_version = 6 : si64} {
+  %r = torch.vtensor.literal(dense<[2, 1]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+  %0 = torch.operator "onnx.Tile"(%x, %r) : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[4,3],f32>
+  return %0 : !torch.vtensor<[4,3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @pad_attributes
+// CHECK: torch.constant.float 1.500000e+00
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}} : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.constant_pad_nd %arg0, %{{.*}}, %{{.*}} : !torch.vtensor<[1,2,3],f32>, !torch.list<int>, !torch.float -> !torch.vtensor<[1,2,6],f32>
+func.func @pad_attributes(%x: !torch.vtensor<[1,2,3],f32>) -> !torch.vtensor<[1,2,6],f32> attributes {torch.onnx_meta.opset_version = 2 : si64} {
+  %0 = torch.operator "onnx.Pad"(%x) {torch.onnx.pads = [0 : si64, 0 : si64, 1 : si64, 0 : si64, 0 : si64, 2 : si64], torch.onnx.value = 1.500000e+00 : f32} : (!torch.vtensor<[1,2,3],f32>) -> !torch.vtensor<[1,2,6],f32>
+  return %0 : !torch.vtensor<[1,2,6],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @pad_reflect
+// CHECK: torch.vtensor.literal(dense<[0, 1, 0, 0, 1, 0]> : tensor<6xsi64>) : !torch.vtensor<[6],si64>
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.constant.str "reflect"
+// CHECK: torch.aten.pad %arg0, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[1,2,3],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[1,4,3],f32>
+func.func @pad_reflect(%x: !torch.vtensor<[1,2,3],f32>) -> !torch.vtensor<[1,4,3],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %p = torch.vtensor.literal(dense<[0, 1, 0, 0, 1, 0]> : tensor<6xsi64>) : !torch.vtensor<[6],si64>
+  %0 = torch.operator "onnx.Pad"(%x, %p) {torch.onnx.mode = "reflect"} : (!torch.vtensor<[1,2,3],f32>, !torch.vtensor<[6],si64>) -> !torch.vtensor<[1,4,3],f32>
+  return %0 : !torch.vtensor<[1,4,3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @pad_axes
+// CHECK: torch.vtensor.literal(dense<[1, 2]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+// CHECK: torch.vtensor.literal(dense<0.000000e+00> : tensor<f32>) : !torch.vtensor<[],f32>
+// CHECK: torch.vtensor.literal(dense<-1> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}} : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.constant.str "replicate"
+// CHECK: torch.aten.pad %arg0, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[2,6],f32>
+func.func @pad_axes(%x: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,6],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %p = torch.vtensor.literal(dense<[1, 2]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+  %v = torch.vtensor.literal(dense<0.0> : tensor<f32>) : !torch.vtensor<[],f32>
+  %a = torch.vtensor.literal(dense<[-1]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %0 = torch.operator "onnx.Pad"(%x, %p, %v, %a) {torch.onnx.mode = "edge"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2],si64>, !torch.vtensor<[],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[2,6],f32>
+  return %0 : !torch.vtensor<[2,6],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @pad_wrap
+// CHECK: torch.vtensor.literal(dense<[0, 1, 0, 1]> : tensor<4xsi64>) : !torch.vtensor<[4],si64>
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}} : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.constant.str "circular"
+// CHECK: torch.aten.pad %arg0, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[2,5],f32>
+func.func @pad_wrap(%x: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,5],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  %p = torch.vtensor.literal(dense<[0, 1, 0, 1]> : tensor<4xsi64>) : !torch.vtensor<[4],si64>
+  %0 = torch.operator "onnx.Pad"(%x, %p) {torch.onnx.mode = "wrap"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[2,5],f32>
+  return %0 : !torch.vtensor<[2,5],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dropout_mask_v7
+// CHECK: torch.aten.ones_like %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[3],f32>, !torch.int, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[3],f32>
+func.func @dropout_mask_v7(%x: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) attributes {torch.onnx_meta.opset_version = 7 : si64} {
+  %0:2 = torch.operator "onnx.Dropout"(%x) {torch.onnx.ratio = 2.000000e-01 : f32} : (!torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>)
+  return %0#0, %0#1 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dropout
+// CHECK: torch.vtensor.literal(dense<5.000000e-01> : tensor<f32>) : !torch.vtensor<[],f32>
+// CHECK: torch.vtensor.literal(dense<false> : tensor<i1>) : !torch.vtensor<[],i1>
+func.func @dropout(%x: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %r = torch.vtensor.literal(dense<0.5> : tensor<f32>) : !torch.vtensor<[],f32>
+  %t = torch.vtensor.literal(dense<false> : tensor<i1>) : !torch.vtensor<[],i1>
+  %0 = torch.operator "onnx.Dropout"(%x, %r, %t) : (!torch.vtensor<[3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],i1>) -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @depth_to_space_v1
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.reshape %arg0, %{{.*}} : !torch.vtensor<[1,8,2,3],f32>, !torch.list<int> -> !torch.vtensor<[1,2,2,2,2,3],f32>
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.permute %{{.*}}, %{{.*}} : !torch.vtensor<[1,2,2,2,2,3],f32>, !torch.list<int> -> !torch.vtensor<[1,2,2,2,3,2],f32>
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.reshape %{{.*}}, %{{.*}} : !torch.vtensor<[1,2,2,2,3,2],f32>, !torch.list<int> -> !torch.vtensor<[1,2,4,6],f32>
+func.func @depth_to_space_v1(%x: !torch.vtensor<[1,8,2,3],f32>) -> !torch.vtensor<[1,2,4,6],f32> attributes {torch.onnx_meta.opset_version = 1 : si64} {
+  %0 = torch.operator "onnx.DepthToSpace"(%x) {torch.onnx.blocksize = 2 : si64} : (!torch.vtensor<[1,8,2,3],f32>) -> !torch.vtensor<[1,2,4,6],f32>
+  return %0 : !torch.vtensor<[1,2,4,6],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @depth_to_space_crd
+// CHECK: torch.aten.size.int %arg0, %{{.*}} : !torch.vtensor<[?,8,2,3],f32>, !torch.int -> !torch.int
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.reshape %arg0, %{{.*}} : !torch.vtensor<[?,8,2,3],f32>, !torch.list<int> -> !torch.vtensor<[?,2,2,2,2,3],f32>
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.permute %{{.*}}, %{{.*}} : !torch.vtensor<[?,2,2,2,2,3],f32>, !torch.list<int> -> !torch.vtensor<[?,2,2,2,3,2],f32>
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.reshape %{{.*}}, %{{.*}} : !torch.vtensor<[?,2,2,2,3,2],f32>, !torch.list<int> -> !torch.vtensor<[?,2,4,6],f32>
+func.func @depth_to_space_crd(%x: !torch.vtensor<[?,8,2,3],f32>) -> !torch.vtensor<[?,2,4,6],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = torch.operator "onnx.DepthToSpace"(%x) {torch.onnx.blocksize = 2 : si64, torch.onnx.mode = "CRD"} : (!torch.vtensor<[?,8,2,3],f32>) -> !torch.vtensor<[?,2,4,6],f32>
+  return %0 : !torch.vtensor<[?,2,4,6],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @space_to_depth
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.reshape %arg0, %{{.*}} : !torch.vtensor<[1,2,4,6],f32>, !torch.list<int> -> !torch.vtensor<[1,2,2,2,3,2],f32>
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.permute %{{.*}}, %{{.*}} : !torch.vtensor<[1,2,2,2,3,2],f32>, !torch.list<int> -> !torch.vtensor<[1,2,2,2,2,3],f32>
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.reshape %{{.*}}, %{{.*}} : !torch.vtensor<[1,2,2,2,2,3],f32>, !torch.list<int> -> !torch.vtensor<[1,8,2,3],f32>
+func.func @space_to_depth(%x: !torch.vtensor<[1,2,4,6],f32>) -> !torch.vtensor<[1,8,2,3],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = torch.operator "onnx.SpaceToDepth"(%x) {torch.onnx.blocksize = 2 : si64} : (!torch.vtensor<[1,2,4,6],f32>) -> !torch.vtensor<[1,8,2,3],f32>
+  return %0 : !torch.vtensor<[1,8,2,3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @eye_like
+// CHECK: torch.aten.arange %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.int, !torch.int, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[3],si64>
+// CHECK: torch.aten.unsqueeze %{{.*}}, %{{.*}} : !torch.vtensor<[3],si64>, !torch.int -> !torch.vtensor<[3,1],si64>
+// CHECK: torch.aten.arange %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.int, !torch.int, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[4],si64>
+// CHECK: torch.aten.unsqueeze %{{.*}}, %{{.*}} : !torch.vtensor<[4],si64>, !torch.int -> !torch.vtensor<[1,4],si64>
+// CHECK: torch.aten.sub.Tensor %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[1,4],si64>, !torch.vtensor<[3,1],si64>, !torch.int -> !torch.vtensor<[3,4],si64>
+// CHECK: torch.aten.eq.Scalar %{{.*}}, %{{.*}} : !torch.vtensor<[3,4],si64>, !torch.int -> !torch.vtensor<[3,4],i1>
+// CHECK: torch.aten.to.dtype %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[3,4],i1>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[3,4],si32>
+func.func @eye_like(%x: !torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],si32> attributes {torch.onnx_meta.opset_version = 9 : si64} {
+  %0 = torch.operator "onnx.EyeLike"(%x) {torch.onnx.k = 1 : si64, torch.onnx.dtype = 6 : si64} : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],si32>
+  return %0 : !torch.vtensor<[3,4],si32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @trilu
+// CHECK: torch.aten.item %arg1 : !torch.vtensor<[],si64> -> !torch.int
+// CHECK: torch.aten.tril %arg0, %{{.*}} : !torch.vtensor<[3,4],f32>, !torch.int -> !torch.vtensor<[3,4],f32>
+func.func @trilu(%x: !torch.vtensor<[3,4],f32>, %k: !torch.vtensor<[],si64>) -> !torch.vtensor<[3,4],f32> attributes {torch.onnx_meta.opset_version = 14 : si64} {
+  %0 = torch.operator "onnx.Trilu"(%x, %k) {torch.onnx.upper = 0 : si64} : (!torch.vtensor<[3,4],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[3,4],f32>
+  return %0 : !torch.vtensor<[3,4],f32>
+}
+
+// -----
+
+// The ONNX dialect spelling; the shape is a resource blob, read at conversion time.
+// CHECK-LABEL: func.func @reshape_resource_shape_onnx_dialect
+// CHECK: torch.vtensor.literal(dense<[4, 6]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+// CHECK: %[[SHAPE:.*]] = torch.prim.ListConstruct %int4, %int6
+// CHECK: torch.aten.reshape %{{.*}}, %[[SHAPE]] : !torch.vtensor<[2,3,4],f32>, !torch.list<int> -> !torch.vtensor<[4,6],f32>
+module attributes {onnx.opset_version = 17 : i64} {
+  func.func @reshape_resource_shape_onnx_dialect(%x: tensor<2x3x4xf32>) -> tensor<4x6xf32> {
+    %s = "onnx.Constant"() {value = dense_resource<shape> : tensor<2xi64>} : () -> tensor<2xi64>
+    %0 = "onnx.Reshape"(%x, %s) : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<4x6xf32>
+    return %0 : tensor<4x6xf32>
+  }
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      shape: "0x0800000004000000000000000600000000000000"
+    }
+  }
+#-}
+
+// -----
+
+// CHECK-LABEL: func.func @unsqueeze_onnx_dialect
+// CHECK: torch.vtensor.literal(dense<[0, 2]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+// CHECK: torch.aten.unsqueeze %{{.*}}, %int0 : !torch.vtensor<[3],f32>, !torch.int -> !torch.vtensor<[1,3],f32>
+// CHECK: torch.aten.unsqueeze %{{.*}}, %int2 : !torch.vtensor<[1,3],f32>, !torch.int -> !torch.vtensor<[1,3,1],f32>
+module attributes {onnx.opset_version = 13 : i64} {
+  func.func @unsqueeze_onnx_dialect(%x: tensor<3xf32>) -> tensor<1x3x1xf32> {
+    %a = "onnx.Constant"() {value_ints = [0, 2]} : () -> tensor<2xi64>
+    %0 = "onnx.Unsqueeze"(%x, %a) : (tensor<3xf32>, tensor<2xi64>) -> tensor<1x3x1xf32>
+    return %0 : tensor<1x3x1xf32>
+  }
+}
+
+// -----
+
+// A dense_resource constant stays a resource: the literal refers to the same blob.
+// CHECK-LABEL: func.func @constant_resource_onnx_dialect
+// CHECK: torch.vtensor.literal(dense_resource<weights> : tensor<2x2xf32>) : !torch.vtensor<[2,2],f32>
+module attributes {onnx.opset_version = 13 : i64} {
+  func.func @constant_resource_onnx_dialect() -> tensor<2x2xf32> {
+    %0 = "onnx.Constant"() {value = dense_resource<weights> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+    return %0 : tensor<2x2xf32>
+  }
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      weights: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
