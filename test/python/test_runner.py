@@ -563,3 +563,34 @@ def test_missing_function_is_named_in_the_error(capfd):
     with pytest.raises(RunnerError, match=r"JIT compilation of @main_graph failed.*otm_no_such_function"):
         compile_for_cpu(MISSING_FUNCTION)
     assert "otm_no_such_function" not in capfd.readouterr().err
+
+
+CHECKED_SIZES = """
+func.func @main_graph(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %m = tensor.dim %b, %c0 : tensor<?xf32>
+  %same = arith.cmpi eq, %n, %m : index
+  cf.assert %same, "operands must have the same size"
+  %init = tensor.empty(%n) : tensor<?xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+"""
+
+
+def test_failed_runtime_assertion_raises_instead_of_aborting():
+    program = compile_for_cpu(CHECKED_SIZES)
+    (result,) = program(np.ones(3, np.float32), np.ones(3, np.float32))
+    np.testing.assert_array_equal(result, np.full(3, 2, np.float32))
+    # The longer operand keeps the loop in bounds; the shorter one would not.
+    with pytest.raises(RunnerError, match=r"runtime assertion failed: 'operands must have the same size' at loc\("):
+        program(np.ones(2, np.float32), np.ones(4, np.float32))
+    (result,) = program(np.ones(2, np.float32), np.ones(2, np.float32))
+    np.testing.assert_array_equal(result, np.full(2, 2, np.float32))

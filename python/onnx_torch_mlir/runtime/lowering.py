@@ -15,6 +15,7 @@ from torch_mlir._mlir_libs import _stablehlo
 
 from onnx_torch_mlir.errors import RunnerError
 from onnx_torch_mlir.mlir_context import make_context
+from onnx_torch_mlir.runtime import assertions
 
 INPUT_DIALECTS = ("linalg-on-tensors", "tosa", "stablehlo")
 
@@ -96,14 +97,12 @@ class _RunnerContext:
         with self.context:
             self._load_torch_mlir_dialects()
 
-    def pass_manager(self, input_dialect: str) -> passmanager.PassManager:
-        if input_dialect not in self._pass_managers:
-            passes = ",".join(_TO_LINALG[input_dialect] + _LINALG_TO_LLVM)
+    def pass_manager(self, passes: list[str]) -> passmanager.PassManager:
+        key = ",".join(passes)
+        if key not in self._pass_managers:
             with self.context:
-                self._pass_managers[input_dialect] = passmanager.PassManager.parse(
-                    f"builtin.module({passes})"
-                )
-        return self._pass_managers[input_dialect]
+                self._pass_managers[key] = passmanager.PassManager.parse(f"builtin.module({key})")
+        return self._pass_managers[key]
 
     @staticmethod
     def _load_torch_mlir_dialects() -> None:
@@ -153,16 +152,24 @@ def parse_module(program: "ir.Module | str") -> ir.Module:
         raise RunnerError(f"cannot parse the program: {describe_mlir_error(error)}") from None
 
 
-def lower_to_llvm(runner: _RunnerContext, module: ir.Module, input_dialect: str) -> None:
-    """Lower `module` in place from `input_dialect` to the LLVM dialect."""
+def lower_to_llvm(runner: _RunnerContext, module: ir.Module, input_dialect: str) -> list[assertions.Assertion]:
+    """Lower `module` in place from `input_dialect` to the LLVM dialect.
+
+    Runtime assertions are routed to Python on the way (see `assertions.py`);
+    the result lists them by number.
+    """
     _check_no_foreign_ops(module, input_dialect)
     try:
-        runner.pass_manager(input_dialect).run(module.operation)
+        if _TO_LINALG[input_dialect]:
+            runner.pass_manager(_TO_LINALG[input_dialect]).run(module.operation)
+        routed = assertions.route_assertions_to_python(module)
+        runner.pass_manager(_LINALG_TO_LLVM).run(module.operation)
     except ir.MLIRError as error:
         raise RunnerError(
             f"lowering the {input_dialect} program to LLVM failed: {describe_mlir_error(error)}"
         ) from None
     _check_fully_lowered(module, input_dialect)
+    return routed
 
 
 def _check_fully_lowered(module: ir.Module, input_dialect: str) -> None:

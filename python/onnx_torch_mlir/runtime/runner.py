@@ -14,7 +14,7 @@ import numpy as np
 from torch_mlir import execution_engine, ir
 
 from onnx_torch_mlir.errors import RunnerError, UnsupportedTypeError
-from onnx_torch_mlir.runtime import calling_convention, compiler_runtime, lowering
+from onnx_torch_mlir.runtime import assertions, calling_convention, compiler_runtime, lowering
 from onnx_torch_mlir.runtime.dtypes import accepts_input_dtype, canonical_input, numpy_dtype_for
 from onnx_torch_mlir.runtime.memref import UnrankedMemRef, copy_out_unranked, ranked_descriptor_of
 
@@ -59,7 +59,14 @@ class _TensorSpec:
 class CompiledProgram:
     """A program JIT-compiled for the host CPU; call it with numpy arrays."""
 
-    def __init__(self, signature: calling_convention.Signature, inputs, results, engine):
+    def __init__(
+        self,
+        signature: calling_convention.Signature,
+        inputs,
+        results,
+        engine,
+        runtime_assertions: "list[assertions.Assertion] | None" = None,
+    ):
         self.entry = signature.entry
         self.input_types = signature.input_types
         self.result_types = signature.result_types
@@ -73,6 +80,13 @@ class CompiledProgram:
         self._consumers = [_consumer(self._outputs, index, spec.dtype) for index, spec in enumerate(results)]
         for index, consumer in enumerate(self._consumers):
             engine.register_runtime(calling_convention.RESULT_CONSUMER_PREFIX + str(index), consumer)
+        # Failed runtime assertions are recorded here by number (same care as above).
+        self._assertions = list(runtime_assertions or [])
+        self._failed_assertions: list[int] = []
+        self._assertion_recorder = assertions.recorder(self._failed_assertions)
+        engine.raw_register_runtime(
+            assertions.ASSERTION_CALLBACK, ctypes.cast(self._assertion_recorder, ctypes.c_void_p)
+        )
         compiler_runtime.register(engine)
         # The JIT compiles on the first lookup; LLVM reports failures (such as
         # an unresolved symbol) on stderr only.
@@ -101,6 +115,13 @@ class CompiledProgram:
             self._function(packed)
             outputs = list(self._outputs)
             self._outputs[:] = [None] * len(self._outputs)
+            failed = list(self._failed_assertions)
+            self._failed_assertions.clear()
+        if failed:
+            # The code ran on past the failure, so its results mean nothing.
+            raise RunnerError(
+                f"@{self.entry}: runtime assertion failed: {self._assertions[failed[0]].describe()}"
+            )
         if any(output is None for output in outputs):
             raise RunnerError(f"@{self.entry} did not deliver all of its results")
         return outputs
@@ -149,9 +170,9 @@ def compile_for_cpu(
         inputs = [_TensorSpec.of(t, f"argument {i}") for i, t in enumerate(function.type.inputs)]
         results = [_TensorSpec.of(t, f"result {i}") for i, t in enumerate(function.type.results)]
         calling_convention.make_callable_from_python(program, function)
-        lowering.lower_to_llvm(runner, program, input_dialect)
+        runtime_assertions = lowering.lower_to_llvm(runner, program, input_dialect)
         engine = _jit(runner.context, program)
-    return CompiledProgram(signature, inputs, results, engine)
+    return CompiledProgram(signature, inputs, results, engine, runtime_assertions)
 
 
 def run(
