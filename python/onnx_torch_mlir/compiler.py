@@ -2,6 +2,8 @@
 
 from torch_mlir import ir
 
+from . import config
+from .errors import PipelineError
 from .importer.loading import load_model
 from .mlir_context import make_context
 from .pipelines import check_output_type, lower_torch_to_backend
@@ -15,6 +17,8 @@ def compile(
     output_type: str = "torch",
     *,
     backend_legal_ops=(),
+    custom_op_encoding: str = "operands",
+    keep_onnx_ops=(),
     importer: str = "ours",
     converter: str = "ours",
     context: ir.Context | None = None,
@@ -24,18 +28,43 @@ def compile(
     output_type: "torch" (torch-mlir's backend contract), "linalg-on-tensors",
     "tosa" or "stablehlo". `importer` and `converter` choose whose ONNX importer
     and ONNX-to-Torch conversion run; "torch-mlir" selects the peer's.
+
+    `backend_legal_ops` ("aten.layer_norm", ...) stay undecomposed through the
+    Torch pipeline and become each backend's custom op; `keep_onnx_ops`
+    ("NonMaxSuppression", ...) bypass the conversion and become custom ops of
+    domain "onnx"; `custom_op_encoding` is "operands" or "attributes". The
+    contract is docs/custom-ops.md.
     """
+    from . import conversion  # noqa: F401 - conversion imports transforms; importing it first avoids a cycle
+    from .transforms.custom_ops import ENCODINGS, normalize_backend_legal_ops
+
     check_output_type(output_type)
+    config.require_output_type(output_type)
+    if custom_op_encoding not in ENCODINGS:
+        raise PipelineError(
+            f"unknown custom-op encoding '{custom_op_encoding}': expected one of {', '.join(ENCODINGS)}"
+        )
+    legal = normalize_backend_legal_ops(backend_legal_ops)
     proto = load_model(model)
     context = context or make_context()
     module = import_model(proto, importer, context)
-    convert_to_torch(module, converter, tuple(backend_legal_ops))
-    lower_torch_to_backend(module, output_type)
+    if keep_onnx_ops:
+        if converter != "ours":
+            raise PipelineError("keep_onnx_ops needs our conversion (converter='ours')")
+        from .transforms.custom_ops_onnx import keep_onnx_ops as keep
+
+        keep(module, keep_onnx_ops)
+    convert_to_torch(module, converter, legal)
+    lower_torch_to_backend(module, output_type, backend_legal_ops=legal, custom_op_encoding=custom_op_encoding)
     return module
 
 
 def import_model(proto, importer: str, context: ir.Context) -> ir.Module:
     """The model in the torch-ONNX spelling, by `importer` ("ours" or "torch-mlir")."""
+    if importer not in IMPORTERS:
+        raise ValueError(f"unknown importer '{importer}': expected one of {', '.join(IMPORTERS)}")
+    if importer == "torch-mlir":
+        config.require("torch")
     if importer == "ours":
         from .importer import import_onnx
 
@@ -49,6 +78,8 @@ def import_model(proto, importer: str, context: ir.Context) -> ir.Module:
 
 def convert_to_torch(module: ir.Module, converter: str, backend_legal_ops: tuple = ()) -> None:
     """torch-ONNX spelling -> torch-mlir's backend contract, in place, by `converter`."""
+    if converter == "torch-mlir":
+        config.require("torch")
     if converter == "ours":
         from .conversion import convert_onnx_to_torch_backend_contract
 

@@ -54,8 +54,25 @@ def run_passes(module: ir.Module, pipeline: str, *, stage: str) -> None:
             raise PipelineError(f"{stage}: {format_diagnostics(error)}") from None
 
 
-def lower_torch_to_backend(module: ir.Module, output_type: str) -> None:
-    """Torch backend contract -> `output_type`, in place (no-op for "torch")."""
+def lower_torch_to_backend(
+    module: ir.Module, output_type: str, *, backend_legal_ops=(), custom_op_encoding: str = "operands"
+) -> None:
+    """Torch backend contract -> `output_type`, in place (no-op for "torch").
+
+    Ops of `backend_legal_ops` that the module still holds, and ONNX ops kept by
+    `keep_onnx_ops`, become the backend's custom ops first (docs/custom-ops.md).
+    A backend switched off (onnx_torch_mlir.config) raises BackendDisabledError.
+    """
+    from . import config
+
     check_output_type(output_type)
-    if output_type != "torch":
+    config.require_output_type(output_type)
+    if output_type == "torch":
+        return
+    from . import conversion  # noqa: F401 - conversion imports transforms; importing it first avoids a cycle
+    from .transforms.custom_ops import lower_with_custom_ops, module_has_custom_op_candidates
+
+    if module_has_custom_op_candidates(module, backend_legal_ops):
+        lower_with_custom_ops(module, output_type, backend_legal_ops, custom_op_encoding)
+    else:
         run_passes(module, TORCH_TO_BACKEND[output_type], stage=f"torch-to-{output_type}")
