@@ -255,3 +255,18 @@ func.func @upsample_9(%x: !torch.vtensor<[1,1,2,2],f32>, %scales: !torch.vtensor
   %0 = torch.operator "onnx.Upsample"(%x, %scales) {torch.onnx.mode = "linear"} : (!torch.vtensor<[1,1,2,2],f32>, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,4,4],f32>
   return %0 : !torch.vtensor<[1,1,4,4],f32>
 }
+
+
+// -----
+
+// OneHot: a static declared depth dimension replaces reading depth at run time.
+// CHECK-LABEL: func.func @one_hot_declared_depth
+func.func @one_hot_declared_depth(%indices: !torch.vtensor<[3],si64>, %depth: !torch.vtensor<[1],si64>, %values: !torch.vtensor<[2],f32>) -> !torch.vtensor<[3,10],f32> attributes {torch.onnx_meta.opset_version = 9 : si64} {
+  // CHECK-NOT: torch.aten.item
+  // CHECK: %[[DEPTH:.*]] = torch.constant.int 10
+  // CHECK: torch.aten.add.Scalar %arg0, %[[DEPTH]]
+  // CHECK: torch.aten.arange %[[DEPTH]]
+  // CHECK: torch.aten.eq.Tensor {{.*}} -> !torch.vtensor<[3,10],i1>
+  %0 = torch.operator "onnx.OneHot"(%indices, %depth, %values) : (!torch.vtensor<[3],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[3,10],f32>
+  return %0 : !torch.vtensor<[3,10],f32>
+}

@@ -283,7 +283,12 @@ def one_hot(node: OnnxNode, b: TorchBuilder):
     index_sizes = _sizes(node, 0)
     rank = len(index_sizes)
     axis = _normalize_axis(node, node.attr_int("axis"), rank + 1)
-    depth, depth_static = _scalar_int(node, b, 1)
+    declared_depth = (node.result_info().sizes or [None] * (rank + 1))[axis]
+    if node.constant_input(1) is None and declared_depth is not None:
+        # The declared result fixes depth; avoids reading it at run time (aten.item).
+        depth, depth_static = b.constant_int(declared_depth), declared_depth
+    else:
+        depth, depth_static = _scalar_int(node, b, 1)
     indices = _normalize_indices(b, node.input(0), depth)  # float indices truncate (ONNX casts to int64)
     indices = b.unsqueeze(indices, axis)
     positions = _arange(b, depth, depth_static)
