@@ -15,6 +15,7 @@ from torch_mlir import execution_engine, ir
 
 from onnx_torch_mlir.errors import RunnerError, UnsupportedTypeError
 from onnx_torch_mlir.runtime import assertions, calling_convention, compiler_runtime, lowering
+from onnx_torch_mlir.runtime import custom_ops as custom_op_runtime
 from onnx_torch_mlir.runtime.dtypes import accepts_input_dtype, canonical_input, numpy_dtype_for
 from onnx_torch_mlir.runtime.memref import UnrankedMemRef, copy_out_unranked, ranked_descriptor_of
 
@@ -159,12 +160,20 @@ def _consumer(outputs: list, index: int, dtype: np.dtype):
 
 
 def compile_for_cpu(
-    module: "ir.Module | str", *, input_dialect: str = "linalg-on-tensors", entry: str | None = None
+    module: "ir.Module | str",
+    *,
+    input_dialect: str = "linalg-on-tensors",
+    entry: str | None = None,
+    custom_ops: dict | None = None,
 ) -> CompiledProgram:
-    """Lower `module` (Linalg-on-tensors, TOSA or StableHLO) to native code and JIT it."""
+    """Lower `module` (Linalg-on-tensors, TOSA or StableHLO) to native code and JIT it.
+
+    `custom_ops` maps custom-op names to Python implementations (see custom_ops.py).
+    """
     lowering.check_input_dialect(input_dialect)
     with lowering.runner_context() as runner:
         program = lowering.parse_module(module)
+        custom_op_bindings = custom_op_runtime.bind(program, custom_ops)
         function = calling_convention.find_entry(program, entry)
         signature = calling_convention.signature_of(function)
         inputs = [_TensorSpec.of(t, f"argument {i}") for i, t in enumerate(function.type.inputs)]
@@ -172,7 +181,9 @@ def compile_for_cpu(
         calling_convention.make_callable_from_python(program, function)
         runtime_assertions = lowering.lower_to_llvm(runner, program, input_dialect)
         engine = _jit(runner.context, program)
-    return CompiledProgram(signature, inputs, results, engine, runtime_assertions)
+        custom_op_runtime.register(engine, custom_op_bindings)
+    compiled = CompiledProgram(signature, inputs, results, engine, runtime_assertions)
+    return custom_op_runtime.ProgramWithCustomOps(compiled, custom_op_bindings) if custom_op_bindings else compiled
 
 
 def run(

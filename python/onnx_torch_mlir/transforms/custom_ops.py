@@ -52,11 +52,12 @@ from ..errors import ConversionError, PipelineError
 ENCODINGS = ("operands", "attributes")
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 NONE_PLACEHOLDER = "torch.constant.none"
-# The attribute a kept ONNX op's carrier call holds its ONNX attributes in (JSON).
+# The attributes of a kept ONNX op's carrier declaration: its ONNX attributes (JSON) and op type.
 ONNX_ATTRIBUTES = "onnx.attributes"
+ONNX_OP_TYPE = "onnx.op_type"
 # The attribute on a Linalg custom call that holds the JSON (TOSA's name for it).
 LINALG_ATTRIBUTES = "implementation_attrs"
-CUSTOM_CALL_MARKER = "otm.custom_op"  # unit attribute on Linalg custom calls
+CUSTOM_CALL_MARKER = "otm.custom_op"  # unit attribute on the declarations Linalg custom calls call
 
 _BACKEND_PIPELINES = {
     "linalg-on-tensors": "torch-backend-to-linalg-on-tensors-backend-pipeline",
@@ -289,7 +290,6 @@ class _Builder:
                                        attributes=attributes)
         symbol = self._declaration(full, [value.type for value in operands], result_types)
         call = func.CallOp(result_types, ir.FlatSymbolRefAttr.get(symbol), operands).operation
-        call.attributes[CUSTOM_CALL_MARKER] = ir.UnitAttr.get()
         if attributes_json is not None:
             call.attributes[LINALG_ATTRIBUTES] = ir.StringAttr.get(attributes_json)
         return call
@@ -334,15 +334,27 @@ def _collect(region_holder: ir.Operation, wanted, found: list) -> None:
                 _collect(op.operation, wanted, found)
 
 
-def is_onnx_carrier(op: ir.Operation) -> bool:
-    return op.name == "func.call" and ONNX_ATTRIBUTES in op.attributes
+def onnx_carrier_declarations(module_op: ir.Operation) -> dict[str, ir.Operation]:
+    """symbol -> declaration, for the carrier declarations of kept ONNX ops."""
+    declarations = {}
+    for op in module_op.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "func.func" and ONNX_OP_TYPE in op.attributes:
+            declarations[ir.StringAttr(op.attributes["sym_name"]).value] = op
+    return declarations
+
+
+def _carrier_test(module_op: ir.Operation):
+    carriers = onnx_carrier_declarations(module_op)
+    return lambda op: op.name == "func.call" and ir.FlatSymbolRefAttr(op.attributes["callee"]).value in carriers
 
 
 def module_has_custom_op_candidates(module: ir.Module, kept_ops=()) -> bool:
     """Whether the module holds an op of `kept_ops` or a kept ONNX op."""
     wanted_names = {f"torch.{name}" for name in kept_ops}
+    is_carrier = _carrier_test(module.operation)
     found: list = []
-    _collect(module.operation, lambda op: op.name in wanted_names or is_onnx_carrier(op), found)
+    _collect(module.operation, lambda op: op.name in wanted_names or is_carrier(op), found)
     return bool(found)
 
 
@@ -354,25 +366,26 @@ def convert_to_custom_ops(module_op: ir.Operation, backend: str, kept_ops, encod
     if encoding not in ENCODINGS:
         raise PipelineError(f"unknown custom-op encoding '{encoding}': expected one of {', '.join(ENCODINGS)}")
     wanted_names = {f"torch.{name}" for name in kept_ops}
+    carriers = onnx_carrier_declarations(module_op)
+    is_carrier = _carrier_test(module_op)
     ops: list[ir.Operation] = []
-    _collect(module_op, lambda op: op.name in wanted_names or is_onnx_carrier(op), ops)
+    _collect(module_op, lambda op: op.name in wanted_names or is_carrier(op), ops)
     failures: list[Failure] = []
     if not ops:
         return failures
     builder = _Builder(backend, module_op)
-    onnx_carriers = set()
     for op in ops:
         try:
             with op.location, ir.InsertionPoint(op):
-                if is_onnx_carrier(op):
-                    onnx_carriers.add(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
-                    _rewrite_onnx(op, builder)
+                if is_carrier(op):
+                    _rewrite_onnx(op, builder, carriers[ir.FlatSymbolRefAttr(op.attributes["callee"]).value])
                 else:
                     _rewrite_torch(op, builder, encoding)
         except Rejected as why:
             failures.append(Failure(op.location, str(why)))
-    for symbol in onnx_carriers:
-        _erase_unused_declaration(module_op, symbol)
+    if not failures:
+        for declaration in carriers.values():
+            declaration.erase()
     return failures
 
 
@@ -434,9 +447,8 @@ def _rewrite_torch(op: ir.Operation, builder: _Builder, encoding: str) -> None:
     _replace(op, custom)
 
 
-def _rewrite_onnx(op: ir.Operation, builder: _Builder) -> None:
-    callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value  # onnx.NonMaxSuppression
-    name = callee[len("onnx.") :].split("$", 1)[0]
+def _rewrite_onnx(op: ir.Operation, builder: _Builder, declaration: ir.Operation) -> None:
+    name = ir.StringAttr(declaration.attributes[ONNX_OP_TYPE]).value
     result_types = _result_types(op, f"ONNX op {name}")
     operands = []
     for index, value in enumerate(op.operands):
@@ -446,16 +458,9 @@ def _rewrite_onnx(op: ir.Operation, builder: _Builder) -> None:
             operands.append(builder.none_placeholder())
         else:
             raise Rejected(f"cannot keep ONNX op {name}: input {index} is a {value.type}, not a tensor")
-    attributes_json = ir.StringAttr(op.attributes[ONNX_ATTRIBUTES]).value
+    attributes_json = ir.StringAttr(declaration.attributes[ONNX_ATTRIBUTES]).value
     custom = builder.custom("onnx", name, operands, result_types, attributes_json)
     _replace(op, custom)
-
-
-def _erase_unused_declaration(module_op: ir.Operation, symbol: str) -> None:
-    for op in module_op.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func" and ir.StringAttr(op.operation.attributes["sym_name"]).value == symbol:
-            op.operation.erase()
-            return
 
 
 # -- Passes and pipelines ------------------------------------------------------------------------
@@ -488,14 +493,25 @@ def linalg_pipeline_without_verifier() -> str:
     return text[: -len(suffix)]
 
 
+def custom_declarations(module_op: ir.Operation) -> set[str]:
+    """The symbols of the private declarations Linalg custom calls call."""
+    return {
+        ir.StringAttr(op.operation.attributes["sym_name"]).value
+        for op in module_op.regions[0].blocks[0].operations
+        if op.operation.name == "func.func" and CUSTOM_CALL_MARKER in op.operation.attributes
+    }
+
+
 def verify_linalg_contract_around_custom_calls(module_op: ir.Operation) -> list[str]:
     """Run torch-mlir's Linalg contract verifier on a copy whose custom calls are tensor.empty ops.
 
     Returns the verifier's messages (empty: the module is in the contract, custom calls aside).
     """
     copy = module_op.clone()
+    declarations = custom_declarations(copy)
     calls: list[ir.Operation] = []
-    _collect(copy, lambda op: op.name == "func.call" and CUSTOM_CALL_MARKER in op.attributes, calls)
+    _collect(copy, lambda op: op.name == "func.call" and ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+             in declarations, calls)
     for call in calls:
         with call.location, ir.InsertionPoint(call):
             for result in call.results:
