@@ -25,7 +25,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout, the default)")
     parser.add_argument("--emit-bytecode", action="store_true", help="write MLIR bytecode instead of text")
     parser.add_argument("--backend-legal-ops", default="",
-                        help="comma-separated torch ops kept undecomposed (aten.foo,...)")
+                        help="comma-separated torch ops kept undecomposed (aten.foo,...); on a backend they "
+                        "become its custom ops (docs/custom-ops.md)")
+    parser.add_argument("--keep-onnx-ops", default="",
+                        help="comma-separated ONNX ops (NonMaxSuppression,...) kept as custom ops of domain onnx, "
+                        "bypassing the conversion")
+    parser.add_argument("--custom-op-encoding", default="operands", choices=("operands", "attributes"),
+                        help="non-tensor arguments of custom ops as constant operands (default) or as JSON "
+                        "in the attribute")
     parser.add_argument("--importer", default="ours", choices=("ours", "torch-mlir"),
                         help="whose ONNX importer to use (default: ours)")
     parser.add_argument("--converter", default="ours", choices=("ours", "torch-mlir"),
@@ -36,9 +43,11 @@ def run(args) -> int:
     from ..compiler import compile as compile_model
 
     legal = tuple(op for op in args.backend_legal_ops.split(",") if op)
+    keep = tuple(op for op in args.keep_onnx_ops.split(",") if op)
     try:
         module = compile_model(
-            args.model, args.output_type, backend_legal_ops=legal, importer=args.importer, converter=args.converter
+            args.model, args.output_type, backend_legal_ops=legal, keep_onnx_ops=keep,
+            custom_op_encoding=args.custom_op_encoding, importer=args.importer, converter=args.converter,
         )
     except ConversionError as error:
         # All failing nodes, not only the first line run_guarded would print.

@@ -7,7 +7,7 @@ Each subcommand lives in its own module `<name>_command.py` exposing `HELP`,
 import importlib
 import sys
 
-from .. import __version__
+from .. import __version__, config
 from .cli_support import OneLineErrorParser, run_guarded
 
 PROG = "onnx-torch-mlir"
@@ -33,6 +33,7 @@ def build_parser(modules) -> OneLineErrorParser:
         "Linalg-on-tensors, TOSA and StableHLO; plus a reference CPU runner to check results.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    config.add_disable_argument(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineErrorParser)
     for name, module in modules.items():
         sub = subparsers.add_parser(name, help=module.HELP, description=module.__doc__)
@@ -48,7 +49,12 @@ def main(argv=None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
-    return run_guarded(PROG, args.handler, args)
+    return run_guarded(PROG, _run_with_switches, args)
+
+
+def _run_with_switches(args) -> int:
+    config.apply_disable_argument(args)
+    return args.handler(args)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,11 @@ BACKEND_FLAGS = {
     "convert-torch-to-tosa": "torch-backend-to-tosa-backend-pipeline",
     "convert-torch-to-stablehlo": "torch-backend-to-stablehlo-backend-pipeline",
 }
+BACKEND_BACKENDS = {
+    "convert-torch-to-linalg": "linalg-on-tensors",
+    "convert-torch-to-tosa": "tosa",
+    "convert-torch-to-stablehlo": "stablehlo",
+}
 PIPELINE_FLAG = "convert-onnx-to-torch-pipeline"
 _FILE_LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)\)')
 
@@ -60,7 +65,13 @@ def build_parser() -> OneLineErrorParser:
     parser.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations in the output")
     parser.add_argument("--mlir-print-generic", action="store_true", help="print ops in generic form")
     parser.add_argument("--backend-legal-ops", default="",
-                        help="comma-separated torch ops kept undecomposed by the pipeline (aten.foo,...)")
+                        help="comma-separated torch ops kept undecomposed by the pipeline (aten.foo,...); the "
+                        "--convert-torch-to-* flags turn them into the backend's custom ops")
+    parser.add_argument("--custom-op-encoding", default="operands", choices=("operands", "attributes"),
+                        help="custom ops' non-tensor arguments as constant operands (default) or JSON attributes")
+    from .. import config
+
+    config.add_disable_argument(parser)
     parser.set_defaults(steps=[])
     passes = parser.add_argument_group("passes (run in command-line order)")
     passes.add_argument(f"--{PIPELINE_FLAG}", action=_AppendStep, nargs=0, step=PIPELINE_FLAG,
@@ -76,16 +87,24 @@ def build_parser() -> OneLineErrorParser:
     return parser
 
 
-def expand_steps(steps, backend_legal_ops) -> list[str]:
-    """Command-line steps -> pass arguments / textual pipeline elements, in order."""
+def expand_steps(steps, backend_legal_ops, custom_op_encoding: str = "operands") -> list:
+    """Command-line steps -> pass arguments / textual pipeline elements / Python passes, in order.
+
+    A backend flag is the custom-op conversion of the backend-legal ops and kept
+    ONNX ops followed by torch-mlir's pipeline (transforms/custom_ops.py).
+    """
+    from .. import config
     from ..conversion.passes import convert_onnx_to_torch_pipeline
+    from ..transforms.custom_ops import custom_op_passes
 
     expanded = []
     for step, value in steps:
         if step == PIPELINE_FLAG:
             expanded += convert_onnx_to_torch_pipeline(backend_legal_ops)
         elif step in BACKEND_FLAGS:
-            expanded.append(BACKEND_FLAGS[step])
+            backend = BACKEND_BACKENDS[step]
+            config.require_output_type(backend)
+            expanded += custom_op_passes(backend, backend_legal_ops, custom_op_encoding)
         elif step == "textual":
             text = value.strip()
             if text.startswith("builtin.module(") and text.endswith(")"):
@@ -136,7 +155,6 @@ def split_chunks(data: bytes, split: bool) -> list:
 
 def process_chunk(chunk, args, steps, source_name):
     """Parse, run the passes; returns the module, or None after printing the errors."""
-    from ..conversion.passes import build_pass_manager
     from ..mlir_context import make_context
 
     context = make_context()
@@ -146,7 +164,7 @@ def process_chunk(chunk, args, steps, source_name):
         except ir.MLIRError as error:
             print_diagnostics(error, source_name)
             return None
-        manager = build_pass_manager(steps, context)
+        manager = _build_manager(steps, context)
         if args.mlir_print_ir_after_all or args.mlir_print_ir_before_all:
             manager.enable_ir_printing(
                 print_before_all=args.mlir_print_ir_before_all, print_after_all=args.mlir_print_ir_after_all
@@ -159,9 +177,32 @@ def process_chunk(chunk, args, steps, source_name):
     return module
 
 
+def _build_manager(steps, context):
+    """A pass manager of `steps`; the Python passes of the custom-op conversion are added as such."""
+    from ..conversion.passes import add_pass, build_pass_manager
+    from ..transforms.custom_ops import add_steps
+
+    if all(isinstance(step, str) for step in steps):
+        return build_pass_manager(steps, context)
+    from torch_mlir.passmanager import PassManager
+
+    with context:
+        manager = PassManager("builtin.module")
+        for step in steps:
+            if isinstance(step, str):
+                add_pass(manager, step)
+            else:
+                add_steps(manager, [step])
+    return manager
+
+
 def run(args) -> int:
-    backend_legal_ops = tuple(op for op in args.backend_legal_ops.split(",") if op)
-    steps = expand_steps(args.steps or [], backend_legal_ops)
+    from .. import config
+    from ..transforms.custom_ops import normalize_backend_legal_ops
+
+    config.apply_disable_argument(args)
+    backend_legal_ops = normalize_backend_legal_ops(args.backend_legal_ops.split(","))
+    steps = expand_steps(args.steps or [], backend_legal_ops, args.custom_op_encoding)
     source_name = "<stdin>" if args.input == "-" else args.input
     chunks = split_chunks(read_input(args.input), args.split_input_file)
     if args.emit_bytecode and len(chunks) > 1:
