@@ -594,3 +594,22 @@ def test_failed_runtime_assertion_raises_instead_of_aborting():
         program(np.ones(2, np.float32), np.ones(4, np.float32))
     (result,) = program(np.ones(2, np.float32), np.ones(2, np.float32))
     np.testing.assert_array_equal(result, np.full(2, 2, np.float32))
+
+
+STABLEHLO_UNSIGNED_PROGRAM = """
+func.func @main_graph(%a: tensor<4xui8>, %b: tensor<4xui8>) -> (tensor<4xui8>, tensor<4xui8>, tensor<4xui8>) {
+  %0 = stablehlo.divide %a, %b : tensor<4xui8>
+  %1 = stablehlo.add %a, %b : tensor<4xui8>
+  return %0, %1, %a : tensor<4xui8>, tensor<4xui8>, tensor<4xui8>
+}
+"""
+
+
+def test_stablehlo_unsigned_integers_at_the_boundary():
+    # The boundary becomes signless; the division must stay unsigned.
+    a, b = np.array([200, 255, 7, 130], np.uint8), np.array([3, 16, 2, 200], np.uint8)
+    quotient, total, same = run(STABLEHLO_UNSIGNED_PROGRAM, [a, b], input_dialect="stablehlo")
+    assert quotient.dtype == total.dtype == same.dtype == np.uint8
+    np.testing.assert_array_equal(quotient, a // b)
+    np.testing.assert_array_equal(total, a + b)
+    np.testing.assert_array_equal(same, a)

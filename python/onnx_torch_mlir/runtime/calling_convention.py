@@ -118,3 +118,57 @@ def _declare_consumers(module: ir.Module, element_types: list[ir.Type]) -> None:
             consumer = func.FuncOp(RESULT_CONSUMER_PREFIX + str(index), consumer_type, visibility="private")
             consumer.arg_attrs = ir.ArrayAttr.get([read_only])
             consumer.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+
+
+def make_boundary_integers_signless(module: ir.Module, entry: str) -> None:
+    """Give the entry function and the consumers signless integer tensors.
+
+    StableHLO's (and TOSA's) signed and unsigned integers lower to Linalg's
+    signless ones, with `builtin.unrealized_conversion_cast`s left at the
+    function boundary, which bufferization cannot handle. The runner passes
+    integers by bit pattern anyway, so the boundary may as well be signless:
+    the casts then become identities and go away.
+    """
+    functions = {op.sym_name.value: op for op in module.body.operations if isinstance(op, func.FuncOp)}
+    function = functions[entry]
+    for argument in function.body.blocks[0].arguments:
+        argument.set_type(_signless(argument.type))
+    function.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get([_signless(t) for t in function.type.inputs], [])
+    )
+    casts: list[ir.Operation] = []
+
+    def collect(operation: ir.Operation) -> ir.WalkResult:
+        if operation.name in ("builtin.unrealized_conversion_cast", "tensor.cast"):
+            casts.append(operation)
+        return ir.WalkResult.ADVANCE
+
+    function.operation.walk(collect)
+    for operation in casts:
+        if len(operation.operands) != 1 or len(operation.results) != 1:
+            continue
+        source, result = operation.operands[0], operation.results[0]
+        if operation.name == "tensor.cast":
+            if isinstance(result.type, ir.UnrankedTensorType):
+                result.set_type(_signless(result.type))
+        elif _signless(result.type) == source.type:
+            result.replace_all_uses_with(source)
+            operation.erase()
+    for name, consumer in functions.items():
+        if name.startswith(RESULT_CONSUMER_PREFIX):
+            consumer.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get([_signless(t) for t in consumer.type.inputs], [])
+            )
+
+
+def _signless(tensor_type: ir.Type) -> ir.Type:
+    """`tensor_type` with a signed or unsigned integer element type made signless."""
+    if not isinstance(tensor_type, (ir.RankedTensorType, ir.UnrankedTensorType)):
+        return tensor_type
+    element = tensor_type.element_type
+    if not isinstance(element, ir.IntegerType) or element.is_signless:
+        return tensor_type
+    signless = ir.IntegerType.get_signless(element.width)
+    if isinstance(tensor_type, ir.UnrankedTensorType):
+        return ir.UnrankedTensorType.get(signless)
+    return ir.RankedTensorType.get(tensor_type.shape, signless, tensor_type.encoding)

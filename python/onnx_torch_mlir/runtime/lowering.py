@@ -15,7 +15,7 @@ from torch_mlir._mlir_libs import _stablehlo
 
 from onnx_torch_mlir.errors import RunnerError
 from onnx_torch_mlir.mlir_context import make_context
-from onnx_torch_mlir.runtime import assertions
+from onnx_torch_mlir.runtime import assertions, calling_convention
 
 INPUT_DIALECTS = ("linalg-on-tensors", "tosa", "stablehlo")
 
@@ -152,7 +152,9 @@ def parse_module(program: "ir.Module | str") -> ir.Module:
         raise RunnerError(f"cannot parse the program: {describe_mlir_error(error)}") from None
 
 
-def lower_to_llvm(runner: _RunnerContext, module: ir.Module, input_dialect: str) -> list[assertions.Assertion]:
+def lower_to_llvm(
+    runner: _RunnerContext, module: ir.Module, input_dialect: str, entry: str
+) -> list[assertions.Assertion]:
     """Lower `module` in place from `input_dialect` to the LLVM dialect.
 
     Runtime assertions are routed to Python on the way (see `assertions.py`);
@@ -162,6 +164,8 @@ def lower_to_llvm(runner: _RunnerContext, module: ir.Module, input_dialect: str)
     try:
         if _TO_LINALG[input_dialect]:
             runner.pass_manager(_TO_LINALG[input_dialect]).run(module.operation)
+        with ir.Location.unknown():
+            calling_convention.make_boundary_integers_signless(module, entry)
         routed = assertions.route_assertions_to_python(module)
         runner.pass_manager(_LINALG_TO_LLVM).run(module.operation)
     except ir.MLIRError as error:

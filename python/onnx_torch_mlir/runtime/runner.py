@@ -179,7 +179,7 @@ def compile_for_cpu(
         inputs = [_TensorSpec.of(t, f"argument {i}") for i, t in enumerate(function.type.inputs)]
         results = [_TensorSpec.of(t, f"result {i}") for i, t in enumerate(function.type.results)]
         calling_convention.make_callable_from_python(program, function)
-        runtime_assertions = lowering.lower_to_llvm(runner, program, input_dialect)
+        runtime_assertions = lowering.lower_to_llvm(runner, program, input_dialect, signature.entry)
         engine = _jit(runner.context, program)
         custom_op_runtime.register(engine, custom_op_bindings)
     compiled = CompiledProgram(signature, inputs, results, engine, runtime_assertions)
