@@ -228,7 +228,7 @@ def _literal(kind: str, item) -> str:
         return str(int(item))
     item = float(item)
     if math.isfinite(item):
-        return repr(item)
+        return f"{item:.17e}"
     import numpy as np
 
     return "0x%08X" % int(np.array(item, np.float32).view(np.uint32))
