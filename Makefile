@@ -18,6 +18,8 @@ venv: $(STAMP)
 
 $(STAMP): pyproject.toml externals/mlir-wheels.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@# torch first and exactly 2.13.0 (the local CPU build): any other request pulls CUDA wheels.
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	@touch $(STAMP)
 
