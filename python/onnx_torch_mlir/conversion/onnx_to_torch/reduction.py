@@ -171,8 +171,9 @@ def _reduce_with_dims(node: OnnxNode, b: TorchBuilder, x: ir.Value, dims: list[i
     reduce, identity, in_float = REDUCTIONS[node.op_type]
     info = b.info(x)
     element = node.result_info().element
-    if any(info.sizes[d] == 0 for d in dims):
-        # An empty set reduces to the identity; torch would reject most of these reductions.
+    if any(size == 0 for size in info.sizes):
+        # An empty set reduces to the identity (and an empty result needs no reduction at all);
+        # torch and the backends reject most reductions of empty tensors.
         sizes = []
         for d, size in enumerate(info.sizes):
             if d in dims:
