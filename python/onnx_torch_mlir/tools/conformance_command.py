@@ -35,6 +35,13 @@ def add_arguments(parser):
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="fail when a listed passing case no longer passes")
     mode.add_argument("--update", action="store_true", help="rewrite passing lists, results and docs/conformance.md")
+    mode.add_argument("--coverage", action="store_true",
+                      help="custom-op coverage: mark every Torch op of each case backend-legal and report, per op "
+                      "and backend, whether it became a custom op (with -k: print; without: also rewrite "
+                      "docs/custom-op-coverage.md)")
+    parser.add_argument("--coverage-report", metavar="FILE", help="with --coverage: write the report here")
+    parser.add_argument("--one-case-per-op", action="store_true",
+                        help="with --coverage: only the first node case of each ONNX op type (a fast slice)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every case's result")
 
 
@@ -42,8 +49,17 @@ def run(args) -> int:
     from ..conformance import CONFIGURATIONS, SUITES, collect_cases
     from ..conformance import report
 
+    from .. import config
+
     configurations = [CONFIGURATIONS[name] for name in (args.configuration or ["ours"])]
-    backends = args.backend or list(BACKENDS)
+    for backend in args.backend or []:
+        config.require_output_type(backend)
+    backends = args.backend or config.enabled_backends(BACKENDS)
+    if not config.is_enabled("torch"):
+        skipped = [c.name for c in configurations if "torch-mlir" in (c.importer, c.converter)]
+        if skipped:
+            print(f"conformance: skipping {', '.join(skipped)}: {config.refusal('torch')}")
+        configurations = [c for c in configurations if c.name not in skipped]
     if args.jobs < 1:
         raise OnnxTorchMlirError(f"--jobs must be at least 1, got {args.jobs}")
     cases = collect_cases(tuple(args.suite or SUITES))
@@ -53,6 +69,8 @@ def run(args) -> int:
         raise OnnxTorchMlirError("no conformance case matches the filters")
     if args.update and (args.filter or args.suite):
         raise OnnxTorchMlirError("--update needs the whole suite: drop --suite and -k")
+    if args.coverage:
+        return _coverage(cases, args)
     kept = regressed = 0
     for configuration in configurations:
         for backend in backends:
@@ -76,6 +94,44 @@ def run(args) -> int:
         ops_path.write_text(supported_ops.markdown())
         print(f"wrote {path.relative_to(report.REPOSITORY)}, docs/supported-ops.md and the passing lists")
     return 1 if regressed else 0
+
+
+def _coverage(cases, args) -> int:
+    """--coverage: every Torch op of every case backend-legal; per op, did it become a custom op."""
+    from .. import config
+    from ..conformance import CONFIGURATIONS, run_cases
+    from ..conformance import coverage, report
+
+    backends = config.enabled_backends(coverage.COVERAGE_BACKENDS)
+    if args.one_case_per_op:
+        cases = coverage.one_case_per_op(cases)
+    progress = _Progress("custom-op coverage", len(cases), args.verbose)
+    started = time.perf_counter()
+    results = run_cases(cases, CONFIGURATIONS["ours"], "all", jobs=args.jobs, timeout=args.timeout,
+                        on_result=progress, case_runner=coverage.coverage_case)
+    progress.close()
+    summary = coverage.aggregate(results)
+    command = "onnx-torch-mlir conformance --coverage" + (" --one-case-per-op" if args.one_case_per_op else "") + "".join(
+        f" -k '{k}'" for k in args.filter or []
+    )
+    text = coverage.markdown(summary, backends, command, len(cases))
+    whole = not (args.filter or args.suite) or args.one_case_per_op
+    target = args.coverage_report or (report.REPOSITORY / "docs" / "custom-op-coverage.md" if whole else None)
+    if target:
+        from pathlib import Path
+
+        Path(target).write_text(text)
+        print(f"wrote {target}")
+    ops = summary["ops"]
+    for backend in backends:
+        custom = sum(1 for entry in ops.values() if set(entry["backends"].get(backend, {})) == {"custom"})
+        print(f"coverage -> {backend}: {custom} of {len(ops)} Torch ops became custom ops in every case")
+    print(f"coverage: {len(cases)} cases in {time.perf_counter() - started:.0f} s")
+    failed = [op for op, entry in ops.items() for counter in entry["backends"].values() if "pipeline" in counter]
+    if args.check and failed:
+        print(f"coverage: the backend pipeline failed around custom ops of {', '.join(sorted(set(failed)))}")
+        return 1
+    return 0
 
 
 def _run_one(cases, configuration, backend, args):
