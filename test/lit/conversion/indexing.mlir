@@ -270,3 +270,20 @@ func.func @one_hot_declared_depth(%indices: !torch.vtensor<[3],si64>, %depth: !t
   %0 = torch.operator "onnx.OneHot"(%indices, %depth, %values) : (!torch.vtensor<[3],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[3,10],f32>
   return %0 : !torch.vtensor<[3,10],f32>
 }
+
+
+// -----
+
+// Resize with sizes and a static declared result: the result sizes are used, nothing is read at run time.
+// CHECK-LABEL: func.func @resize_sizes_declared
+func.func @resize_sizes_declared(%x: !torch.vtensor<[1,1,2,2],f32>, %sizes: !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,1,3,5],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  %none = torch.constant.none
+  // CHECK-NOT: torch.aten.item
+  // CHECK: %[[H:.*]] = torch.constant.int 3
+  // CHECK: %[[W:.*]] = torch.constant.int 5
+  // CHECK: %[[SIZES:.*]] = torch.prim.ListConstruct %[[H]], %[[W]]
+  // CHECK: %[[MODE:.*]] = torch.constant.str "nearest_half_pixel,round_prefer_floor"
+  // CHECK: torch.aten.__interpolate.size_list_scale_list %arg0, %[[SIZES]], %{{.*}}, %[[MODE]]
+  %0 = torch.operator "onnx.Resize"(%x, %none, %none, %sizes) {torch.onnx.mode = "nearest"} : (!torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.none, !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,1,3,5],f32>
+  return %0 : !torch.vtensor<[1,1,3,5],f32>
+}

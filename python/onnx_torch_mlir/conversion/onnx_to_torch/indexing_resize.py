@@ -132,6 +132,14 @@ def _static_result_sizes(node: OnnxNode, b: TorchBuilder) -> list | None:
     return [b.constant_int(size) for size in sizes[2:]]
 
 
+def _keeps_batch_and_channel(node: OnnxNode) -> bool:
+    """Whether the declared result statically keeps dims 0 and 1 of the input."""
+    x_sizes, result_sizes = node.input_info(0).sizes, node.result_info().sizes
+    return result_sizes is not None and all(
+        x_sizes[dim] is not None and x_sizes[dim] == result_sizes[dim] for dim in (0, 1)
+    )
+
+
 def _interpolate(node: OnnxNode, b: TorchBuilder, mode_text: str, align_corners, sizes, scales):
     """`aten.__interpolate.size_list_scale_list`; exactly one of sizes / scales is a list of values."""
     none = b.constant_none()
@@ -190,9 +198,12 @@ def _resize(node: OnnxNode, b: TorchBuilder, *, scales_index: int, sizes_index: 
         if policy != "stretch":
             sizes = _aspect_sizes(node, b, policy, rank, axes)
         else:
-            sizes = _spatial_values(node, b, sizes_index, rank, axes, "size")
+            # The declared result is the requested size: use it when static (no run-time reads).
+            sizes = _static_result_sizes(node, b) if _keeps_batch_and_channel(node) else None
+            if sizes is None:
+                sizes = _spatial_values(node, b, sizes_index, rank, axes, "size")
         return _interpolate(node, b, mode_text, b.constant_bool(align), sizes, None)
-    if coordinate_mode == "align_corners":
+    if coordinate_mode == "align_corners" and _keeps_batch_and_channel(node):
         # align_corners maps by the lengths alone; torch-mlir's lowering would use the scale.
         sizes = _static_result_sizes(node, b)
         if sizes is not None:
