@@ -4,14 +4,21 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JOBS ?= 2
+# Paths to switch off, e.g. `make test DISABLE=tosa,stablehlo` (see README: Switches).
+DISABLE ?=
+ifneq ($(strip $(DISABLE)),)
+export ONNX_TORCH_MLIR_DISABLE := $(DISABLE)
+endif
 
-.PHONY: venv demo test test-lit test-python test-conformance conformance docs bench clean help
+.PHONY: venv demo test test-lit test-python test-conformance test-coverage conformance coverage docs bench clean help
 
 help:
 	@echo "make demo              compile and run a model shipped in the onnx wheel, saying what happened"
 	@echo "make test              lit + pytest + conformance regression check (what CI runs)"
 	@echo "make conformance       full conformance run on every enabled backend; rewrites docs/ tables"
+	@echo "make coverage          custom-op coverage run (one node case per ONNX op); rewrites docs/custom-op-coverage.md"
 	@echo "make bench             importer benchmark against torch-mlir's importer"
+	@echo "DISABLE=tosa,stablehlo,torch   switch paths off for any target"
 	@echo "make venv              create .venv from the pinned versions"
 
 venv: $(STAMP)
@@ -26,7 +33,7 @@ $(STAMP): pyproject.toml externals/mlir-wheels.toml
 demo: venv
 	$(BIN)/onnx-torch-mlir demo
 
-test: venv test-lit test-python test-conformance
+test: venv test-lit test-python test-conformance test-coverage
 
 test-lit: venv
 	PATH=$(abspath $(BIN)):$$PATH $(BIN)/lit -sv test/lit
@@ -39,6 +46,16 @@ test-python: venv
 test-conformance: venv
 	$(BIN)/onnx-torch-mlir conformance --check --jobs $(JOBS) --configuration ours
 	$(BIN)/onnx-torch-mlir conformance --check --jobs $(JOBS) --configuration ours-importer --backend linalg-on-tensors
+
+# A fast slice of the custom-op coverage run: every Torch op of a few cases backend-legal, each must
+# become a well-formed custom op on every enabled backend (or be rejected for a documented reason).
+test-coverage: venv
+	$(BIN)/onnx-torch-mlir conformance --coverage --fail-on-pipeline-errors --jobs 1 --coverage-report /dev/null \
+		-k 'node/test_layer_normalization_2d_axis0' -k 'node/test_relu' -k 'node/test_gemm_default*' \
+		-k 'node/test_softmax_axis_0' -k 'node/test_concat_1d_axis_0' -k 'node/test_conv_with_strides_padding'
+
+coverage: venv
+	$(BIN)/onnx-torch-mlir conformance --coverage --one-case-per-op --jobs $(JOBS)
 
 # Full run of every configuration, ours and the peer's: rewrites docs/conformance.md,
 # docs/supported-ops.md, test/conformance/results/ and the passing lists.

@@ -56,6 +56,12 @@ OUTCOME_EXPLANATIONS = {
     "(e.g. a constant computation, or an op the canonicalizer replaces), so there was nothing to convert",
     "contract": "torch-mlir's backend-contract pipeline fails when the op is kept (it relies on decomposing it, "
     "e.g. for shape or dtype refinement)",
+    "blocked": "the op became a custom op, but another op of the same case was rejected, stayed a Torch op, and "
+    "the backend pipeline failed on it, so the module could not be checked",
+    "tosa-type": "TOSA only: tosa.custom accepts only TOSA-conformant tensors, and a result or operand is not one "
+    "(a zero-sized dimension, or an element type TOSA lacks)",
+    "dead": "the custom op's results were unused (e.g. an unused output of the ONNX node) and the backend's "
+    "canonicalizer erased it, as the custom ops are side-effect free",
     "pipeline": "the op became a custom op, but the backend pipeline failed on the rest of the module",
     "case": "the case itself does not reach the Torch dialect (import or conversion failure), so its ops are unknown",
 }
@@ -186,12 +192,16 @@ def coverage_case(case, configuration, backend_unused) -> CaseResult:
                 outcomes[op] = [rejection_kind(rejected[op]), rejected[op]]
             elif op not in kept:
                 outcomes[op] = ["folded", ""]
+            elif pipeline_error and rejected:
+                outcomes[op] = ["blocked", f"{', '.join(sorted(rejected))} rejected: {pipeline_error[:200]}"]
+            elif pipeline_error and "tosa-conformant tensor" in pipeline_error:
+                outcomes[op] = ["tosa-type", pipeline_error[:300]]
             elif pipeline_error:
                 outcomes[op] = ["pipeline", pipeline_error[:300]]
             elif produced[op]:
                 outcomes[op] = ["custom", ""]
             else:
-                outcomes[op] = ["pipeline", "no custom op in the output"]
+                outcomes[op] = ["dead", "no custom op in the output"]
         copy.erase()
         report["outcomes"][backend] = outcomes
     return CaseResult(case.case_id, "pass", "", json.dumps(report))
