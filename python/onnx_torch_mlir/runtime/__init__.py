@@ -12,22 +12,37 @@ Pipeline (see `lowering.py` for the exact pass lists):
    constant results all come back correctly.
 3. TOSA is lowered to Linalg with the upstream tosa-to-{linalg-named,linalg,
    arith,tensor,scf} passes; StableHLO with chlo-legalize-to-stablehlo and
-   stablehlo-legalize-to-linalg (plus shape lowering).
-4. One-shot bufferization across function boundaries (identity layouts;
-   torch-mlir's TMTensor ops are left to tm-tensor-bufferize), then the
-   ownership-based buffer deallocation pipeline, so repeated calls do not leak.
-5. Linalg and TMTensor to loops, then arith/math/complex/memref/func/cf to the
+   stablehlo-legalize-to-linalg (plus shape lowering). The entry function's
+   signed/unsigned integer tensors are then made signless (the casts those
+   lowerings leave at the boundary would defeat bufferization), and every
+   `cf.assert` becomes a call to a Python callback on failure
+   (`assertions.py`): a failed runtime check raises RunnerError after the call
+   instead of aborting the process.
+4. One-shot bufferization across function boundaries (identity layouts; loops
+   may yield new buffers; torch-mlir's TMTensor ops are left to
+   tm-tensor-bufferize), then the ownership-based buffer deallocation
+   pipeline, so repeated calls do not leak.
+5. Linalg and TMTensor to loops, memref metadata (subviews, reshapes) to
+   arithmetic, affine to arith, then arith/math/complex/memref/func/cf to the
    LLVM dialect; memref copies become loops so no runtime library is needed.
+   An op left outside the LLVM dialect is reported by name.
 6. MLIR's ExecutionEngine JIT-compiles the LLVM dialect module (opt level 2).
+   Compiler-runtime functions LLVM calls (`__truncdfhf2` for f64 -> f16) are
+   bound to libgcc_s or an exact numpy fallback (`compiler_runtime.py`); a JIT
+   failure's RunnerError carries LLVM's stderr message.
 
 Element types: f16, bf16 (ml_dtypes), f32, f64, i1 (bool), i8..i64 (passed as
 signed or unsigned numpy integers of the same width; results come back signed
-unless `run(result_dtypes=...)` reinterprets them), complex<f32>/<f64>, index.
-Float8 and other types raise UnsupportedTypeError.
+unless `run(result_dtypes=...)` reinterprets them), i4 and i2 (ml_dtypes
+int4/uint4/int2/uint2, one byte an element as LLVM stores them; results come
+back as int4/int2), complex<f32>/<f64>, index. Float8 and other types raise
+UnsupportedTypeError.
 
 Not supported: ml_program globals (stateful programs), and StableHLO dynamic
 broadcasts of a dimension that may or may not be 1 (stablehlo-legalize-to-linalg
-rejects them; the RunnerError carries its diagnostic).
+rejects them; the RunnerError carries its diagnostic). After a failed runtime
+assertion the compiled code runs on to its end before the error is raised, so
+code that relies on the checked property may still misbehave first.
 """
 
 from onnx_torch_mlir.runtime.runner import CompiledProgram, compile_for_cpu, reinterpret_results, run
