@@ -1,6 +1,10 @@
 """Compile a model, run it on the reference CPU runner and on onnxruntime with the same
 inputs, and compare every output (shape, dtype, values within --rtol/--atol).
 
+With --each-node, every tensor a node produces becomes an output of a copy of the
+model, and the first node (in graph order) whose result differs is named: the
+place to look when a whole model's output is wrong.
+
 Exit status 0 when all outputs match, 1 otherwise.
 """
 
@@ -18,6 +22,9 @@ def add_arguments(parser):
     add_input_arguments(parser)
     parser.add_argument("--rtol", type=float, default=1e-3, help="relative tolerance (default 1e-3)")
     parser.add_argument("--atol", type=float, default=1e-5, help="absolute tolerance (default 1e-5)")
+    parser.add_argument(
+        "--each-node", action="store_true", help="compare every node's results and name the first that differs"
+    )
 
 
 def run(args) -> int:
@@ -26,16 +33,39 @@ def run(args) -> int:
 
     model = load_model(args.model)
     inputs = model_inputs(model, args)
+    if args.each_node:
+        model = _with_every_node_result_as_output(model)
     ours = list(OnnxTorchMlirBackend.prepare(model, **compile_options(args)).run(inputs))
     reference = _run_onnxruntime(model, inputs)
+    producers = {name: node for node in model.graph.node for name in node.output}
     failures = 0
     names = [output.name for output in model.graph.output]
     for index, name in enumerate(names):
         reason = mismatch([reference[index]], [ours[index]], args.rtol, args.atol)
-        print(f"{name}: {'ok' if reason is None else 'MISMATCH ' + reason.removeprefix('output 0: ')}")
+        if reason is not None and args.each_node and failures == 0 and name in producers:
+            node = producers[name]
+            print(f"first difference: node '{node.name}' ({node.op_type}) result '{name}'")
+        if not args.each_node or reason is not None:
+            print(f"{name}: {'ok' if reason is None else 'MISMATCH ' + reason.removeprefix('output 0: ')}")
         failures += reason is not None
     print(f"{len(names) - failures} of {len(names)} outputs match onnxruntime ({args.to})")
     return 1 if failures else 0
+
+
+def _with_every_node_result_as_output(model):
+    """A copy of `model` whose outputs are every tensor a node produces, in graph order."""
+    import onnx
+
+    inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
+    typed = {value.name: value for value in list(inferred.graph.value_info) + list(inferred.graph.output)}
+    widened = onnx.ModelProto()
+    widened.CopyFrom(inferred)
+    del widened.graph.output[:]
+    for node in inferred.graph.node:
+        for name in node.output:
+            if name and name in typed and typed[name].type.HasField("tensor_type"):
+                widened.graph.output.append(typed[name])
+    return widened
 
 
 def _run_onnxruntime(model, inputs):
