@@ -523,11 +523,21 @@ def _split(node: OnnxNode, b: TorchBuilder, split: list | None, num_outputs: int
     return results
 
 
+def _split_input(node: OnnxNode, b: TorchBuilder) -> list:
+    """The `split` input; computed at run time, the declared result sizes along `axis` if static."""
+    if _constant(node, 1) is None and node.input_info(0).rank is not None:
+        axis = _axis(node, node.attr_int("axis", 0), node.input_info(0).rank)
+        declared = [node.result_info(i).sizes for i in range(node.num_results)]
+        if all(sizes is not None and sizes[axis] is not None for sizes in declared):
+            return [sizes[axis] for sizes in declared]
+    return _int_elements(node, b, 1, "split")
+
+
 @converts("Split", since=1)
 def split_input_or_attribute(node: OnnxNode, b: TorchBuilder):
     """Opset 1: sizes from the optional second input, else the `split` attribute."""
     if node.has_input(1):
-        return _split(node, b, _int_elements(node, b, 1, "split"))
+        return _split(node, b, _split_input(node, b))
     return _split(node, b, node.attr_ints("split", None))
 
 
@@ -540,7 +550,7 @@ def split_attribute(node: OnnxNode, b: TorchBuilder):
 @converts("Split", since=13)
 def split(node: OnnxNode, b: TorchBuilder):
     """From opset 13: sizes from the optional `split` input."""
-    return _split(node, b, _int_elements(node, b, 1, "split") if node.has_input(1) else None)
+    return _split(node, b, _split_input(node, b) if node.has_input(1) else None)
 
 
 @converts("Split", since=18)
@@ -549,7 +559,7 @@ def split_num_outputs(node: OnnxNode, b: TorchBuilder):
     if node.has_input(1):
         if node.has_attr("num_outputs"):
             node.fail("both input 'split' and attribute 'num_outputs' are given")
-        return _split(node, b, _int_elements(node, b, 1, "split"))
+        return _split(node, b, _split_input(node, b))
     num_outputs = node.attr_int("num_outputs", None)
     if num_outputs is None:
         node.fail("needs input 'split' or attribute 'num_outputs'")
@@ -848,7 +858,29 @@ def eye_like(node: OnnxNode, b: TorchBuilder):
 
 @converts("Trilu", since=14)
 def trilu(node: OnnxNode, b: TorchBuilder):
-    """upper=1: keep j - i >= k (aten.triu); upper=0: keep j - i <= k (aten.tril)."""
-    k = _scalar_input(node, b, 1) if node.has_input(1) else 0
-    torch_op = "aten.triu" if node.attr_int("upper") else "aten.tril"
-    return b.op(torch_op, node.result_type(), node.input(0), _int(b, k))
+    """upper=1: keep column - row >= k (aten.triu); upper=0: keep column - row <= k (aten.tril)."""
+    upper = node.attr_int("upper")
+    if not node.has_input(1) or _constant(node, 1) is not None:
+        k = _scalar_input(node, b, 1) if node.has_input(1) else 0
+        return b.op("aten.triu" if upper else "aten.tril", node.result_type(), node.input(0), b.constant_int(k))
+    # A run-time k: compare against index grids rather than read k as a scalar
+    # (TOSA and StableHLO have no lowering for aten.item).
+    x = node.input(0)
+    rank = _rank(node)
+    if rank < 2:
+        node.fail(f"needs an input of rank 2 or more, not rank {rank}")
+    info = node.input_info(0)
+    dims = _dims(b, x)
+    none = b.constant_none()
+
+    def index(dim, position):
+        count = dims[dim]
+        values = b.op("aten.arange", b.tensor_type([_static(count)], "si64"), _int(b, count), b.dtype("si64"), none, none, none)
+        return b.unsqueeze(values, position)
+
+    rows, columns = index(rank - 2, 1), index(rank - 1, 0)
+    sizes = [info.sizes[-2], info.sizes[-1]]
+    offset = b.op("aten.sub.Tensor", b.tensor_type(sizes, "si64"), columns, rows, b.constant_int(1))
+    k = b.to_dtype(node.input(1), "si64")
+    keep = b.op("aten.ge.Tensor" if upper else "aten.le.Tensor", b.tensor_type(sizes, "i1"), offset, k)
+    return b.op("aten.where.ScalarOther", node.result_type(), keep, x, b.constant_scalar(0, info.element))
