@@ -108,7 +108,7 @@ def test_unknown_onnx_op_to_keep_lists_close_matches():
 
 def test_unknown_encoding_is_refused():
     with pytest.raises(PipelineError, match="unknown custom-op encoding 'json'"):
-        onnx_torch_mlir.compile(layer_norm_model(), "tosa", custom_op_encoding="json")
+        onnx_torch_mlir.compile(layer_norm_model(), "linalg-on-tensors", custom_op_encoding="json")
 
 
 def test_missing_implementation_is_a_runner_error():
