@@ -256,3 +256,36 @@ module attributes {onnx.opset_version = 11 : i64} {
     return %0#0, %0#1 : tensor<3x3xf32>, tensor<3x3xi64>
   }
 }
+
+// -----
+
+// Runtime axes and no declared result shape (keepdims): each dimension is reduced where the
+// runtime axes name it, and sliced to one element there; the sizes are dynamic.
+// CHECK-LABEL: func.func @reduce_l2_runtime_axes_unranked
+func.func @reduce_l2_runtime_axes_unranked(%x: !torch.vtensor<[3,2],f32>, %axes: !torch.vtensor<[1],si64>) -> !torch.vtensor<*,f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  // CHECK: %[[SQUARE:.*]] = torch.aten.mul.Tensor %arg0, %arg0
+  // CHECK: %[[HIT0:.*]] = torch.aten.any
+  // CHECK: %[[SUM0:.*]] = torch.aten.sum.dim_IntList %[[SQUARE]], {{.*}} -> !torch.vtensor<[1,2],f32>
+  // CHECK: %[[STEP0:.*]] = torch.aten.where.self %[[HIT0]], %[[SUM0]], %[[SQUARE]] : {{.*}} -> !torch.vtensor<[3,2],f32>
+  // CHECK: %[[HIT1:.*]] = torch.aten.any
+  // CHECK: %[[SUM1:.*]] = torch.aten.sum.dim_IntList %[[STEP0]], {{.*}} -> !torch.vtensor<[3,1],f32>
+  // CHECK: %[[STEP1:.*]] = torch.aten.where.self %[[HIT1]], %[[SUM1]], %[[STEP0]]
+  // CHECK: %[[SLICE0:.*]] = torch.aten.slice.Tensor %[[STEP1]], %int0{{.*}} -> !torch.vtensor<[?,2],f32>
+  // CHECK: %[[SLICE1:.*]] = torch.aten.slice.Tensor %[[SLICE0]], %int1{{.*}} -> !torch.vtensor<[?,?],f32>
+  // CHECK: torch.aten.sqrt %[[SLICE1]]
+  %0 = torch.operator "onnx.ReduceL2"(%x, %axes) : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<*,f32>
+  return %0 : !torch.vtensor<*,f32>
+}
+
+// -----
+
+// Without keepdims, the kept result is reshaped to rank - len(axes), with sizes chosen at runtime.
+// CHECK-LABEL: func.func @reduce_sum_runtime_axes_unranked_drop
+func.func @reduce_sum_runtime_axes_unranked_drop(%x: !torch.vtensor<[3,2],f32>, %axes: !torch.vtensor<[1],si64>) -> !torch.vtensor<*,f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  // CHECK: torch.aten.slice.Tensor
+  // CHECK: %[[KEPT:.*]] = torch.aten.slice.Tensor
+  // CHECK: %[[SIZES:.*]] = torch.prim.ListConstruct %{{.*}} : (!torch.int) -> !torch.list<int>
+  // CHECK: torch.aten.reshape %[[KEPT]], %[[SIZES]] : !torch.vtensor<[?,?],f32>, !torch.list<int> -> !torch.vtensor<[?],f32>
+  %0 = torch.operator "onnx.ReduceSum"(%x, %axes) {torch.onnx.keepdims = 0 : si64} : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<*,f32>
+  return %0 : !torch.vtensor<*,f32>
+}

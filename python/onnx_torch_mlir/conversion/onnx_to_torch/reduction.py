@@ -253,6 +253,9 @@ def _reduce_runtime_axes(node: OnnxNode, b: TorchBuilder, x, axes, count: int, k
     """`count` axes known only at runtime: pick them from the declared result shape."""
     input_sizes = b.info(x).sizes
     result_sizes = node.result_info().sizes
+    if result_sizes is None:
+        kept = _reduce_dimension_by_dimension(node, b, x, axes)
+        return kept if keepdim else _drop_reduced_dimensions(b, kept, axes, count)
     candidates = _candidate_axis_sets(input_sizes, result_sizes, count, keepdim)
     if keepdim and candidates:
         # Reducing a dimension of size 1 changes nothing but the elementwise part, which every
@@ -270,6 +273,97 @@ def _reduce_runtime_axes(node: OnnxNode, b: TorchBuilder, x, axes, count: int, k
         chosen = _reduce_with_dims(node, b, x, dims, keepdim)
         result = b.op("aten.where.self", result.type, _axes_condition(b, axes, dims, rank), chosen, result)
     return result
+
+
+# op_type -> (elementwise map before, reduction of one dimension that composes, map after)
+SEPARABLE = {
+    "ReduceSum": (None, "sum", None),
+    "ReduceMean": (None, "sum", "mean"),
+    "ReduceMax": (None, "aten.amax", None),
+    "ReduceMin": (None, "aten.amin", None),
+    "ReduceProd": (None, "prod", None),
+    "ReduceL1": ("aten.abs", "sum", None),
+    "ReduceL2": ("square", "sum", "aten.sqrt"),
+    "ReduceLogSum": (None, "sum", "aten.log"),
+    "ReduceLogSumExp": ("aten.exp", "sum", "aten.log"),
+    "ReduceSumSquare": ("square", "sum", None),
+}
+
+
+def _reduce_dimension_by_dimension(node: OnnxNode, b: TorchBuilder, x, axes):
+    """Runtime axes, keepdims, and no declared result shape to choose from.
+
+    Each dimension is reduced (keeping it) where the runtime axes name it, and the
+    reduced value broadcast back over it, so every step has the input's shape; a
+    slice then keeps one element of each reduced dimension. The result sizes are dynamic.
+    """
+    before, reduce_one, after = SEPARABLE[node.op_type]
+    info = b.info(x)
+    element = node.result_info().element
+    _, _, in_float = REDUCTIONS[node.op_type]
+    if in_float and not info.is_float:
+        x = b.to_dtype(x, "f64")
+    if before == "square":
+        x = _square(b, x)
+    elif before is not None:
+        x = _unary(b, before, x)
+    int_type = b.type("!torch.int")
+    rank = info.rank
+    original_sizes = b.sizes_of(x)
+    if any(size == 0 for size in info.sizes):
+        # An empty input: reduce a one-element stand-in holding the identity instead, so that a
+        # reduced empty dimension gives the identity; a kept one is sliced back to nothing.
+        identity = {"sum": 0, "prod": 1, "aten.amax": "lowest", "aten.amin": "highest"}[reduce_one]
+        element_now = b.info(x).element
+        x = _full(b, [max(size, 1) if size is not None else _size(b, x, d) for d, size in enumerate(info.sizes)],
+                  _identity_value(identity, element_now), element_now)
+    reduced_flags = []
+    for dim in range(rank):
+        hit = _axes_condition(b, axes, [dim], rank)
+        if reduce_one == "sum":
+            reduced = _sum(b, x, [dim], True)
+        elif reduce_one == "prod":
+            reduced = _prod(b, x, [dim], True)
+        else:
+            reduced = _extremum(reduce_one)(b, x, [dim], True)
+        x = b.op("aten.where.self", x.type, hit, reduced, x)
+        reduced_flags.append(b.op("aten.item", int_type, b.to_dtype(hit, "si64")))
+    count = None
+    for dim, flag in enumerate(reduced_flags):
+        # end = 1 where reduced, else the size: size - flag * (size - 1)
+        size = original_sizes[dim]
+        shrink = b.op("aten.mul.int", int_type, flag, b.op("aten.sub.int", int_type, size, b.constant_int(1)))
+        end = b.op("aten.sub.int", int_type, size, shrink)
+        sizes = list(b.info(x).sizes)
+        sizes[dim] = None
+        x = b.op("aten.slice.Tensor", b.tensor_type(sizes, b.info(x).element), x, b.constant_int(dim),
+                 b.constant_int(0), end, b.constant_int(1))
+        if after == "mean":  # the count of reduced elements: the product of the reduced sizes
+            factor = b.op("aten.add.int", int_type, shrink, b.constant_int(1))
+            count = factor if count is None else b.op("aten.mul.int", int_type, count, factor)
+    if after == "mean":
+        mode = b.constant_none() if b.info(x).is_float else b.constant_string("trunc")
+        x = b.op("aten.div.Scalar_mode", x.type, x, count, mode)
+    elif after is not None:
+        x = _unary(b, after, x)
+    return b.to_dtype(x, element)
+
+
+def _drop_reduced_dimensions(b: TorchBuilder, kept: ir.Value, axes, count: int) -> ir.Value:
+    """Reshape a keepdims result to rank - count: output dimension j has the size of the j-th
+    dimension the runtime axes do not name, chosen among all the possible axis sets."""
+    int_type = b.type("!torch.int")
+    rank = b.info(kept).rank
+    sizes = [_size(b, kept, dim) for dim in range(rank)]
+    output_sizes = [None] * (rank - count)
+    for dims in itertools.combinations(range(rank), count):
+        chosen = b.op("aten.item", int_type, b.to_dtype(_axes_condition(b, axes, dims, rank), "si64"))
+        for j, dim in enumerate(d for d in range(rank) if d not in dims):
+            term = b.op("aten.mul.int", int_type, chosen, sizes[dim])
+            output_sizes[j] = term if output_sizes[j] is None else b.op("aten.add.int", int_type, output_sizes[j], term)
+    info = b.info(kept)
+    return b.op("aten.reshape", b.tensor_type([None] * (rank - count), info.element), kept,
+                b.list(output_sizes, "!torch.int"))
 
 
 def _reduce_attribute_axes_pattern(node: OnnxNode, b: TorchBuilder):
