@@ -173,10 +173,10 @@ func.func @max_pool_same_upper(%x: !torch.vtensor<[?,3,32,32],f32>) -> !torch.vt
 
 // CHECK-LABEL: func.func @max_pool_onnx_dialect
 module attributes {onnx.opset_version = 22 : i64} {
-  func.func @max_pool_onnx_dialect(%x: tensor<1x3x32xf32>) -> tensor<1x3x31xf32> {
-    // CHECK: torch.aten.max_pool1d {{.*}}, %true : {{.*}} -> !torch.vtensor<[1,3,31],f32>
-    %0, %1 = "onnx.MaxPool"(%x) {kernel_shape = [2], ceil_mode = 1 : si64} : (tensor<1x3x32xf32>) -> (tensor<1x3x31xf32>, none)
-    return %0 : tensor<1x3x31xf32>
+  func.func @max_pool_onnx_dialect(%x: tensor<1x3x33xf32>) -> tensor<1x3x17xf32> {
+    // CHECK: torch.aten.max_pool1d {{.*}}, %true : {{.*}} -> !torch.vtensor<[1,3,17],f32>
+    %0, %1 = "onnx.MaxPool"(%x) {kernel_shape = [2], strides = [2], ceil_mode = 1 : si64} : (tensor<1x3x33xf32>) -> (tensor<1x3x17xf32>, none)
+    return %0 : tensor<1x3x17xf32>
   }
 }
 
@@ -390,4 +390,20 @@ func.func @mean_variance_normalization(%x: !torch.vtensor<[3,3,3,1],f32>) -> !to
   // CHECK: torch.aten.div.Tensor %[[CENTERED]], %[[DENOMINATOR]]
   %0 = torch.operator "onnx.MeanVarianceNormalization"(%x) : (!torch.vtensor<[3,3,3,1],f32>) -> !torch.vtensor<[3,3,3,1],f32>
   return %0 : !torch.vtensor<[3,3,3,1],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @max_pool_dilations
+func.func @max_pool_dilations(%x: !torch.vtensor<[1,1,4,4],f32>) -> !torch.vtensor<[1,1,2,2],f32> attributes {torch.onnx_meta.opset_version = 12 : si64} {
+  // CHECK: %[[R0:.*]] = torch.aten.slice.Tensor %arg0, %int2, %int0, %int2{{.*}}, %int1 : {{.*}} -> !torch.vtensor<[1,1,2,4],f32>
+  // CHECK: %[[W00:.*]] = torch.aten.slice.Tensor %[[R0]], %int3, %int0{{.*}}, %int2{{.*}}, %int1{{.*}} : {{.*}} -> !torch.vtensor<[1,1,2,2],f32>
+  // CHECK: %[[R0_:.*]] = torch.aten.slice.Tensor %arg0
+  // CHECK: %[[W01:.*]] = torch.aten.slice.Tensor %[[R0_]], %int3{{.*}}, %int2{{.*}}, %int4
+  // CHECK: %[[M:.*]] = torch.aten.maximum %[[W00]], %[[W01]]
+  // CHECK: torch.aten.maximum %[[M]]
+  // CHECK: %[[LAST:.*]] = torch.aten.maximum
+  // CHECK: return %[[LAST]]
+  %0 = torch.operator "onnx.MaxPool"(%x) {torch.onnx.kernel_shape = [2 : si64, 2 : si64], torch.onnx.dilations = [2 : si64, 2 : si64]} : (!torch.vtensor<[1,1,4,4],f32>) -> !torch.vtensor<[1,1,2,2],f32>
+  return %0 : !torch.vtensor<[1,1,2,2],f32>
 }

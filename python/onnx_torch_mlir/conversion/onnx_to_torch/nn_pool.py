@@ -2,13 +2,16 @@
 GlobalLpPool, MaxRoiPool.
 
 Forms torch's pooling ops take directly (symmetric pads of at most half the kernel, and for
-averages no dilation) map to `aten.max_pool{1,2,3}d` / `aten.avg_pool{1,2,3}d`. The rest:
+averages no dilation and at most 2 spatial dims) map to `aten.max_pool{1,2,3}d` /
+`aten.avg_pool{1,2}d`. The rest:
 MaxPool pads the input with the lowest value explicitly; AveragePool and LpPool compute
 window sums as a depthwise convolution with a kernel of ones, which takes dilations and
 any padding, and divide by the window sum of ones (the count of elements averaged).
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 from torch_mlir import ir
@@ -18,6 +21,10 @@ from .nn import pad_spatial, product_of, resolve_pads, scalar_op, sizes_or_fail,
 from .nn_conv import _cast_to
 from .node import OnnxNode
 from .registry import converts
+
+
+# Dilated MaxPool unrolls one slice per kernel element up to this window size.
+MAX_UNROLLED_WINDOW = 64
 
 
 def _pool_attributes(node: OnnxNode):
@@ -31,6 +38,11 @@ def _pool_attributes(node: OnnxNode):
     dilations = spatial_ints(node, "dilations", count, 1)
     begins, ends = resolve_pads(node, sizes[2:], kernel, strides, dilations)
     ceil_mode = node.attr_int("ceil_mode", 0)
+    if ceil_mode:
+        # Drop ceil_mode where it changes nothing: some backends lower only floor mode.
+        floor = _output_sizes(sizes, kernel, strides, dilations, begins, ends, False)
+        if None not in floor and floor == _output_sizes(sizes, kernel, strides, dilations, begins, ends, True):
+            ceil_mode = 0
     return sizes, kernel, strides, dilations, begins, ends, ceil_mode
 
 
@@ -73,6 +85,9 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
         node.fail(f"{count} spatial dims: only 1 to 3 are supported")
     want_indices = node.num_results > 1 and node.result_is_used(1)
     storage_order = node.attr_int("storage_order", 0)
+    small_kernel = product_of(kernel) <= MAX_UNROLLED_WINDOW
+    if not want_indices and any(d != 1 for d in dilations) and small_kernel and None not in sizes[2:]:
+        return _dilated_max_pool(node, b, x, sizes, kernel, strides, dilations, begins, ends, ceil_mode)
     padding = begins
     if not _torch_pads_fit(kernel, begins, ends):
         if want_indices:
@@ -100,6 +115,35 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
         column = b.op("aten.mul.Scalar", plane_type, column, b.constant_int(height))
         indices = binary(b, "aten.add.Tensor", row, column, plane_type)
     return [values, binary(b, "aten.add.Tensor", indices, _plane_offsets(node, b, sizes), node.result_type(1))]
+
+
+def _dilated_max_pool(node: OnnxNode, b: TorchBuilder, x, sizes, kernel, strides, dilations, begins, ends, ceil_mode):
+    """Dilated max pooling as the maximum of one strided slice per kernel offset (TOSA lowers
+    no dilated pooling); needs static spatial sizes and a small window."""
+    lowest = _lowest(node.input_info(0).element)
+    out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
+    count = len(kernel)
+    extra = [
+        max((out_sizes[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - (sizes[i + 2] + begins[i] + ends[i]), 0)
+        for i in range(count)
+    ]
+    x = pad_spatial(b, x, begins, [e + extra_i for e, extra_i in zip(ends, extra)], lowest)
+    element = b.info(x).element
+    result = None
+    for offsets in itertools.product(*[range(k) for k in kernel]):
+        window = x
+        for i, offset in enumerate(offsets):
+            start = offset * dilations[i]
+            window_sizes = list(b.info(window).sizes)
+            window_sizes[i + 2] = out_sizes[i]
+            window = b.op(
+                "aten.slice.Tensor", b.tensor_type(window_sizes, element), window, b.constant_int(i + 2),
+                b.constant_int(start), b.constant_int(start + (out_sizes[i] - 1) * strides[i] + 1),
+                b.constant_int(strides[i]),
+            )
+        result = window if result is None else b.op("aten.maximum", window.type, result, window)
+    result = _cast_to(b, result, node.result_type())
+    return [result, None] if node.num_results > 1 else result
 
 
 def _plane_offsets(node: OnnxNode, b: TorchBuilder, sizes) -> ir.Value:
@@ -177,7 +221,8 @@ def average_pool(node: OnnxNode, b: TorchBuilder):
     sizes, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node)
     count = len(kernel)
     include_pad = bool(node.attr_int("count_include_pad", 0))
-    if count <= 3 and all(d == 1 for d in dilations) and _torch_pads_fit(kernel, begins, ends):
+    # 3-D: the window-sum form, which every backend lowers (TOSA has no 3-D average pool).
+    if count <= 2 and all(d == 1 for d in dilations) and _torch_pads_fit(kernel, begins, ends):
         operands = [
             x, b.int_list(kernel), b.int_list(strides), b.int_list(begins), b.constant_bool(bool(ceil_mode)),
             b.constant_bool(include_pad),
