@@ -16,10 +16,6 @@ def schema_for(op_type: str, opset: int, domain: str = "") -> onnx.defs.OpSchema
         return None
 
 
-def known_op(op_type: str, domain: str = "") -> bool:
-    return onnx.defs.has(op_type, domain)
-
-
 def operand_bounds(schema: onnx.defs.OpSchema) -> tuple[int, int]:
     return schema.min_input, schema.max_input
 

@@ -14,6 +14,7 @@ from .schemas import DEFAULT_DOMAIN_KEY, operand_bounds, required_attributes, re
 
 # Ops of the dialect that are not ONNX operators.
 STRUCTURAL_OPS = {"onnx.EntryPoint", "onnx.NoValue", "onnx.Custom", "onnx.Yield", "onnx.Return"}
+ML_DOMAIN = "ai.onnx.ml"
 # Attributes the importer adds that no schema lists.
 IMPORTER_ATTRIBUTES = {"onnx_node_name"}
 
@@ -24,14 +25,14 @@ class OnnxVerificationError(ConversionError):
 
 def verify_module(module: ir.Module, model_name: str = "") -> None:
     """Raise OnnxVerificationError for the first op that breaks its schema."""
-    opset = _default_opset(module)
+    opsets = _opsets(module)
     problems = []
 
     def visit(operation):
         operation = operation.operation if hasattr(operation, "operation") else operation
         name = operation.name
         if name.startswith("onnx.") and name not in STRUCTURAL_OPS:
-            problem = check_op(operation, opset)
+            problem = check_op(operation, opsets)
             if problem:
                 problems.append(f"{operation.location}: '{name}': {problem}")
         for region in operation.regions:
@@ -47,12 +48,18 @@ def verify_module(module: ir.Module, model_name: str = "") -> None:
         raise OnnxVerificationError(prefix + problems[0])
 
 
-def check_op(operation: ir.Operation, opset: int) -> str | None:
-    """What is wrong with `operation` per its ONNX schema at `opset`, or None."""
+def check_op(operation: ir.Operation, opsets: dict) -> str | None:
+    """What is wrong with `operation` per its ONNX schema at the module's `opsets`, or None.
+
+    `onnx.<OpType>` is an op of the default domain, or of `ai.onnx.ml`.
+    """
     op_type = operation.name.removeprefix("onnx.")
-    schema = schema_for(op_type, opset)
+    opset = opsets.get(DEFAULT_DOMAIN_KEY)
+    schema = schema_for(op_type, opset) if opset is not None else None
+    if schema is None and ML_DOMAIN in opsets:
+        schema = schema_for(op_type, opsets[ML_DOMAIN], ML_DOMAIN)
     if schema is None:
-        return f"no ONNX operator '{op_type}' at opset {opset}"
+        return f"no ONNX operator '{op_type}' at opset {opset}" if opset else "no default ONNX opset on the module"
     operand_count = len(operation.operands)
     low, high = operand_bounds(schema)
     if not low <= operand_count <= high:
@@ -71,10 +78,10 @@ def check_op(operation: ir.Operation, opset: int) -> str | None:
     return None
 
 
-def _default_opset(module: ir.Module) -> int:
+def _opsets(module: ir.Module) -> dict:
+    """Domain -> version, from the module's `onnx.opset_import`."""
     attributes = module.operation.attributes
     if "onnx.opset_import" in attributes:
         versions = ir.DictAttr(attributes["onnx.opset_import"])
-        if DEFAULT_DOMAIN_KEY in versions:
-            return ir.IntegerAttr(versions[DEFAULT_DOMAIN_KEY]).value
-    raise OnnxVerificationError("the module records no ONNX opset (onnx.opset_import)")
+        return {versions[index].name: ir.IntegerAttr(versions[index].attr).value for index in range(len(versions))}
+    raise OnnxVerificationError("the module records no ONNX opsets (onnx.opset_import)")

@@ -139,8 +139,9 @@ class GraphImporter:
             raise
         except OnnxTorchMlirError as error:
             raise NodeError(f"{self.model_name}: {what}: {error}") from None
-        except ir.MLIRError as error:
-            raise NodeError(f"{self.model_name}: {what}: MLIR rejected the op: {error}") from None
+        except (ir.MLIRError, ValueError) as error:
+            message = " ".join(str(error).split())
+            raise NodeError(f"{self.model_name}: {what}: MLIR rejected the op: {message}") from None
 
 
 class _LazyTypes:

@@ -14,7 +14,6 @@ import math
 import re
 
 import numpy as np
-import onnx
 from onnx import TensorProto
 from torch_mlir import ir
 

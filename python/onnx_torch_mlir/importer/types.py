@@ -145,4 +145,5 @@ class TypeMapper:
 def _dims(tensor_type) -> list | None:
     if not tensor_type.HasField("shape"):
         return None
-    return [dim.dim_value if dim.HasField("dim_value") else None for dim in tensor_type.shape.dim]
+    # A negative dim_value (some shape inference results) is as unknown as a dim_param.
+    return [dim.dim_value if dim.HasField("dim_value") and dim.dim_value >= 0 else None for dim in tensor_type.shape.dim]
