@@ -289,3 +289,20 @@ func.func @reduce_sum_runtime_axes_unranked_drop(%x: !torch.vtensor<[3,2],f32>, 
   %0 = torch.operator "onnx.ReduceSum"(%x, %axes) {torch.onnx.keepdims = 0 : si64} : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<*,f32>
   return %0 : !torch.vtensor<*,f32>
 }
+
+// -----
+
+// Axes of runtime length (a Range's output, say): dimension by dimension, and an empty axes
+// tensor reduces every dimension unless noop_with_empty_axes.
+// CHECK-LABEL: func.func @reduce_mean_runtime_axes_runtime_length
+func.func @reduce_mean_runtime_axes_runtime_length(%x: !torch.vtensor<[3,2],f32>, %axes: !torch.vtensor<[?],si64>) -> !torch.vtensor<*,f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  // CHECK: %[[SAME:.*]] = torch.aten.eq.Tensor %arg1, %arg1
+  // CHECK: %[[NONEMPTY:.*]] = torch.aten.any %[[SAME]]
+  // CHECK: %[[EMPTY:.*]] = torch.aten.logical_not %[[NONEMPTY]]
+  // CHECK: %[[NAMED:.*]] = torch.aten.any
+  // CHECK: %[[HIT:.*]] = torch.aten.logical_or %[[NAMED]], %[[EMPTY]]
+  // CHECK: torch.aten.where.self %[[HIT]]
+  // CHECK: torch.aten.div.Scalar_mode
+  %0 = torch.operator "onnx.ReduceMean"(%x, %axes) : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[?],si64>) -> !torch.vtensor<*,f32>
+  return %0 : !torch.vtensor<*,f32>
+}

@@ -228,8 +228,10 @@ def _reduce(node: OnnxNode, b: TorchBuilder, axes_attribute: list[int] | None, a
             axes = [int(a) for a in np.asarray(constant).reshape(-1)]
         else:
             axes_sizes = node.input_info(1).sizes
-            if axes_sizes is None or len(axes_sizes) != 1 or axes_sizes[0] is None:
-                node.fail("a runtime 'axes' input needs a static length")
+            if axes_sizes is None or len(axes_sizes) != 1:
+                node.fail("a runtime 'axes' input needs a static rank of 1")
+            if axes_sizes[0] is None:
+                return _reduce_runtime_axes_of_runtime_length(node, b, x, node.input(1), keepdim, noop_with_empty_axes)
             if axes_sizes[0] > 0:
                 return _reduce_runtime_axes(node, b, x, node.input(1), axes_sizes[0], keepdim)
             axes = []
@@ -254,7 +256,7 @@ def _reduce_runtime_axes(node: OnnxNode, b: TorchBuilder, x, axes, count: int, k
     input_sizes = b.info(x).sizes
     result_sizes = node.result_info().sizes
     if result_sizes is None:
-        kept = _reduce_dimension_by_dimension(node, b, x, axes)
+        kept = _reduce_dimension_by_dimension(node, b, x, axes, reduce_all_when_empty=False)
         return kept if keepdim else _drop_reduced_dimensions(b, kept, axes, count)
     candidates = _candidate_axis_sets(input_sizes, result_sizes, count, keepdim)
     if keepdim and candidates:
@@ -290,7 +292,27 @@ SEPARABLE = {
 }
 
 
-def _reduce_dimension_by_dimension(node: OnnxNode, b: TorchBuilder, x, axes):
+def _reduce_runtime_axes_of_runtime_length(node: OnnxNode, b: TorchBuilder, x, axes, keepdim: bool, noop: bool):
+    """Axes whose very number is known only at runtime (computed by a Range, say)."""
+    rank = b.info(x).rank
+    if keepdim:
+        return _reduce_dimension_by_dimension(node, b, x, axes, reduce_all_when_empty=not noop)
+    result_rank = node.result_info().rank
+    if result_rank is None or result_rank >= rank:
+        node.fail("a runtime 'axes' input of runtime length with keepdims=0 needs a result type of "
+                  "a rank below the input's")
+    kept = _reduce_dimension_by_dimension(node, b, x, axes, reduce_all_when_empty=True)
+    return _drop_reduced_dimensions(b, kept, axes, rank - result_rank)
+
+
+def _axes_empty(b: TorchBuilder, axes) -> ir.Value:
+    """A rank-0 i1 tensor: is the runtime `axes` tensor empty? (any(axes == axes) fails only then)."""
+    same = b.op("aten.eq.Tensor", b.tensor_type(b.info(axes).sizes, "i1"), axes, axes)
+    scalar_bool = b.tensor_type([], "i1")
+    return b.op("aten.logical_not", scalar_bool, b.op("aten.any", scalar_bool, same))
+
+
+def _reduce_dimension_by_dimension(node: OnnxNode, b: TorchBuilder, x, axes, reduce_all_when_empty: bool):
     """Runtime axes, keepdims, and no declared result shape to choose from.
 
     Each dimension is reduced (keeping it) where the runtime axes name it, and the
@@ -317,9 +339,12 @@ def _reduce_dimension_by_dimension(node: OnnxNode, b: TorchBuilder, x, axes):
         element_now = b.info(x).element
         x = _full(b, [max(size, 1) if size is not None else _size(b, x, d) for d, size in enumerate(info.sizes)],
                   _identity_value(identity, element_now), element_now)
+    empty = _axes_empty(b, axes) if reduce_all_when_empty else None
     reduced_flags = []
     for dim in range(rank):
         hit = _axes_condition(b, axes, [dim], rank)
+        if reduce_all_when_empty:
+            hit = b.op("aten.logical_or", hit.type, hit, empty)
         if reduce_one == "sum":
             reduced = _sum(b, x, [dim], True)
         elif reduce_one == "prod":
@@ -356,6 +381,8 @@ def _drop_reduced_dimensions(b: TorchBuilder, kept: ir.Value, axes, count: int) 
     rank = b.info(kept).rank
     sizes = [_size(b, kept, dim) for dim in range(rank)]
     output_sizes = [None] * (rank - count)
+    if count == rank:  # every dimension: a rank-0 result, whatever the axes say
+        return b.op("aten.reshape", b.tensor_type([], b.info(kept).element), kept, b.list([], "!torch.int"))
     for dims in itertools.combinations(range(rank), count):
         chosen = b.op("aten.item", int_type, b.to_dtype(_axes_condition(b, axes, dims, rank), "si64"))
         for j, dim in enumerate(d for d in range(rank) if d not in dims):
