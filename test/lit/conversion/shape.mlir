@@ -438,11 +438,25 @@ func.func @eye_like(%x: !torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],si32>
 
 // -----
 
+// A run-time k is compared with column - row index grids (no aten.item: TOSA and StableHLO lack it).
 // CHECK-LABEL: func.func @trilu
-// CHECK: torch.aten.item %arg1 : !torch.vtensor<[],si64> -> !torch.int
-// CHECK: torch.aten.tril %arg0, %{{.*}} : !torch.vtensor<[3,4],f32>, !torch.int -> !torch.vtensor<[3,4],f32>
+// CHECK: %[[ROWS:.*]] = torch.aten.unsqueeze %{{.*}}, %int1 : !torch.vtensor<[3],si64>, !torch.int -> !torch.vtensor<[3,1],si64>
+// CHECK: %[[COLUMNS:.*]] = torch.aten.unsqueeze %{{.*}}, %int0 : !torch.vtensor<[4],si64>, !torch.int -> !torch.vtensor<[1,4],si64>
+// CHECK: %[[OFFSET:.*]] = torch.aten.sub.Tensor %[[COLUMNS]], %[[ROWS]]
+// CHECK: %[[KEEP:.*]] = torch.aten.le.Tensor %[[OFFSET]], %arg1 : !torch.vtensor<[3,4],si64>, !torch.vtensor<[],si64> -> !torch.vtensor<[3,4],i1>
+// CHECK: torch.aten.where.ScalarOther %[[KEEP]], %arg0, %{{.*}} : !torch.vtensor<[3,4],i1>, !torch.vtensor<[3,4],f32>, !torch.float -> !torch.vtensor<[3,4],f32>
 func.func @trilu(%x: !torch.vtensor<[3,4],f32>, %k: !torch.vtensor<[],si64>) -> !torch.vtensor<[3,4],f32> attributes {torch.onnx_meta.opset_version = 14 : si64} {
   %0 = torch.operator "onnx.Trilu"(%x, %k) {torch.onnx.upper = 0 : si64} : (!torch.vtensor<[3,4],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[3,4],f32>
+  return %0 : !torch.vtensor<[3,4],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @triu_constant_k
+// CHECK: torch.aten.triu %arg0, %int-1 : !torch.vtensor<[3,4],f32>, !torch.int -> !torch.vtensor<[3,4],f32>
+func.func @triu_constant_k(%x: !torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],f32> attributes {torch.onnx_meta.opset_version = 14 : si64} {
+  %k = torch.vtensor.literal(dense<-1> : tensor<si64>) : !torch.vtensor<[],si64>
+  %0 = torch.operator "onnx.Trilu"(%x, %k) : (!torch.vtensor<[3,4],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[3,4],f32>
   return %0 : !torch.vtensor<[3,4],f32>
 }
 

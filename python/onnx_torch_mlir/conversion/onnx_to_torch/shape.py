@@ -356,10 +356,14 @@ def _static_result_sizes(node: OnnxNode, index: int = 0) -> list[int] | None:
 def _reshape(node: OnnxNode, b: TorchBuilder, allowzero: int):
     x = node.input(0)
     declared = _static_result_sizes(node)
+    info = node.input_info(0)
+    if declared is not None and info.is_static and 0 in info.sizes:
+        # Nothing to move; a reshape of an empty tensor divides by zero in some lowerings.
+        none = b.constant_none()
+        return b.op("aten.zeros", node.result_type(), b.int_list(declared), b.dtype(info.element), none, none, none)
     if _constant(node, 1) is None and declared is not None:
         return b.op("aten.reshape", node.result_type(), x, b.int_list(declared))
     shape = _int_elements(node, b, 1, "shape")
-    info = node.input_info(0)
     input_dims = _dims(b, x) if info.rank is not None else None
     sizes = []
     for i, value in enumerate(shape):
