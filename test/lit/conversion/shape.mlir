@@ -97,10 +97,17 @@ func.func @reshape_zero_copies(%x: !torch.vtensor<[?,3,4],f32>) -> !torch.vtenso
 // -----
 
 // CHECK-LABEL: func.func @reshape_allowzero
-// CHECK: torch.vtensor.literal(dense<[3, 4, 0]> : tensor<3xsi64>) : !torch.vtensor<[3],si64>
-// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
-// CHECK: torch.aten.reshape %arg0, %{{.*}} : !torch.vtensor<[0,3,4],f32>, !torch.list<int> -> !torch.vtensor<[3,4,0],f32>
-func.func @reshape_allowzero(%x: !torch.vtensor<[0,3,4],f32>) -> !torch.vtensor<[3,4,0],f32> attributes {torch.onnx_meta.opset_version = 14 : si64} {
+// CHECK: %[[SHAPE:.*]] = torch.prim.ListConstruct %int0, %int3, %int4 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: torch.aten.reshape %arg0, %[[SHAPE]] : !torch.vtensor<[?,3,4],f32>, !torch.list<int> -> !torch.vtensor<[0,3,4],f32>
+func.func @reshape_allowzero(%x: !torch.vtensor<[?,3,4],f32>) -> !torch.vtensor<[0,3,4],f32> attributes {torch.onnx_meta.opset_version = 14 : si64} {
+  %s = torch.vtensor.literal(dense<[0, 3, 4]> : tensor<3xsi64>) : !torch.vtensor<[3],si64>
+  %0 = torch.operator "onnx.Reshape"(%x, %s) {torch.onnx.allowzero = 1 : si64} : (!torch.vtensor<[?,3,4],f32>, !torch.vtensor<[3],si64>) -> !torch.vtensor<[0,3,4],f32>
+  return %0 : !torch.vtensor<[0,3,4],f32>
+}
+
+// CHECK-LABEL: func.func @reshape_empty_input
+// CHECK: torch.aten.zeros %{{.*}}, %int6, %none, %none, %none : !torch.list<int>, !torch.int, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[3,4,0],f32>
+func.func @reshape_empty_input(%x: !torch.vtensor<[0,3,4],f32>) -> !torch.vtensor<[3,4,0],f32> attributes {torch.onnx_meta.opset_version = 14 : si64} {
   %s = torch.vtensor.literal(dense<[3, 4, 0]> : tensor<3xsi64>) : !torch.vtensor<[3],si64>
   %0 = torch.operator "onnx.Reshape"(%x, %s) {torch.onnx.allowzero = 1 : si64} : (!torch.vtensor<[0,3,4],f32>, !torch.vtensor<[3],si64>) -> !torch.vtensor<[3,4,0],f32>
   return %0 : !torch.vtensor<[3,4,0],f32>

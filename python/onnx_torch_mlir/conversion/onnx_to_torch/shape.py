@@ -364,18 +364,18 @@ def _reshape(node: OnnxNode, b: TorchBuilder, allowzero: int):
     if _constant(node, 1) is None and declared is not None:
         return b.op("aten.reshape", node.result_type(), x, b.int_list(declared))
     shape = _int_elements(node, b, 1, "shape")
-    input_dims = _dims(b, x) if info.rank is not None else None
+    copies = not allowzero and any(not isinstance(value, int) or value == 0 for value in shape)
+    if copies and info.rank is None:
+        node.fail("a 0 in 'shape' copies an input dim, which needs a ranked input")
+    input_dims = _dims(b, x) if copies else []
     sizes = []
     for i, value in enumerate(shape):
-        if allowzero or input_dims is None or i >= len(input_dims):
-            if not allowzero and isinstance(value, int) and value == 0:
-                node.fail("a 0 in 'shape' copies an input dim, which needs a ranked input")
+        if not copies or i >= len(input_dims):
             sizes.append(value)
         elif isinstance(value, int):
             sizes.append(input_dims[i] if value == 0 else value)
         else:  # 0 copies the input dim: value + (value == 0) * (dim - value)
-            is_zero = b.op("aten.Int.bool", b.type("!torch.int"), b.op("aten.eq.int", b.type("!torch.bool"), value, b.constant_int(0)))
-            sizes.append(_add(b, value, _mul(b, is_zero, _sub(b, input_dims[i], value))))
+            sizes.append(_add(b, value, _mul(b, _eq(b, value, 0), _sub(b, input_dims[i], value))))
     return b.op("aten.reshape", node.result_type(), x, _int_list(b, sizes))
 
 
