@@ -226,10 +226,26 @@ module attributes {onnx.opset_version = 11 : i64} {
 
 // -----
 
-// TopK since 1 (k attribute), 10 (k input), 11 (largest, sorted).
+// TopK since 1 (k attribute), 10 (k input), 11 (largest, sorted). A small static k selects
+// one maximum at a time: the first open position holding it, then marks it taken.
 // CHECK-LABEL: func.func @top_k_attribute
 func.func @top_k_attribute(%x: !torch.vtensor<[3,4],f32>) -> (!torch.vtensor<[3,2],f32>, !torch.vtensor<[3,2],si64>) attributes {torch.onnx_meta.opset_version = 9 : si64} {
-  // CHECK: torch.aten.topk %arg0, %int2, %int1, %true, %true{{[_0-9]*}} :
+  // CHECK: %[[POSITIONS:.*]] = torch.aten.arange
+  // CHECK: %[[BEST0:.*]] = torch.aten.amax %arg0, {{.*}} -> !torch.vtensor<[3,1],f32>
+  // CHECK: %[[AT0:.*]] = torch.aten.eq.Tensor %arg0, %[[BEST0]]
+  // CHECK: %[[WIDE0:.*]] = torch.aten.to.dtype %[[AT0]]
+  // CHECK: %[[INDEX0:.*]] = torch.aten.argmax %[[WIDE0]], %int1{{.*}} -> !torch.vtensor<[3,1],si64>
+  // CHECK: %[[TAKEN:.*]] = torch.aten.eq.Tensor %[[POSITIONS]], %[[INDEX0]]
+  // CHECK: %[[OPEN:.*]] = torch.aten.where.self %[[TAKEN]], %{{.*}}, %arg0
+  // CHECK: %[[BEST1:.*]] = torch.aten.amax %[[OPEN]]
+  // CHECK: %[[AT1:.*]] = torch.aten.eq.Tensor %arg0, %[[BEST1]]
+  // CHECK: %[[FREE:.*]] = torch.aten.logical_not %[[TAKEN]]
+  // CHECK: torch.aten.logical_and %[[AT1]], %[[FREE]]
+  // CHECK: %[[INDEX1:.*]] = torch.aten.argmax
+  // CHECK: %[[VALUES:.*]] = torch.prim.ListConstruct %[[BEST0]], %[[BEST1]]
+  // CHECK: torch.aten.cat %[[VALUES]], %int1{{.*}} -> !torch.vtensor<[3,2],f32>
+  // CHECK: %[[INDICES:.*]] = torch.prim.ListConstruct %[[INDEX0]], %[[INDEX1]]
+  // CHECK: torch.aten.cat %[[INDICES]], %int1{{.*}} -> !torch.vtensor<[3,2],si64>
   %0:2 = torch.operator "onnx.TopK"(%x) {torch.onnx.k = 2 : si64} : (!torch.vtensor<[3,4],f32>) -> (!torch.vtensor<[3,2],f32>, !torch.vtensor<[3,2],si64>)
   return %0#0, %0#1 : !torch.vtensor<[3,2],f32>, !torch.vtensor<[3,2],si64>
 }
@@ -247,13 +263,17 @@ func.func @top_k_input(%x: !torch.vtensor<[3,?],f32>, %k: !torch.vtensor<[1],si6
 
 // -----
 
-// A runtime k whose result size is declared: the declared size is k.
+// A runtime k whose result size is declared: the declared size is k (selection, minima here).
+// Beyond a small k, aten.topk.
 // CHECK-LABEL: func.func @top_k_smallest
 module attributes {onnx.opset_version = 11 : i64} {
-  func.func @top_k_smallest(%x: tensor<3x4xf32>, %k: tensor<1xi64>) -> (tensor<3x3xf32>, tensor<3x3xi64>) {
-    // CHECK: torch.aten.topk %{{.*}}, %int3, %int1, %false, %true :
+  func.func @top_k_smallest(%x: tensor<3x4xf32>, %y: tensor<20x4xf32>, %k: tensor<1xi64>) -> (tensor<3x3xf32>, tensor<3x3xi64>, tensor<9x4xf32>, tensor<9x4xi64>) {
+    // CHECK-COUNT-3: torch.aten.amin
+    // CHECK: torch.aten.cat {{.*}} -> !torch.vtensor<[3,3],f32>
+    // CHECK: torch.aten.topk %{{.*}}, %int9, %int0{{.*}}, %false{{.*}}, %false{{.*}} :
     %0:2 = "onnx.TopK"(%x, %k) {axis = 1 : si64, largest = 0 : si64} : (tensor<3x4xf32>, tensor<1xi64>) -> (tensor<3x3xf32>, tensor<3x3xi64>)
-    return %0#0, %0#1 : tensor<3x3xf32>, tensor<3x3xi64>
+    %1:2 = "onnx.TopK"(%y, %k) {axis = 0 : si64, largest = 0 : si64, sorted = 0 : si64} : (tensor<20x4xf32>, tensor<1xi64>) -> (tensor<9x4xf32>, tensor<9x4xi64>)
+    return %0#0, %0#1, %1#0, %1#1 : tensor<3x3xf32>, tensor<3x3xi64>, tensor<9x4xf32>, tensor<9x4xi64>
   }
 }
 

@@ -509,25 +509,71 @@ def cum_sum(node: OnnxNode, b: TorchBuilder):
 
 
 # -- TopK -----------------------------------------------------------------------------
-def _top_k(node: OnnxNode, b: TorchBuilder, k: ir.Value, largest: bool, sorted_: bool):
+# Up to this k a static TopK selects one extremum at a time instead of sorting: every backend
+# lowers that, where torch-mlir's sort-based topk reaches no TOSA or StableHLO program.
+MAX_SELECTION_K = 8
+
+
+def _top_k(node: OnnxNode, b: TorchBuilder, k, largest: bool, sorted_: bool):
+    """`k` is an int when known statically, else a `!torch.int`."""
     x = node.input(0)
     info = _ranked(node)
     axis = _normalize_axis(node, node.attr_int("axis"), info.rank)
     values_type, indices_type = node.result_type(0), node.result_type(1)
+    if isinstance(k, int) and 0 < k <= MAX_SELECTION_K and (info.is_float or info.element.startswith("si")):
+        return _top_k_by_selection(b, x, k, axis, largest)
+    if isinstance(k, int):
+        k = b.constant_int(k)
     return b.op("aten.topk", [values_type, indices_type], x, k, b.constant_int(axis),
                 b.constant_bool(largest), b.constant_bool(sorted_))
+
+
+def _top_k_by_selection(b: TorchBuilder, x: ir.Value, k: int, axis: int, largest: bool):
+    """k rounds of: the extremum of the positions not taken yet, and the first such position
+    holding it (ONNX: equal values in index order). The values come out sorted."""
+    info = b.info(x)
+    extremum = _extremum("aten.amax" if largest else "aten.amin")
+    arg = "aten.argmax"
+    sentinel = _identity_value("lowest" if largest else "highest", info.element)
+    sentinel = b.scalar_tensor_literal(sentinel, info.element)
+    none = b.constant_none()
+    length = info.sizes[axis]
+    positions = b.op("aten.arange", b.tensor_type([length], "si64"), _size(b, x, axis), b.dtype("si64"), none, none, none)
+    for _ in range(info.rank - axis - 1):
+        positions = b.unsqueeze(positions, -1)
+    mask_type = b.tensor_type(info.sizes, "i1")
+    taken = None
+    values, indices = [], []
+    for _ in range(k):
+        open_values = x if taken is None else b.op("aten.where.self", x.type, taken, sentinel, x)
+        best = extremum(b, open_values, [axis], True)
+        eligible = b.op("aten.eq.Tensor", mask_type, x, best)
+        if taken is not None:
+            eligible = b.op("aten.logical_and", mask_type, eligible, b.op("aten.logical_not", mask_type, taken))
+        index = b.op(arg, _reduced_type(b, x, [axis], True, "si64"), b.to_dtype(eligible, "si32"),
+                     b.constant_int(axis), b.constant_bool(True))
+        chosen = b.op("aten.eq.Tensor", mask_type, positions, index)
+        taken = chosen if taken is None else b.op("aten.logical_or", mask_type, taken, chosen)
+        values.append(best)
+        indices.append(index)
+    if k == 1:
+        return values[0], indices[0]
+    sizes = list(info.sizes)
+    sizes[axis] = k
+    return (b.op("aten.cat", b.tensor_type(sizes, info.element), b.tensor_list(values), b.constant_int(axis)),
+            b.op("aten.cat", b.tensor_type(sizes, "si64"), b.tensor_list(indices), b.constant_int(axis)))
 
 
 def _k_from_input(node: OnnxNode, b: TorchBuilder) -> ir.Value:
     """k: a literal, else the declared result size along the axis, else read at runtime."""
     constant = node.constant_input(1)
     if constant is not None:
-        return b.constant_int(int(np.asarray(constant).reshape(-1)[0]))
+        return int(np.asarray(constant).reshape(-1)[0])
     result_sizes = node.result_info(0).sizes
     rank = _ranked(node).rank
     axis = _normalize_axis(node, node.attr_int("axis"), rank)
     if result_sizes is not None and result_sizes[axis] is not None:
-        return b.constant_int(result_sizes[axis])
+        return result_sizes[axis]
     k = node.input(1)
     if b.info(k).rank != 0:
         k = b.op("aten.select.int", b.tensor_type([], b.info(k).element), k, b.constant_int(0), b.constant_int(0))
@@ -537,7 +583,7 @@ def _k_from_input(node: OnnxNode, b: TorchBuilder) -> ir.Value:
 @converts("TopK", since=1)
 def top_k_attribute(node: OnnxNode, b: TorchBuilder):
     """Opset 1: k is an attribute; the largest k, sorted."""
-    return _top_k(node, b, b.constant_int(node.attr_int("k")), True, True)
+    return _top_k(node, b, node.attr_int("k"), True, True)
 
 
 @converts("TopK", since=10)
