@@ -174,7 +174,8 @@ func.func @max_pool_same_upper(%x: !torch.vtensor<[?,3,32,32],f32>) -> !torch.vt
 // CHECK-LABEL: func.func @max_pool_onnx_dialect
 module attributes {onnx.opset_version = 22 : i64} {
   func.func @max_pool_onnx_dialect(%x: tensor<1x3x33xf32>) -> tensor<1x3x17xf32> {
-    // CHECK: torch.aten.max_pool1d {{.*}}, %true : {{.*}} -> !torch.vtensor<[1,3,17],f32>
+    // CHECK: %[[PADDED:.*]] = torch.aten.constant_pad_nd %{{.*}}, %{{.*}}, %float-Inf : {{.*}} -> !torch.vtensor<[1,3,34],f32>
+    // CHECK: torch.aten.max_pool1d %[[PADDED]], {{.*}}, %false : {{.*}} -> !torch.vtensor<[1,3,17],f32>
     %0, %1 = "onnx.MaxPool"(%x) {kernel_shape = [2], strides = [2], ceil_mode = 1 : si64} : (tensor<1x3x33xf32>) -> (tensor<1x3x17xf32>, none)
     return %0 : tensor<1x3x17xf32>
   }

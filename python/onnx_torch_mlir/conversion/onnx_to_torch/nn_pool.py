@@ -24,7 +24,7 @@ from .registry import converts
 
 
 # Dilated MaxPool unrolls one slice per kernel element up to this window size.
-MAX_UNROLLED_WINDOW = 64
+MAX_UNROLLED_WINDOW = 128
 
 
 def _pool_attributes(node: OnnxNode):
@@ -66,6 +66,14 @@ def _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode):
     return out
 
 
+def _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends) -> list[int]:
+    """Per spatial dim, how far the last of `out_sizes` windows reaches past the padded input."""
+    return [
+        max((out_sizes[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - (sizes[i + 2] + begins[i] + ends[i]), 0)
+        for i in range(len(kernel))
+    ]
+
+
 def _lowest(element: str) -> float:
     if element in ("f16", "bf16", "f32", "f64"):
         return float("-inf")
@@ -88,6 +96,11 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
     small_kernel = product_of(kernel) <= MAX_UNROLLED_WINDOW
     if not want_indices and any(d != 1 for d in dilations) and small_kernel and None not in sizes[2:]:
         return _dilated_max_pool(node, b, x, sizes, kernel, strides, dilations, begins, ends, ceil_mode)
+    if ceil_mode and not want_indices and None not in sizes[2:]:
+        # The windows ceil_mode adds, as explicit padding: StableHLO mis-lowers ceil_mode.
+        out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
+        ends = [e + extra for e, extra in zip(ends, _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends))]
+        ceil_mode = 0
     padding = begins
     if not _torch_pads_fit(kernel, begins, ends):
         if want_indices:
@@ -123,10 +136,7 @@ def _dilated_max_pool(node: OnnxNode, b: TorchBuilder, x, sizes, kernel, strides
     lowest = _lowest(node.input_info(0).element)
     out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
     count = len(kernel)
-    extra = [
-        max((out_sizes[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - (sizes[i + 2] + begins[i] + ends[i]), 0)
-        for i in range(count)
-    ]
+    extra = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
     x = pad_spatial(b, x, begins, [e + extra_i for e, extra_i in zip(ends, extra)], lowest)
     element = b.info(x).element
     result = None
@@ -180,11 +190,9 @@ def _window_sum(node: OnnxNode, b: TorchBuilder, x, kernel, strides, dilations, 
     out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
     extra = [0] * count
     if ceil_mode:
-        for i in range(count):
-            if out_sizes[i] is None:
-                node.fail(f"ceil_mode needs a static spatial size (dim {i + 2})")
-            needed = (out_sizes[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1
-            extra[i] = max(needed - (sizes[i + 2] + begins[i] + ends[i]), 0)
+        if None in out_sizes:
+            node.fail(f"ceil_mode needs static spatial sizes (dims 2 to {count + 1})")
+        extra = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
     outer = b.sizes_of(x)[:2]
     x = pad_spatial(b, x, begins, ends, pad_value)
     x = pad_spatial(b, x, [0] * count, extra, 0.0)
@@ -222,7 +230,9 @@ def average_pool(node: OnnxNode, b: TorchBuilder):
     count = len(kernel)
     include_pad = bool(node.attr_int("count_include_pad", 0))
     # 3-D: the window-sum form, which every backend lowers (TOSA has no 3-D average pool).
-    if count <= 2 and all(d == 1 for d in dilations) and _torch_pads_fit(kernel, begins, ends):
+    # Likewise with ceil_mode, which StableHLO mis-lowers.
+    direct = count <= 2 and not ceil_mode and all(d == 1 for d in dilations)
+    if direct and _torch_pads_fit(kernel, begins, ends):
         operands = [
             x, b.int_list(kernel), b.int_list(strides), b.int_list(begins), b.constant_bool(bool(ceil_mode)),
             b.constant_bool(include_pad),
