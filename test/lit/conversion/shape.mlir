@@ -323,11 +323,14 @@ func.func @pad_attributes(%x: !torch.vtensor<[1,2,3],f32>) -> !torch.vtensor<[1,
 
 // -----
 
+// Reflect, edge and wrap pads with constant pads are slices concatenated around the input.
 // CHECK-LABEL: func.func @pad_reflect
-// CHECK: torch.vtensor.literal(dense<[0, 1, 0, 0, 1, 0]> : tensor<6xsi64>) : !torch.vtensor<[6],si64>
-// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
-// CHECK: torch.constant.str "reflect"
-// CHECK: torch.aten.pad %arg0, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[1,2,3],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[1,4,3],f32>
+// CHECK: %[[FIRST:.*]] = torch.aten.slice.Tensor %arg0, %int1, %int1_0, %int2, %int1_1 : !torch.vtensor<[1,2,3],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,1,3],f32>
+// CHECK: %[[BEFORE:.*]] = torch.aten.flip %[[FIRST]]
+// CHECK: %[[LAST:.*]] = torch.aten.slice.Tensor %arg0, %{{.*}}, %int-2, %int-1, %{{.*}} : !torch.vtensor<[1,2,3],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,1,3],f32>
+// CHECK: %[[AFTER:.*]] = torch.aten.flip %[[LAST]]
+// CHECK: %[[PARTS:.*]] = torch.prim.ListConstruct %[[BEFORE]], %arg0, %[[AFTER]]
+// CHECK: torch.aten.cat %[[PARTS]], %{{.*}} : !torch.list<vtensor>, !torch.int -> !torch.vtensor<[1,4,3],f32>
 func.func @pad_reflect(%x: !torch.vtensor<[1,2,3],f32>) -> !torch.vtensor<[1,4,3],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
   %p = torch.vtensor.literal(dense<[0, 1, 0, 0, 1, 0]> : tensor<6xsi64>) : !torch.vtensor<[6],si64>
   %0 = torch.operator "onnx.Pad"(%x, %p) {torch.onnx.mode = "reflect"} : (!torch.vtensor<[1,2,3],f32>, !torch.vtensor<[6],si64>) -> !torch.vtensor<[1,4,3],f32>
@@ -337,12 +340,12 @@ func.func @pad_reflect(%x: !torch.vtensor<[1,2,3],f32>) -> !torch.vtensor<[1,4,3
 // -----
 
 // CHECK-LABEL: func.func @pad_axes
-// CHECK: torch.vtensor.literal(dense<[1, 2]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
-// CHECK: torch.vtensor.literal(dense<0.000000e+00> : tensor<f32>) : !torch.vtensor<[],f32>
-// CHECK: torch.vtensor.literal(dense<-1> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
-// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}} : (!torch.int, !torch.int) -> !torch.list<int>
-// CHECK: torch.constant.str "replicate"
-// CHECK: torch.aten.pad %arg0, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[2,6],f32>
+// CHECK: %[[FIRST:.*]] = torch.aten.slice.Tensor %arg0, %int1, %int0, %int1_0, %{{.*}} -> !torch.vtensor<[2,1],f32>
+// CHECK: %[[BEFORE:.*]] = torch.aten.broadcast_to %[[FIRST]], %{{.*}} : !torch.vtensor<[2,1],f32>, !torch.list<int> -> !torch.vtensor<[2,1],f32>
+// CHECK: %[[LAST:.*]] = torch.aten.slice.Tensor %arg0, %{{.*}}, %int-1_{{[0-9]+}}, %int9223372036854775807, %{{.*}} -> !torch.vtensor<[2,1],f32>
+// CHECK: %[[AFTER:.*]] = torch.aten.broadcast_to %[[LAST]], %{{.*}} : !torch.vtensor<[2,1],f32>, !torch.list<int> -> !torch.vtensor<[2,2],f32>
+// CHECK: %[[PARTS:.*]] = torch.prim.ListConstruct %[[BEFORE]], %arg0, %[[AFTER]]
+// CHECK: torch.aten.cat %[[PARTS]], %{{.*}} : !torch.list<vtensor>, !torch.int -> !torch.vtensor<[2,6],f32>
 func.func @pad_axes(%x: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,6],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
   %p = torch.vtensor.literal(dense<[1, 2]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
   %v = torch.vtensor.literal(dense<0.0> : tensor<f32>) : !torch.vtensor<[],f32>
@@ -354,14 +357,25 @@ func.func @pad_axes(%x: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,6],f32> 
 // -----
 
 // CHECK-LABEL: func.func @pad_wrap
-// CHECK: torch.vtensor.literal(dense<[0, 1, 0, 1]> : tensor<4xsi64>) : !torch.vtensor<[4],si64>
-// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}} : (!torch.int, !torch.int) -> !torch.list<int>
-// CHECK: torch.constant.str "circular"
-// CHECK: torch.aten.pad %arg0, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[2,5],f32>
+// CHECK: %[[BEFORE:.*]] = torch.aten.slice.Tensor %arg0, %int1, %int-1, %int9223372036854775807, %{{.*}} -> !torch.vtensor<[2,1],f32>
+// CHECK: %[[AFTER:.*]] = torch.aten.slice.Tensor %arg0, %{{.*}}, %int0, %int1_2, %{{.*}} -> !torch.vtensor<[2,1],f32>
+// CHECK: %[[PARTS:.*]] = torch.prim.ListConstruct %[[BEFORE]], %arg0, %[[AFTER]]
+// CHECK: torch.aten.cat %[[PARTS]], %{{.*}} : !torch.list<vtensor>, !torch.int -> !torch.vtensor<[2,5],f32>
 func.func @pad_wrap(%x: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,5],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
   %p = torch.vtensor.literal(dense<[0, 1, 0, 1]> : tensor<4xsi64>) : !torch.vtensor<[4],si64>
   %0 = torch.operator "onnx.Pad"(%x, %p) {torch.onnx.mode = "wrap"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[2,5],f32>
   return %0 : !torch.vtensor<[2,5],f32>
+}
+
+// -----
+
+// Pads computed at run time: torch's aten.pad with the mode's torch name.
+// CHECK-LABEL: func.func @pad_edge_runtime_pads
+// CHECK: %[[MODE:.*]] = torch.constant.str "replicate"
+// CHECK: torch.aten.pad %arg0, %{{.*}}, %[[MODE]], %{{.*}} : !torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[?,?],f32>
+func.func @pad_edge_runtime_pads(%x: !torch.vtensor<[2,3],f32>, %p: !torch.vtensor<[4],si64>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  %0 = torch.operator "onnx.Pad"(%x, %p) {torch.onnx.mode = "edge"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[?,?],f32>
+  return %0 : !torch.vtensor<[?,?],f32>
 }
 
 // -----
