@@ -227,3 +227,45 @@ def test_progress_is_shown_on_a_terminal_only():
     shown.advance(10)
     shown.finish()
     assert "importing m.onnx: 10/10 nodes" in stream.getvalue()
+
+
+def local_function_model():
+    function = helper.make_function(
+        "local", "ScaledRelu", ["a"], ["b"],
+        [helper.make_node("Relu", ["a"], ["t"]),
+         helper.make_node("Constant", [], ["s"], value_float=0.0),
+         helper.make_node("Mul", ["t", "s"], ["b"])],
+        [helper.make_opsetid("", 17)],
+        attributes=["scale"],
+    )
+    function.node[1].attribute[0].ref_attr_name = "scale"
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, [4])
+    nodes = [
+        helper.make_node("ScaledRelu", ["x"], ["m"], domain="local", scale=2.0),
+        helper.make_node("ScaledRelu", ["m"], ["y"], domain="local", scale=2.0),
+        helper.make_node("ScaledRelu", ["x"], ["z"], domain="local", scale=3.0),
+    ]
+    return helper.make_model(
+        helper.make_graph(nodes, "g", [x], [y, z]),
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
+        functions=[function],
+    )
+
+
+@pytest.mark.parametrize("form", ["torch-onnx", "onnx"])
+def test_model_local_functions_can_be_kept_as_functions(form):
+    printed = text(import_onnx(local_function_model(), form=form, functions="call"))
+    # One private function per signature (the scale attribute is part of it), called twice and once.
+    assert printed.count("func.func private @local.ScaledRelu") == 2
+    assert printed.count("call @local.ScaledRelu(") == 2 and printed.count("call @local.ScaledRelu_1(") == 1
+    assert "2.000000e+00" in printed and "3.000000e+00" in printed
+
+
+def test_local_functions_called_compile_through_torch_mlir():
+    from onnx_torch_mlir.peers import convert_with_torch_mlir
+
+    module = import_onnx(local_function_model(), functions="call")
+    convert_with_torch_mlir(module)
+    assert "torch.aten.relu" in text(module) and "func.call" not in text(module)

@@ -5,7 +5,7 @@ from torch_mlir import ir
 
 from ..errors import ImportError_
 from ..mlir_context import make_context
-from .functions import DEFAULT_EXPAND_OPS, expand_function_ops, inline_local_functions
+from .functions import DEFAULT_EXPAND_OPS, expand_function_ops, inline_expansions, inline_local_functions
 from .graph import GraphImporter
 from .loading import open_model
 from .onnx_dialect import OnnxDialectEmitter
@@ -14,6 +14,7 @@ from .shape_inference import infer_types, skeleton
 from .torch_onnx import TorchOnnxEmitter
 
 FORMS = {"onnx": OnnxDialectEmitter, "torch-onnx": TorchOnnxEmitter}
+FUNCTION_MODES = ("inline", "call")
 
 
 def import_onnx(
@@ -23,6 +24,7 @@ def import_onnx(
     context: ir.Context | None = None,
     base_dir=None,
     expand_ops=DEFAULT_EXPAND_OPS,
+    functions: str = "inline",
     verify: bool = True,
     progress: bool | None = None,
 ) -> ir.Module:
@@ -31,14 +33,17 @@ def import_onnx(
     form: "onnx" (the ONNX dialect as onnx-mlir prints it) or "torch-onnx"
     (torch-mlir's `torch.operator "onnx.X"` form). `base_dir`: where external
     data lives when `model` is bytes or a proto. `expand_ops`: op types whose
-    ONNX function body replaces them ("all", or a set; model-local functions
-    are always inlined). `verify`: check ONNX-dialect ops against the ONNX
+    ONNX function body replaces them ("all", or a set). `functions`:
+    model-local functions are "inline"d, or kept as private functions
+    specialized per call signature and called ("call"). `verify`: check ONNX-dialect ops against the ONNX
     schemas. `progress`: show progress on stderr (default: when it is a terminal).
     """
     if form not in FORMS:
         raise ImportError_(f"unknown form '{form}': expected one of {', '.join(FORMS)}")
+    if functions not in FUNCTION_MODES:
+        raise ImportError_(f"unknown functions mode '{functions}': expected one of {', '.join(FUNCTION_MODES)}")
     opened = open_model(model, base_dir)
-    typed = _typed_skeleton(opened, expand_ops)
+    typed = _typed_skeleton(opened, expand_ops, inline=functions == "inline")
     context = context or make_context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
@@ -63,13 +68,14 @@ def _check_opsets(model: onnx.ModelProto, model_name: str) -> None:
             )
 
 
-def _typed_skeleton(opened, expand_ops) -> onnx.ModelProto:
+def _typed_skeleton(opened, expand_ops, inline: bool) -> onnx.ModelProto:
     """The model's structure with every value typed; weights stay where `opened.weights` finds them."""
     _check_opsets(opened.proto, opened.name)
     proto, originals = skeleton(opened.proto)
     opened.weights.originals.update(originals)
-    proto = inline_local_functions(proto, opened.name)
+    if inline:
+        proto = inline_local_functions(proto, opened.name)
     typed = infer_types(proto, opened.name)
     if expand_function_ops(typed, expand_ops, opened.name):
-        typed = infer_types(inline_local_functions(typed, opened.name), opened.name)
+        typed = infer_types(inline_expansions(typed, opened.name), opened.name)
     return typed

@@ -1,8 +1,11 @@
 """Model-local functions and ONNX function ops (ops the ONNX schemas define by a function body).
 
-Both are expanded in the skeleton model before types are inferred, with
-ONNX's own inliner, so the importer only ever sees plain graphs:
-- model-local functions are inlined (`inline_local_functions`);
+Model-local functions are either inlined before types are inferred (with
+ONNX's own inliner), or kept as functions: `specialize_function` makes, for
+each call signature, a typed model of the body that the importer emits as a
+private `func.func` called with `func.call`.
+
+ONNX function ops are expanded in the skeleton model:
 - a node of an op named in `expand_ops` gets its schema's function body at the
   model's opset (context-dependent bodies are built for the node's input
   types), registered as a model-local function private to that node, and is
@@ -30,6 +33,19 @@ def inline_local_functions(model: onnx.ModelProto, model_name: str) -> onnx.Mode
         return onnx.inliner.inline_local_functions(model)
     except Exception as error:
         raise ImportError_(f"{model_name}: cannot inline model-local functions: {_first_line(error)}") from None
+
+
+def inline_expansions(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
+    """Inline the bodies `expand_function_ops` registered, and only those."""
+    expansions = [(function.domain, function.name) for function in model.functions if function.domain == EXPANSION_DOMAIN]
+    try:
+        inlined = onnx.inliner.inline_selected_functions(model, expansions, exclude=False)
+    except Exception as error:
+        raise ImportError_(f"{model_name}: cannot expand function ops: {_first_line(error)}") from None
+    kept = [function for function in inlined.functions if function.domain != EXPANSION_DOMAIN]
+    del inlined.functions[:]
+    inlined.functions.extend(kept)
+    return inlined
 
 
 def expand_function_ops(model: onnx.ModelProto, expand_ops, model_name: str) -> bool:
@@ -86,6 +102,28 @@ def _function_body(node: onnx.NodeProto, opset: int, types: dict) -> onnx.Functi
         _bind_attributes(inner, values)
     del body.attribute[:]
     return body
+
+
+def specialize_function(function, node: onnx.NodeProto, input_types, output_types, local_functions) -> onnx.ModelProto:
+    """The body of `function` for the call `node`, as a model with the call's types and attributes bound.
+
+    `local_functions`: the model's functions, which the body may call in turn.
+    """
+    values = {attribute.name: attribute for attribute in function.attribute_proto}
+    values.update((attribute.name, attribute) for attribute in node.attribute)
+    model = onnx.ModelProto(ir_version=onnx.IR_VERSION)
+    model.opset_import.extend(function.opset_import)
+    model.functions.extend(local_functions)
+    graph = model.graph
+    for name, type_proto in zip(function.input, input_types):
+        graph.input.add(name=name).type.CopyFrom(type_proto)
+    for name, type_proto in zip(function.output, output_types):
+        graph.output.add(name=name).type.CopyFrom(type_proto)
+    for inner in function.node:
+        bound = graph.node.add()
+        bound.CopyFrom(inner)
+        _bind_attributes(bound, values)
+    return model
 
 
 def _bind_attributes(node: onnx.NodeProto, values: dict) -> None:

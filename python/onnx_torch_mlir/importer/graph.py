@@ -16,7 +16,9 @@ from torch_mlir import ir
 
 from ..errors import ImportError_, OnnxTorchMlirError
 from .ordering import free_names, node_label, ordered_nodes
+from .functions import specialize_function
 from .progress import Progress
+from .shape_inference import infer_types
 
 
 class NodeError(ImportError_):
@@ -39,13 +41,20 @@ class GraphImporter:
         return ir.Location.name(label, childLoc=self.file_location)
 
     def import_main(self, model: onnx.ModelProto, module: ir.Module):
+        """The main graph as the module's entry function (initialized inputs are constants)."""
+        self.module = module
+        self.local_functions = {(function.domain, function.name): function for function in model.functions}
+        self.called = {}
+        initialized = {tensor.name for tensor in model.graph.initializer}
+        inputs = [value for value in model.graph.input if value.name not in initialized]
+        self._import_function(model, inputs, self.emitter.main_function, main_graph=True)
+
+    def _import_function(self, model: onnx.ModelProto, inputs, create, main_graph: bool):
         graph = model.graph
-        initialized = {tensor.name for tensor in graph.initializer}
-        inputs = [value for value in graph.input if value.name not in initialized]
         types = _graph_types(graph, None, self._map_type)
         argument_types = [self._required_type(types, value.name, "graph input") for value in inputs]
         with self.location(graph.name or "main_graph"):
-            function, block = self.emitter.main_function(module, model, inputs, argument_types, self.location)
+            function, block = create(self.module, model, inputs, argument_types, self.location)
         scope = {}
         for value, argument in zip(inputs, block.arguments):
             scope[value.name] = argument
@@ -53,11 +62,33 @@ class GraphImporter:
             for tensor in graph.initializer:
                 with self.location(tensor.name):
                     scope[tensor.name] = self._guard(
-                        f"initializer '{tensor.name}'", lambda: self.emitter.initializer(tensor, main_graph=True)
+                        f"initializer '{tensor.name}'", lambda: self.emitter.initializer(tensor, main_graph=main_graph)
                     )
             results = self._import_body(graph, block, scope, types)
             with self.location(graph.name or "main_graph"):
-                self.emitter.main_return(function, results, [output.name for output in graph.output])
+                self.emitter.function_return(function, results, [output.name for output in graph.output])
+        return function
+
+    def _call_local_function(self, node: onnx.NodeProto, operands, result_types, types) -> list:
+        """A call of a model-local function kept as a function: one private function per signature."""
+        function = self.local_functions[(node.domain, node.op_type)]
+        key = (node.domain, node.op_type, tuple(str(value.type) for value in operands),
+               tuple(attribute.SerializeToString() for attribute in node.attribute))
+        name = self.called.get(key)
+        if name is None:
+            name = self.called[key] = f"{node.domain}.{node.op_type}" + (f"_{len(self.called)}" if len(self.called) else "")
+            specialized = specialize_function(
+                function,
+                node,
+                [types.proto(value) for value in node.input],
+                [types.proto(value) for value in node.output],
+                list(self.local_functions.values()),
+            )
+            specialized.graph.name = name
+            typed = infer_types(specialized, self.model_name)
+            with ir.InsertionPoint(self.module.body):
+                self._import_function(typed, list(typed.graph.input), self.emitter.private_function, main_graph=False)
+        return self.emitter.call(name, operands, result_types)
 
     def _import_body(self, graph: onnx.GraphProto, block: ir.Block, scope, types) -> list:
         nodes = ordered_nodes(graph, scope, self.model_name)
@@ -99,6 +130,12 @@ class GraphImporter:
                     raise ImportError_(f"the type of result '{name}' is unknown (shape inference could not infer it)")
                 found = self.emitter.types.none()
             result_types.append(found)
+        if (node.domain, node.op_type) in self.local_functions:
+            results = self._call_local_function(node, operands, result_types, types)
+            for name, value in zip(node.output, results):
+                if name:
+                    scope[name] = value
+            return
         graphs = self.emitter.region_attributes(node)
         results = self.emitter.node(node, operands, result_types, len(graphs))
         if isinstance(results, ir.Operation):
@@ -152,6 +189,12 @@ class _LazyTypes:
         self.parent = parent
         self.mapper = mapper
         self.cache = {}
+
+    def proto(self, name: str) -> onnx.TypeProto:
+        """The ONNX type of `name` (empty when unknown), looking through enclosing graphs."""
+        if name in self.type_protos:
+            return self.type_protos[name]
+        return self.parent.proto(name) if self.parent is not None else onnx.TypeProto()
 
     def get(self, name: str):
         if name in self.cache:

@@ -40,15 +40,24 @@ class OnnxDialectEmitter:
 
     def main_function(self, module, model, inputs, argument_types, location):
         self._module_attributes(module, model)
+        function, block = self._function(module, MAIN_FUNCTION, inputs, argument_types, location, private=False)
+        with ir.InsertionPoint(module.body), location("onnx.EntryPoint"):
+            ir.Operation.create("onnx.EntryPoint", attributes={"func": ir.FlatSymbolRefAttr.get(MAIN_FUNCTION)})
+        return function, block
+
+    def private_function(self, module, model, inputs, argument_types, location):
+        """A model-local function kept as a function."""
+        return self._function(module, model.graph.name, inputs, argument_types, location, private=True)
+
+    def _function(self, module, name, inputs, argument_types, location, private: bool):
         with ir.InsertionPoint(module.body):
-            function = func.FuncOp(MAIN_FUNCTION, ir.FunctionType.get(argument_types, []))
-            with location("onnx.EntryPoint"):
-                ir.Operation.create(
-                    "onnx.EntryPoint", attributes={"func": ir.FlatSymbolRefAttr.get(MAIN_FUNCTION)}
-                )
+            function = func.FuncOp(name, ir.FunctionType.get(argument_types, []), visibility="private" if private else None)
         block = function.add_entry_block([location(value.name) for value in inputs])
         function.arg_attrs = ir.ArrayAttr.get([_name_dictionary(value.name) for value in inputs])
         return function, block
+
+    def call(self, name: str, operands, result_types) -> list:
+        return list(func.CallOp(result_types, ir.FlatSymbolRefAttr.get(name), operands).results)
 
     def _module_attributes(self, module, model) -> None:
         attributes = module.operation.attributes
@@ -59,7 +68,7 @@ class OnnxDialectEmitter:
             {opset.domain or "ai.onnx": ir.IntegerAttr.get(self.i64, opset.version) for opset in model.opset_import}
         )
 
-    def main_return(self, function, results, names):
+    def function_return(self, function, results, names):
         func.ReturnOp(results)
         function.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get(function.type.inputs, [value.type for value in results])

@@ -46,14 +46,23 @@ class TorchOnnxEmitter:
         self.si64 = ir.IntegerType.get_signed(64, context)
 
     def main_function(self, module, model, inputs, argument_types, location):
-        graph = model.graph
+        return self._function(module, model, inputs, argument_types, location, private=False)
+
+    def private_function(self, module, model, inputs, argument_types, location):
+        """A model-local function kept as a function (metadata from its own opsets)."""
+        return self._function(module, model, inputs, argument_types, location, private=True)
+
+    def _function(self, module, model, inputs, argument_types, location, private: bool):
         function_type = ir.FunctionType.get(argument_types, [])
         with ir.InsertionPoint(module.body):
-            function = func.FuncOp(graph.name or "main_graph", function_type)
+            function = func.FuncOp(model.graph.name or "main_graph", function_type, visibility="private" if private else None)
         block = function.add_entry_block([location(value.name) for value in inputs])
         for name, value in self._metadata(model).items():
             function.attributes[name] = value
         return function, block
+
+    def call(self, name: str, operands, result_types) -> list:
+        return list(func.CallOp(result_types, ir.FlatSymbolRefAttr.get(name), operands).results)
 
     def _metadata(self, model) -> dict:
         versions = {}
@@ -73,7 +82,7 @@ class TorchOnnxEmitter:
         metadata["torch.onnx_meta.producer_version"] = ir.StringAttr.get(model.producer_version)
         return metadata
 
-    def main_return(self, function, results, names):
+    def function_return(self, function, results, names):
         func.ReturnOp(results)
         function.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get(function.type.inputs, [value.type for value in results])

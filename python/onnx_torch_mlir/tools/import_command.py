@@ -20,7 +20,13 @@ def add_arguments(parser) -> None:
         "--expand-ops",
         default=None,
         metavar="OP[,OP...]|all|none",
-        help="ONNX function ops to replace by their function body (default: MeanVarianceNormalization)",
+        help="ONNX function ops to replace by their function body (default: MeanVarianceNormalization,Attention,Swish)",
+    )
+    parser.add_argument(
+        "--functions",
+        choices=("inline", "call"),
+        default="inline",
+        help="model-local functions: inline them (default) or keep them as private functions and calls",
     )
     parser.add_argument("--no-verify", action="store_true", help="skip the ONNX schema verifier (--form onnx)")
 
@@ -33,6 +39,7 @@ def run(args) -> int:
         args.model,
         form=args.form,
         expand_ops=_expand_ops(args.expand_ops, DEFAULT_EXPAND_OPS),
+        functions=args.functions,
         verify=not args.no_verify,
     )
     with atomic_output(args.output, binary=args.emit_bytecode) as stream:
