@@ -95,9 +95,14 @@ func.func @reductions_axes_attribute(%x: !torch.vtensor<[3,4],f32>) -> (!torch.v
   // CHECK: torch.aten.sqrt %[[SUM]]
   // CHECK: %[[SUM:.*]] = torch.aten.sum.dim_IntList %arg0
   // CHECK: torch.aten.log %[[SUM]]
-  // CHECK: %[[EXP:.*]] = torch.aten.exp %arg0
+  // CHECK: %[[PEAK:.*]] = torch.aten.amax %arg0
+  // CHECK: %[[INFINITE:.*]] = torch.aten.isinf %[[PEAK]]
+  // CHECK: %[[FINITE:.*]] = torch.aten.where.self %[[INFINITE]], %{{.*}}, %[[PEAK]]
+  // CHECK: %[[SHIFTED:.*]] = torch.aten.sub.Tensor %arg0, %[[FINITE]]
+  // CHECK: %[[EXP:.*]] = torch.aten.exp %[[SHIFTED]]
   // CHECK: %[[SUM:.*]] = torch.aten.sum.dim_IntList %[[EXP]]
-  // CHECK: torch.aten.log %[[SUM]]
+  // CHECK: %[[LOG:.*]] = torch.aten.log %[[SUM]]
+  // CHECK: torch.aten.add.Tensor %[[LOG]], %[[FINITE]]
   // CHECK: %[[SQUARE:.*]] = torch.aten.mul.Tensor %arg0, %arg0
   // CHECK: torch.aten.sum.dim_IntList %[[SQUARE]]
   %0 = torch.operator "onnx.ReduceMean"(%x) {torch.onnx.axes = [1 : si64]} : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,1],f32>
@@ -126,6 +131,7 @@ module attributes {onnx.opset_version = 18 : i64} {
     // CHECK: torch.aten.sqrt
     // CHECK: torch.aten.log
     // CHECK: torch.aten.exp
+    // CHECK: torch.aten.squeeze.dim
     // CHECK: torch.aten.mul.Tensor
     %axes = "onnx.Constant"() {value = dense<[1]> : tensor<1xi64>} : () -> tensor<1xi64>
     %0 = "onnx.ReduceMean"(%x, %axes) {keepdims = 0 : si64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3xf32>

@@ -5,8 +5,13 @@ Axes that arrive as a runtime tensor (the form ONNX's own tests use) are resolve
 from the node's declared result type: the dimensions that shrank are the reduced
 ones. When the declared type leaves several choices, every candidate is computed
 and the one whose axes match at runtime is selected, so the backends still see
-constant dimensions. The same trick gives CumSum a runtime axis.
-"""
+constant dimensions (the same trick gives CumSum a runtime axis). With no declared
+shape at all, each dimension is reduced where the runtime axes name it and sliced
+to one element, which needs dynamic sizes (linalg only).
+
+torch-mlir lowers neither `aten.cumsum` nor a sort-based `aten.topk` to every
+backend: CumSum is a triangular-mask product and sum, and TopK with a small static
+k selects one extremum at a time."""
 
 from __future__ import annotations
 
@@ -21,7 +26,7 @@ from .node import OnnxNode
 from .registry import converts
 from .types import TensorInfo
 
-# Beyond this many candidate axis sets a runtime `axes` input is refused rather than expanded.
+# Beyond this many candidate axis sets, runtime axes are reduced dimension by dimension instead.
 MAX_RUNTIME_AXES_CANDIDATES = 16
 
 
@@ -115,8 +120,19 @@ def _log_sum(b, x, dims, keepdim):
 
 
 def _log_sum_exp(b, x, dims, keepdim):
-    # The ONNX definition, log(sum(exp(x))), which its reference implementation computes as is.
-    return _unary(b, "aten.log", _sum(b, _unary(b, "aten.exp", x), dims, keepdim))
+    """log(sum(exp(x))), computed as m + log(sum(exp(x - m))) with m the (finite) maximum so
+    that large inputs do not overflow."""
+    peak = b.op("aten.amax", _reduced_type(b, x, dims, True), x, b.int_list(dims), b.constant_bool(True))
+    infinite = b.op("aten.isinf", b.tensor_type(b.info(peak).sizes, "i1"), peak)
+    peak = b.op("aten.where.self", peak.type, infinite, b.scalar_tensor_literal(0, b.info(x).element), peak)
+    shifted = b.op("aten.sub.Tensor", x.type, x, peak, b.constant_int(1))
+    total = _unary(b, "aten.log", _sum(b, _unary(b, "aten.exp", shifted), dims, keepdim))
+    if not keepdim:
+        for dim in sorted(dims, reverse=True):
+            sizes = list(b.info(peak).sizes)
+            del sizes[dim]
+            peak = b.op("aten.squeeze.dim", b.tensor_type(sizes, b.info(peak).element), peak, b.constant_int(dim))
+    return b.op("aten.add.Tensor", total.type, total, peak, b.constant_int(1))
 
 
 def _sum_square(b, x, dims, keepdim):
@@ -268,7 +284,8 @@ def _reduce_runtime_axes(node: OnnxNode, b: TorchBuilder, x, axes, count: int, k
     if not candidates:
         node.fail(f"no {count} axes reduce input shape {list(input_sizes)} to the declared result shape")
     if len(candidates) > MAX_RUNTIME_AXES_CANDIDATES:
-        node.fail(f"a runtime 'axes' input allows {len(candidates)} axis sets here; needs constant axes")
+        kept = _reduce_dimension_by_dimension(node, b, x, axes, reduce_all_when_empty=False)
+        return kept if keepdim else _drop_reduced_dimensions(b, kept, axes, count)
     rank = len(input_sizes)
     result = _reduce_with_dims(node, b, x, candidates[-1], keepdim)
     for dims in reversed(candidates[:-1]):
