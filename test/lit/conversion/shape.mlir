@@ -327,7 +327,7 @@ func.func @pad_attributes(%x: !torch.vtensor<[1,2,3],f32>) -> !torch.vtensor<[1,
 // CHECK-LABEL: func.func @pad_reflect
 // CHECK: %[[FIRST:.*]] = torch.aten.slice.Tensor %arg0, %int1, %int1_0, %int2, %int1_1 : !torch.vtensor<[1,2,3],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,1,3],f32>
 // CHECK: %[[BEFORE:.*]] = torch.aten.flip %[[FIRST]]
-// CHECK: %[[LAST:.*]] = torch.aten.slice.Tensor %arg0, %{{.*}}, %int-2, %int-1, %{{.*}} : !torch.vtensor<[1,2,3],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,1,3],f32>
+// CHECK: %[[LAST:.*]] = torch.aten.slice.Tensor %arg0, %{{.*}}, %int0, %int1_4, %{{.*}} : !torch.vtensor<[1,2,3],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,1,3],f32>
 // CHECK: %[[AFTER:.*]] = torch.aten.flip %[[LAST]]
 // CHECK: %[[PARTS:.*]] = torch.prim.ListConstruct %[[BEFORE]], %arg0, %[[AFTER]]
 // CHECK: torch.aten.cat %[[PARTS]], %{{.*}} : !torch.list<vtensor>, !torch.int -> !torch.vtensor<[1,4,3],f32>
@@ -357,7 +357,7 @@ func.func @pad_axes(%x: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,6],f32> 
 // -----
 
 // CHECK-LABEL: func.func @pad_wrap
-// CHECK: %[[BEFORE:.*]] = torch.aten.slice.Tensor %arg0, %int1, %int-1, %int9223372036854775807, %{{.*}} -> !torch.vtensor<[2,1],f32>
+// CHECK: %[[BEFORE:.*]] = torch.aten.slice.Tensor %arg0, %int1, %int2, %int3, %{{.*}} -> !torch.vtensor<[2,1],f32>
 // CHECK: %[[AFTER:.*]] = torch.aten.slice.Tensor %arg0, %{{.*}}, %int0, %int1_2, %{{.*}} -> !torch.vtensor<[2,1],f32>
 // CHECK: %[[PARTS:.*]] = torch.prim.ListConstruct %[[BEFORE]], %arg0, %[[AFTER]]
 // CHECK: torch.aten.cat %[[PARTS]], %{{.*}} : !torch.list<vtensor>, !torch.int -> !torch.vtensor<[2,5],f32>
@@ -370,9 +370,14 @@ func.func @pad_wrap(%x: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,5],f32> 
 // -----
 
 // Pads computed at run time: torch's aten.pad with the mode's torch name.
+// Pads computed at run time (taken as non-negative): run-time slice lengths.
 // CHECK-LABEL: func.func @pad_edge_runtime_pads
-// CHECK: %[[MODE:.*]] = torch.constant.str "replicate"
-// CHECK: torch.aten.pad %arg0, %{{.*}}, %[[MODE]], %{{.*}} : !torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.str, !torch.none -> !torch.vtensor<[?,?],f32>
+// CHECK: %[[TOP:.*]] = torch.aten.item %{{.*}} : !torch.vtensor<[],si64> -> !torch.int
+// CHECK: %[[FIRST_ROW:.*]] = torch.aten.slice.Tensor %arg0, %{{.*}}, %int0{{.*}}, %int1{{.*}}, %int1{{.*}} : !torch.vtensor<[2,3],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,3],f32>
+// CHECK: %[[TARGET:.*]] = torch.prim.ListConstruct %[[TOP]], %int-1
+// CHECK: %[[BEFORE:.*]] = torch.aten.broadcast_to %[[FIRST_ROW]], %[[TARGET]] : !torch.vtensor<[1,3],f32>, !torch.list<int> -> !torch.vtensor<[?,3],f32>
+// CHECK: torch.aten.cat %{{.*}} -> !torch.vtensor<[?,3],f32>
+// CHECK: torch.aten.cat %{{.*}} -> !torch.vtensor<[?,?],f32>
 func.func @pad_edge_runtime_pads(%x: !torch.vtensor<[2,3],f32>, %p: !torch.vtensor<[4],si64>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
   %0 = torch.operator "onnx.Pad"(%x, %p) {torch.onnx.mode = "edge"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[?,?],f32>
   return %0 : !torch.vtensor<[?,?],f32>

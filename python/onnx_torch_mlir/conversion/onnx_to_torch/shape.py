@@ -718,54 +718,64 @@ def _pad(node: OnnxNode, b: TorchBuilder, pads: list, value, axes: list | None, 
     if mode == "constant":
         fill = value if isinstance(value, ir.Value) else b.constant_scalar(value, element)
         return b.op("aten.constant_pad_nd", node.result_type(), x, _int_list(b, torch_pads), fill)
-    if all(isinstance(pad, int) and pad >= 0 for pad in begins + ends):
+    if all(not isinstance(pad, int) or pad >= 0 for pad in begins + ends):
         return _pad_by_slices(node, b, x, begins, ends, mode)
     return b.op(
         "aten.pad", node.result_type(), x, _int_list(b, torch_pads), b.constant_string(PAD_MODES[mode]), b.constant_none()
     )
 
 
-def _pad_by_slices(node: OnnxNode, b: TorchBuilder, x, begins: list[int], ends: list[int], mode: str):
+def _pad_by_slices(node: OnnxNode, b: TorchBuilder, x, begins: list, ends: list, mode: str):
     """reflect, edge and wrap padding as slices (flipped for reflect) concatenated around the input.
 
     Every backend lowers slice, flip, broadcast_to and cat; torch-mlir's reflection and
-    replication pads have no StableHLO lowering.
+    replication pads have no StableHLO lowering, and none with run-time pads. Pads
+    computed at run time are taken to be non-negative (ONNX's reflect, edge and wrap pad).
     """
     element = node.input_info(0).element
-    sizes = list(node.input_info(0).sizes)
-    rank = len(sizes)
+    rank = node.input_info(0).rank
 
     def sliced(value, dim, start, end, length):
         part_sizes = list(b.info(value).sizes)
-        part_sizes[dim] = length
+        part_sizes[dim] = _static(length)
         return b.op(
             "aten.slice.Tensor", b.tensor_type(part_sizes, element), value, b.constant_int(dim),
-            b.constant_int(start), b.constant_int(end), b.constant_int(1),
+            _int(b, start), _int(b, end), b.constant_int(1),
         )
 
     def border(value, dim, count, at_start):
-        dim_size = b.info(value).sizes[dim]
+        size = b.info(value).sizes[dim]
+        if size is None and mode != "edge":
+            size = b.op("aten.size.int", b.type("!torch.int"), value, b.constant_int(dim))
         if mode == "edge":
             edge = sliced(value, dim, 0, 1, 1) if at_start else sliced(value, dim, -1, _INT64_MAX, 1)
             target = [-1] * rank
             target[dim] = count
             edge_sizes = list(b.info(edge).sizes)
-            edge_sizes[dim] = count
-            return b.op("aten.broadcast_to", b.tensor_type(edge_sizes, element), edge, b.int_list(target))
+            edge_sizes[dim] = _static(count)
+            return b.op("aten.broadcast_to", b.tensor_type(edge_sizes, element), edge, _int_list(b, target))
         if mode == "wrap":
-            return sliced(value, dim, -count, _INT64_MAX, count) if at_start else sliced(value, dim, 0, count, count)
-        if dim_size is not None and count >= dim_size:
-            node.fail(f"reflect padding of {count} needs a dim {dim} larger than {dim_size}")
-        part = sliced(value, dim, 1, count + 1, count) if at_start else sliced(value, dim, -count - 1, -1, count)
+            return sliced(value, dim, _sub(b, size, count), size, count) if at_start else sliced(value, dim, 0, count, count)
+        if isinstance(size, int) and isinstance(count, int) and count >= size:
+            node.fail(f"reflect padding of {count} needs a dim {dim} larger than {size}")
+        if at_start:
+            part = sliced(value, dim, 1, _add(b, count, 1), count)
+        else:
+            last = _sub(b, size, 1)
+            part = sliced(value, dim, _sub(b, last, count), last, count)
         return b.op("aten.flip", part.type, part, b.int_list([dim]))
 
-    for dim in range(rank):
-        if not begins[dim] and not ends[dim]:
-            continue
-        parts = ([border(x, dim, begins[dim], True)] if begins[dim] else []) + [x]
-        parts += [border(x, dim, ends[dim], False)] if ends[dim] else []
-        sizes[dim] = None if sizes[dim] is None else sizes[dim] + begins[dim] + ends[dim]
-        result_type = node.result_type() if all(not begins[d] and not ends[d] for d in range(dim + 1, rank)) else b.tensor_type(sizes, element)
+    def is_zero(pad):
+        return isinstance(pad, int) and pad == 0
+
+    padded = [dim for dim in range(rank) if not (is_zero(begins[dim]) and is_zero(ends[dim]))]
+    for dim in padded:
+        parts = ([] if is_zero(begins[dim]) else [border(x, dim, begins[dim], True)]) + [x]
+        parts += [] if is_zero(ends[dim]) else [border(x, dim, ends[dim], False)]
+        sizes = list(b.info(x).sizes)
+        known = [sizes[dim], begins[dim], ends[dim]]
+        sizes[dim] = sum(known) if all(isinstance(v, int) for v in known) else None
+        result_type = node.result_type() if dim == padded[-1] else b.tensor_type(sizes, element)
         x = b.op("aten.cat", result_type, b.tensor_list(parts), b.constant_int(dim))
     return x
 
