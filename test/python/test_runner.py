@@ -614,3 +614,13 @@ def test_stablehlo_unsigned_integers_at_the_boundary():
     np.testing.assert_array_equal(quotient, a // b)
     np.testing.assert_array_equal(total, a + b)
     np.testing.assert_array_equal(same, a)
+
+
+def test_compilations_in_a_row_with_generated_math_helpers():
+    # convert-math-to-funcs generates helper functions and remembers them
+    # across runs: a reused pass manager crashed on the next module.
+    for element, dtype in (("i64", np.int64), ("i32", np.int32), ("i64", np.int64)):
+        program = binary_elementwise(element, f"%r = math.ipowi %x, %y : {element}")
+        a, b = np.array([[2, -3, 5], [0, 1, 7]], dtype), np.array([[10, 3, 0], [4, 9, 2]], dtype)
+        (result,) = run(program, [a, b])
+        np.testing.assert_array_equal(result, a**b)

@@ -2,7 +2,9 @@
 
 Every program is parsed into a runner-owned MLIR context. Contexts are shared
 by a bounded number of compilations (attributes such as dense constants live as
-long as their context) together with their parsed pass managers.
+long as their context). Pass managers are parsed afresh for every compilation:
+some passes keep state between runs (convert-math-to-funcs remembers the
+helper functions it made in the previous module and crashes on the next one).
 """
 
 import io
@@ -86,23 +88,20 @@ _COMPILATIONS_PER_CONTEXT = 64
 
 
 class _RunnerContext:
-    """An MLIR context with every dialect a program may use, and its pass managers."""
+    """An MLIR context with every dialect a program may use."""
 
     def __init__(self):
         self.context = make_context()
         self.context.allow_unregistered_dialects = False
         _stablehlo.register_dialect(self.context)
         self.compilations = 0
-        self._pass_managers: dict[str, passmanager.PassManager] = {}
         with self.context:
             self._load_torch_mlir_dialects()
 
     def pass_manager(self, passes: list[str]) -> passmanager.PassManager:
-        key = ",".join(passes)
-        if key not in self._pass_managers:
-            with self.context:
-                self._pass_managers[key] = passmanager.PassManager.parse(f"builtin.module({key})")
-        return self._pass_managers[key]
+        """A new pass manager running `passes` (see the module docstring for why new)."""
+        with self.context:
+            return passmanager.PassManager.parse(f"builtin.module({','.join(passes)})")
 
     @staticmethod
     def _load_torch_mlir_dialects() -> None:
