@@ -149,7 +149,7 @@ def make_boundary_integers_signless(module: ir.Module, entry: str) -> None:
             continue
         source, result = operation.operands[0], operation.results[0]
         if operation.name == "tensor.cast":
-            if isinstance(result.type, ir.UnrankedTensorType):
+            if isinstance(result.type, ir.UnrankedTensorType) and _feeds_consumers_only(result):
                 result.set_type(_signless(result.type))
         elif _signless(result.type) == source.type:
             result.replace_all_uses_with(source)
@@ -159,6 +159,16 @@ def make_boundary_integers_signless(module: ir.Module, entry: str) -> None:
             consumer.attributes["function_type"] = ir.TypeAttr.get(
                 ir.FunctionType.get([_signless(t) for t in consumer.type.inputs], [])
             )
+
+
+def _feeds_consumers_only(value: ir.Value) -> bool:
+    for use in value.uses:
+        owner = use.owner
+        if owner.name != "func.call":
+            return False
+        if not ir.FlatSymbolRefAttr(owner.attributes["callee"]).value.startswith(RESULT_CONSUMER_PREFIX):
+            return False
+    return True
 
 
 def _signless(tensor_type: ir.Type) -> ir.Type:
