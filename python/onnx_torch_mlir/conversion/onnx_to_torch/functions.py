@@ -192,7 +192,7 @@ def _infer_types(nodes, proto: onnx.NodeProto, input_types, opsets: dict) -> dic
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets.items()])
     model.ir_version = 10
     inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
-    types = {value.name: value.type for value in inferred.graph.value_info}
+    types = {value.name: value.type for value in (*inferred.graph.input, *inferred.graph.value_info)}
     types.update((value.name, value.type) for value in inferred.graph.output if value.type.HasField("tensor_type"))
     return types
 
