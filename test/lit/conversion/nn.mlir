@@ -144,6 +144,21 @@ func.func @conv_transpose_group(%x: !torch.vtensor<[1,2,3,3],f32>, %w: !torch.vt
 
 // -----
 
+// CHECK-LABEL: func.func @conv_3d_groups
+func.func @conv_3d_groups(%x: !torch.vtensor<[1,4,3,3,3],f32>, %w: !torch.vtensor<[2,2,1,1,1],f32>, %bias: !torch.vtensor<[2],f32>) -> !torch.vtensor<[1,2,3,3,3],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // CHECK: %[[X0:.*]] = torch.aten.slice.Tensor %arg0, {{.*}} -> !torch.vtensor<[1,2,3,3,3],f32>
+  // CHECK: %[[W0:.*]] = torch.aten.slice.Tensor %arg1, {{.*}} -> !torch.vtensor<[1,2,1,1,1],f32>
+  // CHECK: %[[B0:.*]] = torch.aten.slice.Tensor %arg2, {{.*}} -> !torch.vtensor<[1],f32>
+  // CHECK: %[[Y0:.*]] = torch.aten.convolution %[[X0]], %[[W0]], %[[B0]], {{.*}}, %false, %{{.*}}, %int1{{.*}} : {{.*}} -> !torch.vtensor<[1,1,3,3,3],f32>
+  // CHECK: %[[Y1:.*]] = torch.aten.convolution
+  // CHECK: %[[PARTS:.*]] = torch.prim.ListConstruct %[[Y0]], %[[Y1]]
+  // CHECK: torch.aten.cat %[[PARTS]], %{{.*}} -> !torch.vtensor<[1,2,3,3,3],f32>
+  %0 = torch.operator "onnx.Conv"(%x, %w, %bias) {torch.onnx.group = 2 : si64} : (!torch.vtensor<[1,4,3,3,3],f32>, !torch.vtensor<[2,2,1,1,1],f32>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[1,2,3,3,3],f32>
+  return %0 : !torch.vtensor<[1,2,3,3,3],f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @max_pool_indices
 func.func @max_pool_indices(%x: !torch.vtensor<[1,3,5,5],f32>) -> (!torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>) attributes {torch.onnx_meta.opset_version = 12 : si64} {
   // CHECK: %[[VALUES:.*]], %[[PLANE:.*]] = torch.aten.max_pool2d_with_indices %arg0, {{.*}} -> !torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>

@@ -54,9 +54,23 @@ def conv(node: OnnxNode, b: TorchBuilder):
     padding = [min(p, q) for p, q in zip(begins, ends)]
     if begins != ends:
         x = pad_spatial(b, x, [p - s for p, s in zip(begins, padding)], [q - s for q, s in zip(ends, padding)], 0.0)
-    return _convolution(
-        b, node.result_type(), x, weight, bias, strides, padding, dilations, False, [0] * count, node.attr_int("group")
-    )
+    group = node.attr_int("group")
+    static_channels = None not in (b.info(x).sizes[1], weight_sizes[0])
+    if group == 1 or count < 3 or not static_channels or node.result_info().rank is None:
+        return _convolution(b, node.result_type(), x, weight, bias, strides, padding, dilations, False, [0] * count, group)
+    # Grouped 3-D convolution, one group at a time: TOSA and Linalg lower only some grouped 3-D forms.
+    group_inputs, group_outputs = b.info(x).sizes[1] // group, weight_sizes[0] // group
+    result = node.result_info()
+    parts = []
+    for g in range(group):
+        part_x = slice_range(b, x, 1, g * group_inputs, (g + 1) * group_inputs)
+        part_weight = slice_range(b, weight, 0, g * group_outputs, (g + 1) * group_outputs)
+        part_bias = None if bias is None else slice_range(b, bias, 0, g * group_outputs, (g + 1) * group_outputs)
+        part_type = b.tensor_type([result.sizes[0], group_outputs] + list(result.sizes[2:]), result.element)
+        parts.append(
+            _convolution(b, part_type, part_x, part_weight, part_bias, strides, padding, dilations, False, [0] * count, 1)
+        )
+    return b.op("aten.cat", node.result_type(), b.tensor_list(parts), b.constant_int(1))
 
 
 def _transpose_pads(node: OnnxNode, x_sizes, kernel, strides, dilations, output_padding):
