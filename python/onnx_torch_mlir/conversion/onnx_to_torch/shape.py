@@ -249,7 +249,7 @@ def _constant_from_value(node: OnnxNode, b: TorchBuilder):
     if "onnx.String" in element or "!torch.str" in element:
         node.fail("string tensors ('value' of element type string) have no torch equivalent")
     if element.startswith("i") and element != "i1":  # ONNX dialect: signless integers become signed
-        values = np.array(attribute) if isinstance(attribute, ir.DenseElementsAttr) else read_resource(attribute, 1 << 62)
+        values = np.array(attribute) if isinstance(attribute, ir.DenseElementsAttr) else read_resource(attribute)
         if values is not None:
             return _literal(b, values.astype(_NUMPY_DTYPES[element]), result.element)
     return b.op("vtensor.literal", node.result_type(), attributes={"value": attribute})
