@@ -19,6 +19,8 @@ KEEP_INITIALIZER_BYTES = 1024
 
 def skeleton(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict]:
     """`model` without large initializer payloads, and name -> original initializer for those."""
+    if not any(_is_large(tensor) for tensor in model.graph.initializer):
+        return model, {}
     result = onnx.ModelProto()
     originals = {}
     for descriptor, value in model.ListFields():
@@ -41,8 +43,12 @@ def _copy_field(target, descriptor, value) -> None:
         setattr(target, descriptor.name, value)
 
 
+def _is_large(tensor: onnx.TensorProto) -> bool:
+    return tensor.HasField("raw_data") and tensor.ByteSize() > KEEP_INITIALIZER_BYTES
+
+
 def _without_payload(tensor: onnx.TensorProto, originals: dict) -> onnx.TensorProto:
-    if not tensor.HasField("raw_data") or tensor.ByteSize() <= KEEP_INITIALIZER_BYTES:
+    if not _is_large(tensor):
         return tensor
     originals[tensor.name] = tensor
     stripped = onnx.TensorProto(name=tensor.name, data_type=tensor.data_type, dims=tensor.dims)

@@ -88,6 +88,7 @@ class TypeMapper:
         self.form = form
         self.element_types = TORCH_ELEMENT_TYPES if form == "torch-onnx" else ONNX_ELEMENT_TYPES
         self._cache: dict[str, ir.Type] = {}
+        self._tensors: dict[tuple, ir.Type] = {}
 
     def parse(self, spelling: str) -> ir.Type:
         found = self._cache.get(spelling)
@@ -106,6 +107,13 @@ class TypeMapper:
 
     def tensor(self, code: int, dims) -> ir.Type:
         """A tensor type; `dims` is a sequence of int or None (dynamic), or None for unranked."""
+        key = (code, None if dims is None else tuple(dims))
+        found = self._tensors.get(key)
+        if found is None:
+            found = self._tensors[key] = self._parse_tensor(code, dims)
+        return found
+
+    def _parse_tensor(self, code: int, dims) -> ir.Type:
         element = self.element_spelling(code)
         if self.form == "torch-onnx":
             shape = "*" if dims is None else "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
