@@ -257,7 +257,14 @@ func.func @global_pools(%x: !torch.vtensor<[?,3,?,?],f32>) -> (!torch.vtensor<[?
 
 // CHECK-LABEL: func.func @max_roi_pool
 func.func @max_roi_pool(%x: !torch.vtensor<[1,3,8,8],f32>, %rois: !torch.vtensor<[2,5],f32>) -> !torch.vtensor<[2,3,2,2],f32> attributes {torch.onnx_meta.opset_version = 22 : si64} {
-  // CHECK: torch.torchvision.roi_pool %arg0, %arg1, %float5.000000e-01, %int2, %int2{{.*}} -> !torch.vtensor<[2,3,2,2],f32>, !torch.vtensor<[2,3,2,2],si64>
+  // CHECK: %[[BATCH:.*]] = torch.aten.to.dtype {{.*}} -> !torch.vtensor<[2],si64>
+  // CHECK: %[[FEATURES:.*]] = torch.aten.index_select %arg0, %int0{{.*}}, %[[BATCH]] : {{.*}} -> !torch.vtensor<[2,3,8,8],f32>
+  // CHECK: torch.aten.where.ScalarOther {{.*}} -> !torch.vtensor<[2,3,8,2,8],f32>
+  // CHECK: torch.aten.amax {{.*}} -> !torch.vtensor<[2,3,8,2],f32>
+  // CHECK: torch.aten.where.ScalarOther {{.*}} -> !torch.vtensor<[2,3,2,8,2],f32>
+  // CHECK: %[[POOLED:.*]] = torch.aten.amax {{.*}} -> !torch.vtensor<[2,3,2,2],f32>
+  // CHECK: %[[EMPTY:.*]] = torch.aten.logical_or {{.*}} -> !torch.vtensor<[2,1,2,2],i1>
+  // CHECK: torch.aten.where.ScalarSelf %[[EMPTY]], %float0.000000e00{{.*}}, %[[POOLED]] : {{.*}} -> !torch.vtensor<[2,3,2,2],f32>
   %0 = torch.operator "onnx.MaxRoiPool"(%x, %rois) {torch.onnx.pooled_shape = [2 : si64, 2 : si64], torch.onnx.spatial_scale = 5.000000e-01 : f32} : (!torch.vtensor<[1,3,8,8],f32>, !torch.vtensor<[2,5],f32>) -> !torch.vtensor<[2,3,2,2],f32>
   return %0 : !torch.vtensor<[2,3,2,2],f32>
 }

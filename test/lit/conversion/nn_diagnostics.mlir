@@ -28,6 +28,8 @@ func.func @refused(%x: !torch.vtensor<[1,3,?,?],f32>, %w: !torch.vtensor<[3,3,3,
   %11 = torch.operator "onnx.LpPool"(%x) {torch.onnx.kernel_shape = [2 : si64]} : (!torch.vtensor<[1,3,?,?],f32>) -> !torch.vtensor<[1,3,?,?],f32>
   // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:9: error: unnamed node (MaxRoiPool, domain 'ai.onnx', opset 18): attribute 'pooled_shape' [2] must have 2 values
   %12 = torch.operator "onnx.MaxRoiPool"(%x, %m) {torch.onnx.pooled_shape = [2 : si64]} : (!torch.vtensor<[1,3,?,?],f32>, !torch.vtensor<[2,3,4],f32>) -> !torch.vtensor<[2,3,2,2],f32>
+  // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:10: error: unnamed node (MaxRoiPool, domain 'ai.onnx', opset 18): needs a static [N, C, H, W] input and static [K, 5] rois, not [1, 3, None, None] and [2, 3, 4]
+  %roi = torch.operator "onnx.MaxRoiPool"(%x, %m) {torch.onnx.pooled_shape = [2 : si64, 2 : si64]} : (!torch.vtensor<[1,3,?,?],f32>, !torch.vtensor<[2,3,4],f32>) -> !torch.vtensor<[2,3,2,2],f32>
   // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:9: error: unnamed node (GroupNormalization, domain 'ai.onnx', opset 18): per-group scale and bias (opset 18) need a static channel count (dim 1)
   %13 = torch.operator "onnx.GroupNormalization"(%dyn, %v, %v) {torch.onnx.num_groups = 3 : si64} : (!torch.vtensor<[?,?,?,?],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) -> !torch.vtensor<[?,?,?,?],f32>
   // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:9: error: unnamed node (GroupNormalization, domain 'ai.onnx', opset 18): num_groups 2 does not divide the 3 channels

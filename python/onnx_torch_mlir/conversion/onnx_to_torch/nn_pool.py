@@ -296,14 +296,78 @@ def global_lp_pool(node: OnnxNode, b: TorchBuilder):
 
 @converts("MaxRoiPool", since=1)
 def max_roi_pool(node: OnnxNode, b: TorchBuilder):
-    """torchvision's roi_pool: rois are [K, 5] rows (batch index, x1, y1, x2, y2)."""
+    """Caffe's RoI max pooling. Each row of rois is (batch index, x1, y1, x2, y2); corners are
+    scaled by spatial_scale and rounded half away from zero; bin (ph, pw) of a roi of h x w
+    covers rows [floor(ph*h/PH), ceil((ph+1)*h/PH)) from y1, clipped to the input, likewise
+    columns; an empty bin gives 0. Built from masks (rows, then columns), so it needs static
+    sizes; torch-mlir lowers torchvision's roi_pool on no backend."""
     pooled = node.attr_ints("pooled_shape")
     if len(pooled) != 2:
         node.fail(f"attribute 'pooled_shape' {pooled} must have 2 values")
-    result = node.result_info()
-    argmax_type = b.tensor_type(result.sizes, "si64")
-    values, _ = b.op(
-        "torchvision.roi_pool", [node.result_type(), argmax_type], node.input(0), node.input(1),
-        b.constant_float(node.attr_float("spatial_scale")), b.constant_int(pooled[0]), b.constant_int(pooled[1]),
+    x_sizes, rois_sizes = sizes_or_fail(node, 0), sizes_or_fail(node, 1)
+    if len(x_sizes) != 4 or None in x_sizes or len(rois_sizes) != 2 or None in rois_sizes or rois_sizes[1] != 5:
+        node.fail(f"needs a static [N, C, H, W] input and static [K, 5] rois, not {x_sizes} and {rois_sizes}")
+    _, channels, height, width = x_sizes
+    count = rois_sizes[0]
+    pooled_height, pooled_width = pooled
+    x, rois = node.input(0), node.input(1)
+    element = node.input_info(0).element
+    t = b.tensor_type
+    none = b.constant_none()
+
+    def column(index, scale=None):  # rois[:, index] (times scale, rounded half away from zero)
+        value = b.op("aten.select.int", t([count], element), rois, b.constant_int(1), b.constant_int(index))
+        if scale is None:
+            return value
+        value = scalar_op(b, "aten.mul.Scalar", value, scale)
+        magnitude = unary(b, "aten.floor", scalar_op(b, "aten.add.Scalar", unary(b, "aten.abs", value), 0.5))
+        return binary(b, "aten.mul.Tensor", unary(b, "aten.sign", value), magnitude)
+
+    def positions(size):  # [size] of 0, 1, ... as floats
+        return b.op(
+            "aten.arange.start_step", t([size], element), b.constant_int(0), b.constant_int(size),
+            b.constant_int(1), b.dtype(element), none, none, none,
+        )
+
+    def bins(start, end, bin_count, limit):
+        """(mask [K, bins, limit], empty [K, bins]) of the bins of each roi along one axis."""
+        extent = b.op("aten.clamp_min", t([count], element), binary(b, "aten.sub.Tensor", end, start), b.constant_float(0.0))
+        bin_size = scalar_op(b, "aten.div.Scalar", scalar_op(b, "aten.add.Scalar", extent, 1.0), float(bin_count))
+        bin_size = b.unsqueeze(bin_size, 1)  # [K, 1]
+        offset = b.unsqueeze(start, 1)
+        index = b.unsqueeze(positions(bin_count), 0)  # [1, bins]
+        kind = t([count, bin_count], element)
+        lower = unary(b, "aten.floor", binary(b, "aten.mul.Tensor", index, bin_size, kind))
+        upper = unary(b, "aten.ceil", binary(b, "aten.mul.Tensor", scalar_op(b, "aten.add.Scalar", index, 1.0), bin_size, kind))
+        lower, upper = [
+            b.op("aten.clamp", kind, binary(b, "aten.add.Tensor", bound, offset, kind), b.constant_float(0.0), b.constant_float(float(limit)))
+            for bound in (lower, upper)
+        ]
+        empty = b.op("aten.le.Tensor", t([count, bin_count], "i1"), upper, lower)
+        place = b.unsqueeze(b.unsqueeze(positions(limit), 0), 0)  # [1, 1, limit]
+        mask_type = t([count, bin_count, limit], "i1")
+        inside = b.op("aten.ge.Tensor", mask_type, place, b.unsqueeze(lower, 2))
+        below = b.op("aten.lt.Tensor", mask_type, place, b.unsqueeze(upper, 2))
+        return b.op("aten.logical_and", mask_type, inside, below), empty
+
+    scale = node.attr_float("spatial_scale")
+    column_mask, column_empty = bins(column(1, scale), column(3, scale), pooled_width, width)
+    row_mask, row_empty = bins(column(2, scale), column(4, scale), pooled_height, height)
+    batch = b.to_dtype(column(0), "si64")
+    features = b.op("aten.index_select", t([count, channels, height, width], element), x, b.constant_int(0), batch)
+    lowest = b.constant_float(_lowest(element))
+    # Max over each bin's columns: [K, C, H, PW, W] -> [K, C, H, PW].
+    spread = b.unsqueeze(features, 3)
+    mask = b.unsqueeze(b.unsqueeze(column_mask, 1), 1)
+    masked = b.op("aten.where.ScalarOther", t([count, channels, height, pooled_width, width], element), mask, spread, lowest)
+    by_column = b.op("aten.amax", t([count, channels, height, pooled_width], element), masked, b.int_list([4]), b.constant_bool(False))
+    # Then over each bin's rows: [K, C, PH, H, PW] -> [K, C, PH, PW].
+    spread = b.unsqueeze(by_column, 2)
+    mask = b.unsqueeze(b.unsqueeze(row_mask, 1), -1)
+    masked = b.op("aten.where.ScalarOther", t([count, channels, pooled_height, height, pooled_width], element), mask, spread, lowest)
+    pooled_values = b.op("aten.amax", t([count, channels, pooled_height, pooled_width], element), masked, b.int_list([3]), b.constant_bool(False))
+    empty_type = t([count, 1, pooled_height, pooled_width], "i1")
+    empty = b.op(
+        "aten.logical_or", empty_type, b.unsqueeze(b.unsqueeze(row_empty, 1), -1), b.unsqueeze(b.unsqueeze(column_empty, 1), 1)
     )
-    return values
+    return b.op("aten.where.ScalarSelf", node.result_type(), empty, b.constant_float(0.0), pooled_values)
