@@ -148,9 +148,29 @@ def _function_proto(node: OnnxNode, schema, proto: onnx.NodeProto, input_types) 
     return body
 
 
-def _bind(body: onnx.FunctionProto, proto: onnx.NodeProto) -> list[onnx.NodeProto]:
+def _bind_attributes(node: onnx.NodeProto, values: dict) -> None:
+    """Replace attribute references (`ref_attr_name`) by the node's values, in subgraphs too."""
+    bound = []
+    for attribute in node.attribute:
+        if attribute.ref_attr_name:
+            if attribute.ref_attr_name in values:
+                value = AttributeProto()
+                value.CopyFrom(values[attribute.ref_attr_name])
+                value.name = attribute.name
+                bound.append(value)
+            continue
+        for graph in [attribute.g] if attribute.type == AttributeProto.GRAPH else attribute.graphs:
+            for inner in graph.node:
+                _bind_attributes(inner, values)
+        bound.append(attribute)
+    del node.attribute[:]
+    node.attribute.extend(bound)
+
+
+def _bind(body: onnx.FunctionProto, proto: onnx.NodeProto):
     """The body's nodes with formal names renamed (inputs in<i>, outputs out<i>, the rest
-    prefixed) and attribute references replaced by the node's values."""
+    prefixed) and attribute references replaced by the node's values; and the renaming,
+    which subgraphs (still in formal names) need when they are inlined."""
     values = {attribute.name: attribute for attribute in proto.attribute}
     names = {"": ""}
     for formal, actual in zip(body.input, proto.input):
@@ -165,21 +185,51 @@ def _bind(body: onnx.FunctionProto, proto: onnx.NodeProto) -> list[onnx.NodeProt
     for inner in body.node:
         bound = onnx.NodeProto()
         bound.CopyFrom(inner)
-        del bound.input[:], bound.output[:], bound.attribute[:]
+        del bound.input[:], bound.output[:]
         bound.input.extend(rename(name) for name in inner.input)
         bound.output.extend(rename(name) for name in inner.output)
-        for attribute in inner.attribute:
-            if attribute.type == AttributeProto.GRAPH or attribute.type == AttributeProto.GRAPHS:
-                raise UnsupportedNode(f"its function body has a subgraph ({inner.op_type}), which is not expanded")
-            if not attribute.ref_attr_name:
-                bound.attribute.append(attribute)
-            elif attribute.ref_attr_name in values:
-                value = AttributeProto()
-                value.CopyFrom(values[attribute.ref_attr_name])
-                value.name = attribute.name
-                bound.attribute.append(value)
+        _bind_attributes(bound, values)
         nodes.append(bound)
-    return nodes
+    return nodes, names
+
+
+def _has_subgraph(node: onnx.NodeProto) -> bool:
+    return any(a.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS) for a in node.attribute)
+
+
+def _inline_decided_ifs(nodes, known: dict, names: dict):
+    """Replace each If whose condition is now known by its branch (one level: a branch with
+    subgraphs of its own stays an If). Returns (nodes, whether anything changed)."""
+    result, changed = [], False
+    for index, inner in enumerate(nodes):
+        if inner.op_type != "If" or inner.input[0] not in known:
+            result.append(inner)
+            continue
+        branches = {a.name: a.g for a in inner.attribute}
+        branch = branches["then_branch" if bool(np.asarray(known[inner.input[0]]).reshape(-1)[0]) else "else_branch"]
+        if any(_has_subgraph(node) for node in branch.node):
+            result.append(inner)
+            continue
+        prefix = f"if{index}_"
+        local = {name for node in branch.node for name in node.output if name}
+
+        def rename(name, local=local, prefix=prefix):
+            if not name:
+                return name
+            return prefix + name if name in local else names.get(name, name)
+
+        for node in branch.node:
+            copy = onnx.NodeProto()
+            copy.CopyFrom(node)
+            del copy.input[:], copy.output[:]
+            copy.input.extend(rename(name) for name in node.input)
+            copy.output.extend(rename(name) for name in node.output)
+            result.append(copy)
+        for output, if_output in zip(branch.output, inner.output):
+            if if_output:
+                result.append(helper.make_node("Identity", [rename(output.name)], [if_output]))
+        changed = True
+    return result, changed
 
 
 def _infer_types(nodes, proto: onnx.NodeProto, input_types, opsets: dict) -> dict:
@@ -371,9 +421,19 @@ def expand_function(node: OnnxNode):
     body = _function_proto(node, schema, proto, input_types)
     opsets = {normalize_domain(entry.domain): entry.version for entry in body.opset_import}
     opsets.setdefault(DEFAULT_DOMAIN, node.opset)
-    nodes = _bind(body, proto)
+    nodes, names = _bind(body, proto)
     types = _infer_types(nodes, proto, input_types, opsets)
     known = _fold(nodes, types, opsets)
+    for _ in range(4):  # an If decided by the static types becomes its branch
+        nodes, changed = _inline_decided_ifs(nodes, known, names)
+        if not changed:
+            break
+        types = _infer_types(nodes, proto, input_types, opsets)
+        known = _fold(nodes, types, opsets)
+    undecided = next((inner for inner in nodes if _has_subgraph(inner)), None)
+    if undecided is not None:
+        raise UnsupportedNode(f"its function body has a subgraph ({undecided.op_type}) that depends on "
+                              "runtime values, which is not expanded")
     nodes = _folded_nodes(nodes, known, proto.output)
     types.update(_infer_types(nodes, proto, input_types, opsets))  # sharper, now that constants are literals
     for name, value in known.items():  # a folded value's type is exact
