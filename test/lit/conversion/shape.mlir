@@ -288,6 +288,22 @@ func.func @slice_dynamic_starts(%x: !torch.vtensor<[?,6],f32>, %st: !torch.vtens
 
 // -----
 
+// Run-time axes: per dim, start and step are picked out with tensor arithmetic and the
+// elements gathered (no aten.item); the declared result type gives the counts.
+// CHECK-LABEL: func.func @slice_runtime_axes
+// CHECK: torch.aten.eq.Scalar %{{.*}}, %int0{{.*}} : !torch.vtensor<[1],si64>, !torch.int -> !torch.vtensor<[1],i1>
+// CHECK: torch.aten.clamp %{{.*}}, %int0{{.*}}, %int4{{.*}} : !torch.vtensor<[],si64>, !torch.int, !torch.int -> !torch.vtensor<[],si64>
+// CHECK: %[[ROWS:.*]] = torch.aten.index_select %arg0, %int0{{.*}}, %{{.*}} : !torch.vtensor<[5,6],f32>, !torch.int, !torch.vtensor<[5],si64> -> !torch.vtensor<[5,6],f32>
+// CHECK: torch.aten.eq.Scalar %{{.*}}, %int1{{.*}} : !torch.vtensor<[1],si64>, !torch.int -> !torch.vtensor<[1],i1>
+// CHECK: torch.aten.arange %int2{{.*}}, %int4{{.*}}, %none, %none, %none : !torch.int, !torch.int, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[2],si64>
+// CHECK: torch.aten.index_select %[[ROWS]], %int1{{.*}}, %{{.*}} : !torch.vtensor<[5,6],f32>, !torch.int, !torch.vtensor<[2],si64> -> !torch.vtensor<[5,2],f32>
+func.func @slice_runtime_axes(%x: !torch.vtensor<[5,6],f32>, %st: !torch.vtensor<[1],si64>, %en: !torch.vtensor<[1],si64>, %ax: !torch.vtensor<[1],si64>) -> !torch.vtensor<[5,2],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = torch.operator "onnx.Slice"(%x, %st, %en, %ax) : (!torch.vtensor<[5,6],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[5,2],f32>
+  return %0 : !torch.vtensor<[5,2],f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @expand
 // CHECK: torch.vtensor.literal(dense<[2, 1, 4]> : tensor<3xsi64>) : !torch.vtensor<[3],si64>
 // CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>

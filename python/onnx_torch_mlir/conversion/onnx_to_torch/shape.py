@@ -617,10 +617,83 @@ def slice_attributes(node: OnnxNode, b: TorchBuilder):
 @converts("Slice", since=10)
 def slice_(node: OnnxNode, b: TorchBuilder):
     """From opset 10: inputs starts, ends, optional axes and steps (steps may be negative).
-    starts and ends may be computed at run time; axes and steps must be constants."""
+    With constants, one aten.slice per axis. With axes or steps computed at run time (or
+    starts or ends, when the result type is static), a gather along each dim; the declared
+    result type gives the counts, and no aten.item is needed (TOSA and StableHLO lack it)."""
+    runtime = [node.has_input(i) and _constant(node, i) is None for i in range(1, 5)]
+    if runtime[2] or runtime[3] or ((runtime[0] or runtime[1]) and node.result_info().is_static):
+        return _slice_by_gather(node, b)
     starts = _int_elements(node, b, 1, "starts")
     ends = _int_elements(node, b, 2, "ends")
     return _slice(node, b, starts, ends, _constant_ints(node, 3, "axes"), _constant_ints(node, 4, "steps"))
+
+
+def _min(b, lhs, rhs):
+    if isinstance(lhs, int) and isinstance(rhs, int):
+        return min(lhs, rhs)
+    return b.op("prim.min.int", b.type("!torch.int"), _int(b, lhs), _int(b, rhs))
+
+
+def _max(b, lhs, rhs):
+    if isinstance(lhs, int) and isinstance(rhs, int):
+        return max(lhs, rhs)
+    return b.op("prim.max.int", b.type("!torch.int"), _int(b, lhs), _int(b, rhs))
+
+
+def _slice_by_gather(node: OnnxNode, b: TorchBuilder):
+    """Element j of dim d is start_d + j * step_d, j below the declared result size.
+
+    start_d and step_d are picked out of the starts, axes and steps tensors with
+    tensor arithmetic (no aten.item, which TOSA and StableHLO cannot lower); a dim no
+    axis names keeps start 0, step 1. start is clamped as ONNX clamps it for either sign
+    of step (the end only decides the count, which the result type states).
+    """
+    x = node.input(0)
+    rank = _rank(node)
+    result_sizes = node.result_info().sizes
+    if result_sizes is None or None in result_sizes:
+        node.fail("axes or steps computed at run time need a static result type")
+    element = node.input_info(0).element
+    none = b.constant_none()
+
+    def int64_vector(index, default):
+        value = node.optional_input(index)
+        if value is None:
+            return _literal(b, np.array(default, dtype=np.int64), "si64")
+        return b.to_dtype(value, "si64")
+
+    starts = int64_vector(1, None)
+    count = b.info(starts).sizes[0] if b.info(starts).rank == 1 else None
+    if count is None:
+        node.fail("'starts' must be a 1-D tensor of static length")
+    axes = int64_vector(3, list(range(count)))
+    steps = int64_vector(4, [1] * count)
+    vector, scalar, mask = b.tensor_type([count], "si64"), b.tensor_type([], "si64"), b.tensor_type([count], "i1")
+    negative = b.to_dtype(b.op("aten.lt.Scalar", mask, axes, b.constant_int(0)), "si64")
+    axes = b.op("aten.add.Tensor", vector, axes, b.op("aten.mul.Scalar", vector, negative, b.constant_int(rank)), b.constant_int(1))
+
+    def picked(values, selected):
+        product = b.op("aten.mul.Tensor", vector, selected, values)
+        return b.op("aten.sum", scalar, product, none)
+
+    dims = _dims(b, x)
+    for d in range(rank):
+        selected = b.to_dtype(b.op("aten.eq.Scalar", mask, axes, b.constant_int(d)), "si64")
+        start = picked(starts, selected)
+        named = b.op("aten.sum", scalar, selected, none)
+        step = b.op("aten.rsub.Scalar", scalar, named, b.constant_int(1), b.constant_int(1))  # 1 - named
+        step = b.op("aten.add.Tensor", scalar, picked(steps, selected), step, b.constant_int(1))
+        wraps = b.to_dtype(b.op("aten.lt.Scalar", b.tensor_type([], "i1"), start, b.constant_int(0)), "si64")
+        start = b.op("aten.add.Tensor", scalar, start, b.op("aten.mul.Scalar", scalar, wraps, _int(b, dims[d])), b.constant_int(1))
+        start = b.op("aten.clamp", scalar, start, b.constant_int(0), _int(b, _sub(b, dims[d], 1)))
+        size = result_sizes[d]
+        positions = b.op("aten.arange", b.tensor_type([size], "si64"), b.constant_int(size), b.dtype("si64"), none, none, none)
+        strided = b.op("aten.mul.Tensor", positions.type, positions, step)
+        indices = b.op("aten.add.Tensor", positions.type, strided, start, b.constant_int(1))
+        sizes = list(b.info(x).sizes)
+        sizes[d] = size
+        x = b.op("aten.index_select", b.tensor_type(sizes, element), x, b.constant_int(d), indices)
+    return x
 
 
 # -- Expand, Tile, Pad ------------------------------------------------------------
