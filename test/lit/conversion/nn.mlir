@@ -327,7 +327,18 @@ func.func @batch_norm_training(%x: !torch.vtensor<[2,3,4],f32>, %s: !torch.vtens
 
 // CHECK-LABEL: func.func @instance_norm
 func.func @instance_norm(%x: !torch.vtensor<[?,3,?],f32>, %s: !torch.vtensor<[3],f32>, %b: !torch.vtensor<[3],f32>) -> !torch.vtensor<[?,3,?],f32> attributes {torch.onnx_meta.opset_version = 6 : si64} {
-  // CHECK: torch.aten.instance_norm %arg0, %arg1, %arg2, %none, %none, %true, %float1.000000e-01, %float9.999990e-03, %false : {{.*}} -> !torch.vtensor<[?,3,?],f32>
+  // CHECK: %[[DIMS:.*]] = torch.prim.ListConstruct %int2 :
+  // CHECK: %[[MEAN:.*]] = torch.aten.mean.dim %arg0, %[[DIMS]], %true, %none : {{.*}} -> !torch.vtensor<[?,3,1],f32>
+  // CHECK: %[[CENTERED:.*]] = torch.aten.sub.Tensor %arg0, %[[MEAN]]
+  // CHECK: %[[SQUARES:.*]] = torch.aten.mul.Tensor %[[CENTERED]], %[[CENTERED]]
+  // CHECK: %[[VAR:.*]] = torch.aten.mean.dim %[[SQUARES]]
+  // CHECK: %[[VAR_EPS:.*]] = torch.aten.add.Scalar %[[VAR]], %float9.999990e-03
+  // CHECK: %[[INV_STD:.*]] = torch.aten.rsqrt %[[VAR_EPS]]
+  // CHECK: %[[NORMALIZED:.*]] = torch.aten.mul.Tensor %[[CENTERED]], %[[INV_STD]]
+  // CHECK: %[[SCALE:.*]] = torch.aten.unsqueeze %arg1
+  // CHECK: %[[SCALED:.*]] = torch.aten.mul.Tensor %[[NORMALIZED]], %[[SCALE]]
+  // CHECK: %[[BIAS:.*]] = torch.aten.unsqueeze %arg2
+  // CHECK: torch.aten.add.Tensor %[[SCALED]], %[[BIAS]], {{.*}} -> !torch.vtensor<[?,3,?],f32>
   %0 = torch.operator "onnx.InstanceNormalization"(%x, %s, %b) {torch.onnx.epsilon = 1.000000e-02 : f32} : (!torch.vtensor<[?,3,?],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) -> !torch.vtensor<[?,3,?],f32>
   return %0 : !torch.vtensor<[?,3,?],f32>
 }

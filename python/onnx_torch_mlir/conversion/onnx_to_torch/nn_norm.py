@@ -112,12 +112,20 @@ def batch_norm(node: OnnxNode, b: TorchBuilder):
 
 @converts("InstanceNormalization", since=1)
 def instance_norm(node: OnnxNode, b: TorchBuilder):
-    """Per (sample, channel) normalization over the spatial dims, then per-channel scale and B."""
-    none, false = b.constant_none(), b.constant_bool(False)
-    return b.op(
-        "aten.instance_norm", node.result_type(), node.input(0), node.input(1), node.input(2), none, none,
-        b.constant_bool(True), b.constant_float(0.1), b.constant_float(node.attr_float("epsilon")), false,
-    )
+    """Per (sample, channel) normalization over the spatial dims, then per-channel scale and B.
+    Composed here: torch-mlir's `aten.instance_norm` decomposition miscounts dynamic spatial dims."""
+    x = node.input(0)
+    rank = len(sizes_or_fail(node, 0))
+    if rank < 3:
+        node.fail(f"input rank {rank}: needs at least one spatial dim")
+    dims = list(range(2, rank))
+    mean = reduce_mean(b, x, dims)
+    centered = binary(b, "aten.sub.Tensor", x, mean)
+    variance = reduce_mean(b, binary(b, "aten.mul.Tensor", centered, centered), dims)
+    inverse_std = unary(b, "aten.rsqrt", scalar_op(b, "aten.add.Scalar", variance, node.attr_float("epsilon")))
+    y = binary(b, "aten.mul.Tensor", centered, inverse_std)
+    y = binary(b, "aten.mul.Tensor", y, unsqueeze_trailing(b, node.input(1), rank - 2))
+    return binary(b, "aten.add.Tensor", y, unsqueeze_trailing(b, node.input(2), rank - 2), node.result_type())
 
 
 @converts("LayerNormalization", since=17)
