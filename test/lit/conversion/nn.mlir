@@ -441,3 +441,15 @@ func.func @max_pool_dilations(%x: !torch.vtensor<[1,1,4,4],f32>) -> !torch.vtens
   %0 = torch.operator "onnx.MaxPool"(%x) {torch.onnx.kernel_shape = [2 : si64, 2 : si64], torch.onnx.dilations = [2 : si64, 2 : si64]} : (!torch.vtensor<[1,1,4,4],f32>) -> !torch.vtensor<[1,1,2,2],f32>
   return %0 : !torch.vtensor<[1,1,2,2],f32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @layer_norm_f16_stash
+func.func @layer_norm_f16_stash(%x: !torch.vtensor<[2,5],f16>, %s: !torch.vtensor<[5],f16>) -> !torch.vtensor<[2,5],f16> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  // CHECK: %[[X:.*]] = torch.aten.to.dtype %arg0, %int6, {{.*}} -> !torch.vtensor<[2,5],f32>
+  // CHECK: %[[SCALE:.*]] = torch.aten.to.dtype %arg1, %int6{{.*}} -> !torch.vtensor<[5],f32>
+  // CHECK: %[[Y:.*]], %{{.*}}, %{{.*}} = torch.aten.native_layer_norm %[[X]], %{{.*}}, %[[SCALE]], %none{{.*}} -> !torch.vtensor<[2,5],f32>
+  // CHECK: torch.aten.to.dtype %[[Y]], %int5{{.*}} -> !torch.vtensor<[2,5],f16>
+  %0 = torch.operator "onnx.LayerNormalization"(%x, %s) : (!torch.vtensor<[2,5],f16>, !torch.vtensor<[5],f16>) -> !torch.vtensor<[2,5],f16>
+  return %0 : !torch.vtensor<[2,5],f16>
+}

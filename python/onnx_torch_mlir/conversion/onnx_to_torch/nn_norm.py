@@ -143,6 +143,11 @@ def layer_norm(node: OnnxNode, b: TorchBuilder):
     scale, bias = node.input(1), node.optional_input(2)
     fits = lambda value: value is not None and b.info(value).sizes == tuple(normalized) and None not in normalized
     element = node.input_info(0).element
+    if node.attr_int("stash_type") == 1 and element in ("f16", "bf16"):
+        # stash_type 1: statistics (and here the whole computation) in f32.
+        element = "f32"
+        x, scale = b.to_dtype(x, element), b.to_dtype(scale, element)
+        bias = None if bias is None else b.to_dtype(bias, element)
     statistics_type = b.tensor_type(sizes[:axis] + [1] * (rank - axis), element)
     y, mean, inverse_std = b.op(
         "aten.native_layer_norm", [b.tensor_type(sizes, element), statistics_type, statistics_type], x,
@@ -153,7 +158,7 @@ def layer_norm(node: OnnxNode, b: TorchBuilder):
         y = binary(b, "aten.mul.Tensor", y, scale)
     if bias is not None and not fits(bias):
         y = binary(b, "aten.add.Tensor", y, bias)
-    results = [_cast_to(b, y, node.result_type())]
+    results = [_cast_to(b, b.to_dtype(y, node.result_info().element), node.result_type())]
     for index, statistic in ((1, mean), (2, inverse_std)):
         if index < node.num_results:
             if node.result_is_used(index):
@@ -200,8 +205,16 @@ def group_norm_18(node: OnnxNode, b: TorchBuilder):
 
 @converts("GroupNormalization", since=21)
 def group_norm(node: OnnxNode, b: TorchBuilder):
-    """From opset 21 scale and bias are per channel."""
-    return _group_norm(node, b, node.input(1), node.input(2))
+    """From opset 21 scale and bias are per channel; stash_type 1 computes f16/bf16 in f32."""
+    element = node.input_info(0).element
+    if node.attr_int("stash_type") != 1 or element not in ("f16", "bf16"):
+        return _group_norm(node, b, node.input(1), node.input(2))
+    x, scale, bias = (b.to_dtype(node.input(i), "f32") for i in range(3))
+    wide = b.op(
+        "aten.group_norm", b.tensor_type(node.result_info().sizes, "f32"), x, b.constant_int(node.attr_int("num_groups")),
+        scale, bias, b.constant_float(node.attr_float("epsilon")), b.constant_bool(False),
+    )
+    return b.to_dtype(wide, element)
 
 
 # -- LpNormalization, LRN, MeanVarianceNormalization --------------------------------------------
