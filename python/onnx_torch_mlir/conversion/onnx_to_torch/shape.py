@@ -47,22 +47,24 @@ _NUMPY_DTYPES = {
 
 @functools.lru_cache(maxsize=None)
 def _capi():
+    """(the MLIR C API library, PyCapsule_GetName, PyCapsule_GetPointer) with our own prototypes."""
     import torch_mlir._mlir_libs as libs
 
     library = ctypes.CDLL(os.path.join(os.path.dirname(libs.__file__), "libTorchMLIRAggregateCAPI.so"))
     library.mlirAttributeIsADenseResourceElements.argtypes = [ctypes.c_void_p]
     library.mlirAttributeIsADenseResourceElements.restype = ctypes.c_bool
-    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-    get_name = ctypes.pythonapi.PyCapsule_GetName
+    # pythonapi[...] gives fresh function objects: no prototype is changed for anyone else.
+    get_name = ctypes.pythonapi["PyCapsule_GetName"]
     get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
-    return library
+    get_pointer = ctypes.pythonapi["PyCapsule_GetPointer"]
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return library, get_name, get_pointer
 
 
 def _attribute_pointer(attribute: ir.Attribute) -> int:
-    _capi()
+    _, get_name, get_pointer = _capi()
     capsule = attribute._CAPIPtr
-    return ctypes.pythonapi.PyCapsule_GetPointer(capsule, ctypes.pythonapi.PyCapsule_GetName(capsule))
+    return get_pointer(capsule, get_name(capsule))
 
 
 def _shaped_type(attribute: ir.Attribute):
@@ -81,7 +83,7 @@ def read_resource(attribute: ir.Attribute, limit: int = MAX_READ_ELEMENTS) -> np
     count = int(np.prod(shaped.shape)) if shaped.rank else 1
     if element not in _RESOURCE_GETTERS or count > limit:
         return None
-    library = _capi()
+    library = _capi()[0]
     pointer = _attribute_pointer(attribute)
     if not library.mlirAttributeIsADenseResourceElements(pointer):
         return None
@@ -180,13 +182,12 @@ def _axis(node: OnnxNode, axis: int, rank: int, what: str = "axis") -> int:
     return axis + rank if axis < 0 else axis
 
 
-def _scalar(b: TorchBuilder, tensor: ir.Value, element: str | None = None) -> ir.Value:
+def _scalar(b: TorchBuilder, tensor: ir.Value) -> ir.Value:
     """`aten.item` of a one-element tensor, as `!torch.float` or `!torch.int`."""
     info = b.info(tensor)
-    is_float = info.is_float if element is None else element in ("f16", "bf16", "f32", "f64")
     if info.rank:
         tensor = b.op("aten.reshape", b.tensor_type([], info.element), tensor, b.int_list([]))
-    return b.op("aten.item", b.type("!torch.float" if is_float else "!torch.int"), tensor)
+    return b.op("aten.item", b.type("!torch.float" if info.is_float else "!torch.int"), tensor)
 
 
 def _scalar_input(node: OnnxNode, b: TorchBuilder, index: int):
@@ -305,7 +306,10 @@ def _shape(node: OnnxNode, b: TorchBuilder, start: int, end: int | None):
     sizes = b.info(x).sizes[start:end] if end > start else ()
     if all(size is not None for size in sizes):
         return _literal(b, np.array(sizes, dtype=np.int64).reshape(len(sizes)), "si64")
-    dims = _dims(b, x)[start:end]
+    dims = [
+        size if size is not None else b.op("aten.size.int", b.type("!torch.int"), x, b.constant_int(dim))
+        for dim, size in enumerate(b.info(x).sizes[start:end], start=start)
+    ]
     none, false = b.constant_none(), b.constant_bool(False)
     return b.op("aten.tensor", node.result_type(), _int_list(b, dims), b.dtype("si64"), none, false)
 
@@ -626,18 +630,6 @@ def slice_(node: OnnxNode, b: TorchBuilder):
     starts = _int_elements(node, b, 1, "starts")
     ends = _int_elements(node, b, 2, "ends")
     return _slice(node, b, starts, ends, _constant_ints(node, 3, "axes"), _constant_ints(node, 4, "steps"))
-
-
-def _min(b, lhs, rhs):
-    if isinstance(lhs, int) and isinstance(rhs, int):
-        return min(lhs, rhs)
-    return b.op("prim.min.int", b.type("!torch.int"), _int(b, lhs), _int(b, rhs))
-
-
-def _max(b, lhs, rhs):
-    if isinstance(lhs, int) and isinstance(rhs, int):
-        return max(lhs, rhs)
-    return b.op("prim.max.int", b.type("!torch.int"), _int(b, lhs), _int(b, rhs))
 
 
 def _slice_by_gather(node: OnnxNode, b: TorchBuilder):
