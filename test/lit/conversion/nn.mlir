@@ -159,6 +159,20 @@ func.func @conv_3d_groups(%x: !torch.vtensor<[1,4,3,3,3],f32>, %w: !torch.vtenso
 
 // -----
 
+// CHECK-LABEL: func.func @conv_transpose_dilations
+func.func @conv_transpose_dilations(%x: !torch.vtensor<[1,1,3,3],f32>, %w: !torch.vtensor<[1,2,2,2],f32>) -> !torch.vtensor<[1,2,5,5],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // CHECK: %[[SWAPPED:.*]] = torch.aten.transpose.int %arg1, %int0, %int1 : {{.*}} -> !torch.vtensor<[2,1,2,2],f32>
+  // CHECK: %[[DIMS:.*]] = torch.prim.ListConstruct %int2, %int3
+  // CHECK: %[[FLIPPED:.*]] = torch.aten.flip %[[SWAPPED]], %[[DIMS]]
+  // CHECK: %[[PADDING:.*]] = torch.prim.ListConstruct %int2{{.*}}, %int2
+  // CHECK: %[[DILATIONS:.*]] = torch.prim.ListConstruct %int2{{.*}}, %int2
+  // CHECK: torch.aten.convolution %arg0, %[[FLIPPED]], %none, %{{.*}}, %[[PADDING]], %[[DILATIONS]], %false, {{.*}} -> !torch.vtensor<[1,2,5,5],f32>
+  %0 = torch.operator "onnx.ConvTranspose"(%x, %w) {torch.onnx.dilations = [2 : si64, 2 : si64]} : (!torch.vtensor<[1,1,3,3],f32>, !torch.vtensor<[1,2,2,2],f32>) -> !torch.vtensor<[1,2,5,5],f32>
+  return %0 : !torch.vtensor<[1,2,5,5],f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @max_pool_indices
 func.func @max_pool_indices(%x: !torch.vtensor<[1,3,5,5],f32>) -> (!torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>) attributes {torch.onnx_meta.opset_version = 12 : si64} {
   // CHECK: %[[VALUES:.*]], %[[PLANE:.*]] = torch.aten.max_pool2d_with_indices %arg0, {{.*}} -> !torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>

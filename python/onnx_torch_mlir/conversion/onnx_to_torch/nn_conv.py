@@ -165,6 +165,22 @@ def _conv_transpose(node, b, x, weight, bias, kernel, strides, dilations, output
         else:
             full = strides[i] * (x_sizes[i + 2] - 1) + (kernel[i] - 1) * dilations[i] + 1
             sizes.append(full + output_padding[i] - begins[i] - ends[i] if torch_fits else full - 2 * padding[i])
+    direct_padding = [None if k is None else (k - 1) * d - p for k, d, p in zip(kernel, dilations, begins)]
+    if torch_fits and set(strides) == {1} and max(dilations) > 1 and not any(output_padding):
+        if all(p is not None and p >= 0 for p in direct_padding):
+            # With stride 1 it is a direct convolution with the flipped, transposed kernel;
+            # TOSA lowers no dilated transposed convolution.
+            weight_info = b.info(weight)
+            swapped = [weight_info.sizes[1], weight_info.sizes[0]] + list(weight_info.sizes[2:])
+            weight = b.op(
+                "aten.transpose.int", b.tensor_type(swapped, weight_info.element), weight, b.constant_int(0),
+                b.constant_int(1),
+            )
+            weight = b.op("aten.flip", weight.type, weight, b.int_list(list(range(2, count + 2))))
+            return _convolution(
+                b, b.tensor_type(sizes, element), x, weight, bias, strides, direct_padding, dilations, False,
+                [0] * count, 1,
+            )
     if torch_fits:
         return _convolution(
             b, b.tensor_type(sizes, element), x, weight, bias, strides, begins, dilations, True, output_padding, 1
