@@ -115,6 +115,7 @@ class GraphImporter:
 
     def _import_node(self, node, scope, types, used, none):
         operands = []
+        outputs = list(node.output)
         for name in node.input:
             if not name:
                 operands.append(none())
@@ -123,7 +124,7 @@ class GraphImporter:
             else:
                 raise ImportError_(f"input '{name}' is not defined")
         result_types = []
-        for name in node.output:
+        for name in outputs:
             found = types.get(name) if name else None
             if found is None:
                 if name in used:
@@ -132,7 +133,7 @@ class GraphImporter:
             result_types.append(found)
         if (node.domain, node.op_type) in self.local_functions:
             results = self._call_local_function(node, operands, result_types, types)
-            for name, value in zip(node.output, results):
+            for name, value in zip(outputs, results):
                 if name:
                     scope[name] = value
             return
@@ -142,7 +143,7 @@ class GraphImporter:
             for region, attribute in zip(results.regions, graphs):
                 self._import_region(region, attribute, scope, types)
             results = list(results.results)
-        for name, value in zip(node.output, results):
+        for name, value in zip(outputs, results):
             if name:
                 scope[name] = value
 
@@ -184,22 +185,31 @@ class GraphImporter:
 class _LazyTypes:
     """Name -> MLIR type for one graph, parsed on first use, falling back to enclosing graphs."""
 
-    def __init__(self, type_protos: dict, parent, mapper):
+    def __init__(self, type_protos: dict, initializers: dict, parent, mapper):
         self.type_protos = type_protos
+        self.initializers = initializers
         self.parent = parent
         self.mapper = mapper
         self.cache = {}
 
     def proto(self, name: str) -> onnx.TypeProto:
         """The ONNX type of `name` (empty when unknown), looking through enclosing graphs."""
-        if name in self.type_protos:
-            return self.type_protos[name]
+        found = self._own_proto(name)
+        if found is not None:
+            return found
         return self.parent.proto(name) if self.parent is not None else onnx.TypeProto()
+
+    def _own_proto(self, name: str):
+        found = self.type_protos.get(name)
+        if found is None and name in self.initializers:
+            tensor = self.initializers[name]
+            found = onnx.helper.make_tensor_type_proto(tensor.data_type, tensor.dims)
+        return found
 
     def get(self, name: str):
         if name in self.cache:
             return self.cache[name]
-        proto = self.type_protos.get(name)
+        proto = self._own_proto(name)
         if proto is None:
             found = self.parent.get(name) if self.parent is not None else None
         else:
@@ -211,13 +221,11 @@ class _LazyTypes:
 def _graph_types(graph: onnx.GraphProto, parent, mapper) -> _LazyTypes:
     """Declared types first: outputs, then value_info, then inputs; initializers by their dims."""
     protos = {}
-    for tensor in graph.initializer:
-        protos[tensor.name] = onnx.helper.make_tensor_type_proto(tensor.data_type, tensor.dims)
     for collection in (graph.input, graph.value_info, graph.output):
         for value in collection:
             if value.type.WhichOneof("value") is not None:
                 protos[value.name] = value.type
-    return _LazyTypes(protos, parent, mapper)
+    return _LazyTypes(protos, {tensor.name: tensor for tensor in graph.initializer}, parent, mapper)
 
 
 def _used_names(graph: onnx.GraphProto) -> set:

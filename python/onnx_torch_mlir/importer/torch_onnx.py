@@ -25,6 +25,8 @@ from .tensors import TensorConverter
 from .types import TypeMapper
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
+# ConstantOfShape's default value: a float 0.
+DEFAULT_FILL = onnx.helper.make_tensor("value", onnx.TensorProto.FLOAT, [1], [0.0])
 # Constant shapes are read for ConstantOfShape only up to this many dimensions.
 MAX_CONSTANT_SHAPE_RANK = 64
 
@@ -42,6 +44,7 @@ class TorchOnnxEmitter:
         self.tensors = TensorConverter(self.types, weights)
         self.attributes = AttributeConverter(self.tensors)
         self.constant_shapes = {}  # value name -> small int64 array, for ConstantOfShape
+        self.fill_values = {}  # serialized ConstantOfShape value -> its element attribute
         self.weights = weights
         self.si64 = ir.IntegerType.get_signed(64, context)
 
@@ -143,12 +146,21 @@ class TorchOnnxEmitter:
             return None
         fill = next((a.t for a in node.attribute if a.name == "value" and a.type == onnx.AttributeProto.TENSOR), None)
         if fill is None:
-            fill = onnx.helper.make_tensor("value", onnx.TensorProto.FLOAT, [1], [0.0])
-        scalar = self.tensors.attribute(fill)
-        if not isinstance(scalar, ir.DenseElementsAttr) or self.types.tensor(fill.data_type, shape) != result_type:
+            fill = DEFAULT_FILL
+        if self.types.tensor(fill.data_type, shape) != result_type:
             return None
-        if not scalar.is_splat:
+        scalar = self._fill_value(fill)
+        if scalar is None:
             return None
         splat_type = ir.RankedTensorType.get(shape, self.types.element_type(fill.data_type))
-        value = ir.DenseElementsAttr.get_splat(splat_type, scalar.get_splat_value())
+        value = ir.DenseElementsAttr.get_splat(splat_type, scalar)
         return ir.Operation.create("torch.vtensor.literal", results=[result_type], attributes={"value": value}).result
+
+    def _fill_value(self, fill: onnx.TensorProto):
+        """The one element of ConstantOfShape's `value`, or None; cached (light models have thousands)."""
+        key = fill.SerializeToString()
+        if key not in self.fill_values:
+            scalar = self.tensors.attribute(fill)
+            splat = isinstance(scalar, ir.DenseElementsAttr) and scalar.is_splat
+            self.fill_values[key] = scalar.get_splat_value() if splat else None
+        return self.fill_values[key]
