@@ -67,6 +67,27 @@ cases = {
  "range11": (model("Range", [], [("y", F, None)], 11, initializers=[const("a", 1.0, np.float32), const("l", 4.5, np.float32), const("d", 0.5, np.float32)]), []),
 }
 
+# Pads as a graph input (computed at run time) with a declared static result.
+pads_runtime = np.array([0, 1, 2, 0, 1, 2], dtype=np.int64)
+for mode, pads_values, out in (
+    ("reflect", pads_runtime, [2, 5, 8]),
+    ("edge", pads_runtime, [2, 5, 8]),
+    ("wrap", np.array([0, 2, 5, 0, 1, 3], dtype=np.int64), [2, 6, 12]),
+    ("constant", pads_runtime, [2, 5, 8]),
+):
+    cases[f"pad19_runtime_{mode}"] = (
+        model("Pad", [("x", F, [2, 3, 4]), ("p", T.INT64, [6])], [("y", F, out)], 19, mode=mode),
+        [x234, pads_values],
+    )
+cases["pad19_runtime_constant_value_axes"] = (
+    model("Pad", [("x", F, [2, 3, 4]), ("p", T.INT64, [4]), ("v", F, []), ("a", T.INT64, [2])], [("y", F, [2, 6, 7])], 19),
+    [x234, np.array([1, 0, 2, 3], dtype=np.int64), np.array(-2.5, dtype=np.float32), np.array([1, -1], dtype=np.int64)],
+)
+cases["slice13_runtime_axes_steps"] = (
+    model("Slice", [("x", F, [2, 3, 4]), ("s", T.INT64, [2]), ("e", T.INT64, [2]), ("a", T.INT64, [2]), ("st", T.INT64, [2])], [("y", F, [2, 2, 2])], 13),
+    [x234, np.array([-1, 0], dtype=np.int64), np.array([-100, 100], dtype=np.int64), np.array([2, -2], dtype=np.int64), np.array([-2, 2], dtype=np.int64)],
+)
+
 
 def _graph_inputs(m):
     initializers = {t.name for t in m.graph.initializer}

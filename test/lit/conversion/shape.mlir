@@ -401,6 +401,23 @@ func.func @pad_edge_runtime_pads(%x: !torch.vtensor<[2,3],f32>, %p: !torch.vtens
 
 // -----
 
+// Run-time pads with a static result: each output element gathers input element
+// (j - begin) mapped back into the dim (here modulo the size, for wrap); no aten.item.
+// CHECK-LABEL: func.func @pad_wrap_runtime_pads_static_result
+// CHECK: %[[BEGINS:.*]] = torch.aten.slice.Tensor %arg1, %int0, %int0_0, %int1, %int1_1 : !torch.vtensor<[2],si64>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1],si64>
+// CHECK: %[[PICKED:.*]] = torch.aten.mul.Tensor %{{.*}}, %[[BEGINS]]
+// CHECK: %[[BEGIN:.*]] = torch.aten.sum %[[PICKED]]
+// CHECK: %[[OUTPUT:.*]] = torch.aten.arange %int5
+// CHECK: %[[SOURCE:.*]] = torch.aten.sub.Tensor %[[OUTPUT]], %[[BEGIN]]
+// CHECK: torch.aten.remainder.Scalar %[[SOURCE]], %int3 : !torch.vtensor<[5],si64>, !torch.int -> !torch.vtensor<[5],si64>
+// CHECK: torch.aten.index_select %arg0, %{{.*}}, %{{.*}} : !torch.vtensor<[3],f32>, !torch.int, !torch.vtensor<[5],si64> -> !torch.vtensor<[5],f32>
+func.func @pad_wrap_runtime_pads_static_result(%x: !torch.vtensor<[3],f32>, %p: !torch.vtensor<[2],si64>) -> !torch.vtensor<[5],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  %0 = torch.operator "onnx.Pad"(%x, %p) {torch.onnx.mode = "wrap"} : (!torch.vtensor<[3],f32>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[5],f32>
+  return %0 : !torch.vtensor<[5],f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @dropout_mask_v7
 // CHECK: torch.aten.ones_like %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[3],f32>, !torch.int, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[3],f32>
 func.func @dropout_mask_v7(%x: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) attributes {torch.onnx_meta.opset_version = 7 : si64} {

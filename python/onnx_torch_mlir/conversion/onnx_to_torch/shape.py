@@ -750,6 +750,7 @@ def _eq(b, lhs, rhs):
 
 
 def _pad(node: OnnxNode, b: TorchBuilder, pads: list, value, axes: list | None, modes=("constant", "reflect", "edge")):
+    """Pad with pads (and axes) known as numbers or `!torch.int` values."""
     x = node.input(0)
     rank = _rank(node)
     mode = node.attr_string("mode")
@@ -851,33 +852,107 @@ def pad_attributes(node: OnnxNode, b: TorchBuilder):
     return _pad(node, b, node.attr_ints("pads"), node.attr_float("value"), None)
 
 
-def _pad_value(node: OnnxNode, b: TorchBuilder):
-    return _scalar_input(node, b, 2) if node.has_input(2) else 0
+def _pad_inputs(node: OnnxNode, b: TorchBuilder, modes=("constant", "reflect", "edge")):
+    """Pad with `pads`, `constant_value` and (from opset 18) `axes` as inputs."""
+    runtime = any(node.has_input(i) and _constant(node, i) is None for i in (1, 3))
+    if runtime and node.result_info().is_static and node.input_info(0).rank is not None:
+        return _pad_by_gather(node, b, modes)
+    value = _scalar_input(node, b, 2) if node.has_input(2) else 0
+    axes = _int_elements(node, b, 3, "axes") if node.has_input(3) else None
+    return _pad(node, b, _int_elements(node, b, 1, "pads"), value, axes, modes)
+
+
+def _pad_by_gather(node: OnnxNode, b: TorchBuilder, modes):
+    """Pads computed at run time: output element j of dim d reads input element j - begin_d,
+    mapped back inside the dim as the mode says (clamped for edge, mirrored for reflect,
+    modulo for wrap; outside is the fill value for constant). Tensor arithmetic only, so
+    TOSA and StableHLO lower it too; the declared result type gives the output sizes.
+    """
+    x = node.input(0)
+    rank = _rank(node)
+    mode = node.attr_string("mode")
+    if mode not in modes:
+        node.fail(f"mode '{mode}' is not one of {', '.join(repr(m) for m in modes)}")
+    pads = b.to_dtype(node.input(1), "si64")
+    pads_sizes = b.info(pads).sizes
+    if pads_sizes is None or len(pads_sizes) != 1 or pads_sizes[0] is None:
+        node.fail("'pads' must be a constant or a 1-D tensor of static length")
+    count = pads_sizes[0] // 2
+    if node.has_input(3):
+        axes = b.to_dtype(node.input(3), "si64")
+    else:
+        if count != rank:
+            node.fail(f"'pads' has {pads_sizes[0]} values for a rank-{rank} input")
+        axes = _literal(b, np.arange(rank, dtype=np.int64), "si64")
+    element = node.input_info(0).element
+    vector, scalar, none = b.tensor_type([count], "si64"), b.tensor_type([], "si64"), b.constant_none()
+    begins = b.op("aten.slice.Tensor", vector, pads, b.constant_int(0), b.constant_int(0), b.constant_int(count), b.constant_int(1))
+    negative = b.to_dtype(b.op("aten.lt.Scalar", b.tensor_type([count], "i1"), axes, b.constant_int(0)), "si64")
+    axes = b.op("aten.add.Tensor", vector, axes, b.op("aten.mul.Scalar", vector, negative, b.constant_int(rank)), b.constant_int(1))
+    fill = None
+    if mode == "constant" and node.has_input(2):
+        fill = b.to_dtype(node.input(2), element)
+    dims = _dims(b, x)
+    result_sizes = node.result_info().sizes
+    for d in range(rank):
+        size, out = dims[d], result_sizes[d]
+        selected = b.to_dtype(b.op("aten.eq.Scalar", b.tensor_type([count], "i1"), axes, b.constant_int(d)), "si64")
+        begin = b.op("aten.sum", scalar, b.op("aten.mul.Tensor", vector, selected, begins), none)
+        index_type = b.tensor_type([out], "si64")
+        positions = b.op("aten.arange", index_type, b.constant_int(out), b.dtype("si64"), none, none, none)
+        source = b.op("aten.sub.Tensor", index_type, positions, begin, b.constant_int(1))
+        last = _int(b, _sub(b, size, 1))
+        if mode == "wrap":
+            # remainder of a negative index: floor mod on Linalg, C's % on StableHLO; adding
+            # the size where it came out negative gives the floor mod on both.
+            index = b.op("aten.remainder.Scalar", index_type, source, _int(b, size))
+            below = b.to_dtype(b.op("aten.lt.Scalar", b.tensor_type([out], "i1"), index, b.constant_int(0)), "si64")
+            index = b.op("aten.add.Tensor", index_type, index, b.op("aten.mul.Scalar", index_type, below, _int(b, size)), b.constant_int(1))
+        elif mode == "reflect" and not (isinstance(size, int) and size == 1):
+            period = _sub(b, _mul(b, size, 2), 2)
+            folded = b.op("aten.remainder.Scalar", index_type, b.op("aten.abs", index_type, source), _int(b, period))
+            mirrored = b.op("aten.rsub.Scalar", index_type, folded, _int(b, period), b.constant_int(1))
+            beyond = b.op("aten.gt.Scalar", b.tensor_type([out], "i1"), folded, last)
+            index = b.op("aten.where.self", index_type, beyond, mirrored, folded)
+        else:
+            index = b.op("aten.clamp", index_type, source, b.constant_int(0), last)
+        sizes = list(b.info(x).sizes)
+        sizes[d] = out
+        gathered = b.op("aten.index_select", b.tensor_type(sizes, element), x, b.constant_int(d), index)
+        if mode == "constant":
+            mask_type = b.tensor_type([out], "i1")
+            inside = b.op(
+                "aten.logical_and", mask_type,
+                b.op("aten.ge.Scalar", mask_type, source, b.constant_int(0)),
+                b.op("aten.le.Scalar", mask_type, source, last),
+            )
+            shape = [1] * rank
+            shape[d] = out
+            inside = b.op("aten.reshape", b.tensor_type(shape, "i1"), inside, b.int_list(shape))
+            if fill is None:
+                gathered = b.op("aten.where.ScalarOther", gathered.type, inside, gathered, b.constant_scalar(0, element))
+            else:
+                gathered = b.op("aten.where.self", gathered.type, inside, gathered, fill)
+        x = gathered
+    return x
 
 
 @converts("Pad", since=11)
 def pad(node: OnnxNode, b: TorchBuilder):
     """From opset 11: `pads` and the optional `constant_value` are inputs."""
-    return _pad(node, b, _int_elements(node, b, 1, "pads"), _pad_value(node, b), None)
-
-
-def _pad_axes(node: OnnxNode, b: TorchBuilder):
-    return _int_elements(node, b, 3, "axes") if node.has_input(3) else None
+    return _pad_inputs(node, b)
 
 
 @converts("Pad", since=18)
 def pad_axes(node: OnnxNode, b: TorchBuilder):
     """From opset 18: the optional `axes` input says which dims `pads` covers."""
-    return _pad(node, b, _int_elements(node, b, 1, "pads"), _pad_value(node, b), _pad_axes(node, b))
+    return _pad_inputs(node, b)
 
 
 @converts("Pad", since=19)
 def pad_wrap(node: OnnxNode, b: TorchBuilder):
     """From opset 19: mode 'wrap' (torch's 'circular')."""
-    return _pad(
-        node, b, _int_elements(node, b, 1, "pads"), _pad_value(node, b), _pad_axes(node, b),
-        modes=("constant", "reflect", "edge", "wrap"),
-    )
+    return _pad_inputs(node, b, modes=("constant", "reflect", "edge", "wrap"))
 
 
 # -- Dropout ----------------------------------------------------------------------
