@@ -83,6 +83,19 @@ func.func @range(%a: !torch.vtensor<[],si64>, %l: !torch.vtensor<[],si64>, %d: !
 
 // -----
 
+// Run-time inputs with a static result: start + delta * [0, 1, ...] in tensors.
+// CHECK-LABEL: func.func @range_static_result
+// CHECK: %[[POSITIONS:.*]] = torch.aten.arange %int4{{.*}} -> !torch.vtensor<[4],si64>
+// CHECK: %[[FLOAT:.*]] = torch.aten.to.dtype %[[POSITIONS]], %int6
+// CHECK: %[[STEPS:.*]] = torch.aten.mul.Tensor %[[FLOAT]], %arg2 : !torch.vtensor<[4],f32>, !torch.vtensor<[],f32> -> !torch.vtensor<[4],f32>
+// CHECK: torch.aten.add.Tensor %[[STEPS]], %arg0, %{{.*}} : !torch.vtensor<[4],f32>, !torch.vtensor<[],f32>, !torch.int -> !torch.vtensor<[4],f32>
+func.func @range_static_result(%a: !torch.vtensor<[],f32>, %l: !torch.vtensor<[],f32>, %d: !torch.vtensor<[],f32>) -> !torch.vtensor<[4],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %0 = torch.operator "onnx.Range"(%a, %l, %d) : (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[4],f32>
+  return %0 : !torch.vtensor<[4],f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @reshape_zero_copies
 // CHECK: torch.vtensor.literal(dense<[0, -1]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
 // CHECK: torch.aten.size.int %arg0, %{{.*}} : !torch.vtensor<[?,3,4],f32>, !torch.int -> !torch.int

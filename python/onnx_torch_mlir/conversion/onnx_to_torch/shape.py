@@ -337,8 +337,19 @@ def size(node: OnnxNode, b: TorchBuilder):
 
 @converts("Range", since=11)
 def range_(node: OnnxNode, b: TorchBuilder):
-    """start, start + delta, ... up to (excluding) limit: aten.arange.start_step."""
+    """start, start + delta, ... up to (excluding) limit: aten.arange.start_step.
+
+    With run-time inputs and a static result, start + delta * [0, 1, ...] in tensors
+    (the count is the declared size; TOSA and StableHLO cannot lower aten.item)."""
     result = node.result_info()
+    runtime = any(_constant(node, i) is None for i in range(3))
+    if runtime and result.is_static and result.rank == 1:
+        none = b.constant_none()
+        positions = b.op("aten.arange", b.tensor_type(result.sizes, "si64"), b.constant_int(result.sizes[0]), b.dtype("si64"), none, none, none)
+        positions = b.to_dtype(positions, result.element)
+        start, delta = (b.to_dtype(node.input(i), result.element) for i in (0, 2))
+        steps = b.op("aten.mul.Tensor", node.result_type(), positions, delta)
+        return b.op("aten.add.Tensor", node.result_type(), steps, start, b.constant_int(1))
     start, limit, delta = (_scalar_input(node, b, i) for i in range(3))
 
     def scalar(v):
