@@ -586,3 +586,15 @@ module attributes {onnx.opset_version = 13 : i64} {
     }
   }
 #-}
+
+// -----
+
+// An output with no elements is zeros of its declared shape (some backends cannot slice to empty).
+// CHECK-LABEL: func.func @split_zero_size
+// CHECK: torch.aten.slice.Tensor %arg0, {{.*}} -> !torch.vtensor<[3],f32>
+// CHECK: torch.aten.zeros %{{.*}}, %int6, %none, %none, %none : !torch.list<int>, !torch.int, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[0],f32>
+func.func @split_zero_size(%x: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[0],f32>) attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = torch.vtensor.literal(dense<[3, 0]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+  %0:2 = torch.operator "onnx.Split"(%x, %s) : (!torch.vtensor<[3],f32>, !torch.vtensor<[2],si64>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[0],f32>)
+  return %0#0, %0#1 : !torch.vtensor<[3],f32>, !torch.vtensor<[0],f32>
+}

@@ -536,11 +536,24 @@ def _split(node: OnnxNode, b: TorchBuilder, split: list | None, num_outputs: int
         end = _add(b, start, length)
         if isinstance(end, int) and dim is not None:
             end = min(end, dim)
+        empty = _empty_result(node, b, i)
         results.append(
-            b.op("aten.slice.Tensor", node.result_type(i), x, b.constant_int(axis), _int(b, start), _int(b, end), b.constant_int(1))
+            empty if empty is not None else b.op(
+                "aten.slice.Tensor", node.result_type(i), x, b.constant_int(axis), _int(b, start), _int(b, end), b.constant_int(1)
+            )
         )
         start = end
     return results
+
+
+def _empty_result(node: OnnxNode, b: TorchBuilder, index: int = 0):
+    """An `aten.zeros` for a declared static result with no elements (some backends cannot
+    slice or gather to an empty tensor), else None."""
+    info = node.result_info(index)
+    if not info.is_static or 0 not in info.sizes:
+        return None
+    none = b.constant_none()
+    return b.op("aten.zeros", node.result_type(index), b.int_list(info.sizes), b.dtype(info.element), none, none, none)
 
 
 def _split_input(node: OnnxNode, b: TorchBuilder) -> list:
@@ -635,6 +648,9 @@ def slice_(node: OnnxNode, b: TorchBuilder):
     With constants, one aten.slice per axis. With axes or steps computed at run time (or
     starts or ends, when the result type is static), a gather along each dim; the declared
     result type gives the counts, and no aten.item is needed (TOSA and StableHLO lack it)."""
+    empty = _empty_result(node, b)
+    if empty is not None:
+        return empty
     runtime = [node.has_input(i) and _constant(node, i) is None for i in range(1, 5)]
     if runtime[2] or runtime[3] or ((runtime[0] or runtime[1]) and node.result_info().is_static):
         return _slice_by_gather(node, b)
