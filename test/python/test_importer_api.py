@@ -269,3 +269,16 @@ def test_local_functions_called_compile_through_torch_mlir():
     module = import_onnx(local_function_model(), functions="call")
     convert_with_torch_mlir(module)
     assert "torch.aten.relu" in text(module) and "func.call" not in text(module)
+
+
+def test_verifier_checks_types_against_the_schema():
+    source = """
+    module attributes {onnx.opset_import = {ai.onnx = 17 : i64}} {
+      func.func @main_graph(%a: tensor<2xi32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+        %0 = "onnx.Gather"(%b, %b) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32> loc("gather0")
+        return %0 : tensor<2xf32>
+      }
+    }"""
+    module = ir.Module.parse(source, make_context())
+    with pytest.raises(OnnxVerificationError, match=r"'onnx.Gather': operand 1 \('indices'\) is tensor\(float\), the schema allows tensor\(int32\), tensor\(int64\)"):
+        verify_module(module)

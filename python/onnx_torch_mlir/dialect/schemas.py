@@ -28,3 +28,20 @@ def required_attributes(schema: onnx.defs.OpSchema) -> list[str]:
     """Required attributes, except graphs: the dialect holds those as regions."""
     graph = onnx.defs.OpSchema.AttrType.GRAPH
     return [name for name, attribute in schema.attributes.items() if attribute.required and attribute.type != graph]
+
+
+def allowed_types(schema: onnx.defs.OpSchema, parameter) -> set[str]:
+    """The ONNX type strings (`tensor(float)`...) a formal parameter accepts."""
+    for constraint in schema.type_constraints:
+        if constraint.type_param_str == parameter.type_str:
+            return set(constraint.allowed_type_strs)
+    return {parameter.type_str}
+
+
+def parameter_for(parameters, index: int):
+    """The formal parameter of operand (or result) `index`; the last one repeats when variadic."""
+    if index < len(parameters):
+        return parameters[index]
+    if parameters and parameters[-1].option == onnx.defs.OpSchema.FormalParameterOption.Variadic:
+        return parameters[-1]
+    return None

@@ -3,14 +3,25 @@
 The ops are unregistered in MLIR, so MLIR checks nothing about them; this
 verifier checks, at the opset recorded on the module (`onnx.opset_import`),
 that each op exists, has a number of operands and results its schema allows,
-carries its required attributes and no attribute its schema does not know.
+operand and result types its type constraints allow, its required attributes
+and no attribute its schema does not know.
 Errors name the op, its location (the ONNX node) and what is wrong.
 """
 
 from torch_mlir import ir
 
 from ..errors import ConversionError
-from .schemas import DEFAULT_DOMAIN_KEY, operand_bounds, required_attributes, result_bounds, schema_for
+import re
+
+from .schemas import (
+    DEFAULT_DOMAIN_KEY,
+    allowed_types,
+    operand_bounds,
+    parameter_for,
+    required_attributes,
+    result_bounds,
+    schema_for,
+)
 
 # Ops of the dialect that are not ONNX operators.
 STRUCTURAL_OPS = {"onnx.EntryPoint", "onnx.NoValue", "onnx.Custom", "onnx.Yield", "onnx.Return"}
@@ -68,6 +79,13 @@ def check_op(operation: ir.Operation, opsets: dict) -> str | None:
     low, high = result_bounds(schema)
     if not low <= result_count <= high:
         return f"{result_count} results, the schema (opset {schema.since_version}) allows {low} to {high}"
+    # Initializers are "onnx.Constant"s too, of any element type: their types are not Constant's.
+    if op_type != "Constant":
+        problem = _check_types(schema, operation.operands, schema.inputs, "operand") or _check_types(
+            schema, operation.results, schema.outputs, "result"
+        )
+        if problem:
+            return problem
     names = {named.name for named in (operation.attributes[index] for index in range(len(operation.attributes)))}
     missing = [name for name in required_attributes(schema) if name not in names]
     if missing:
@@ -75,6 +93,41 @@ def check_op(operation: ir.Operation, opsets: dict) -> str | None:
     unknown = sorted(names - set(schema.attributes) - IMPORTER_ATTRIBUTES)
     if unknown:
         return f"unknown attribute(s) {', '.join(unknown)} for opset {schema.since_version}"
+    return None
+
+
+# MLIR element type spelling (ONNX dialect) -> ONNX type name.
+ONNX_TYPE_NAMES = {
+    "f32": "float", "f64": "double", "f16": "float16", "bf16": "bfloat16", "i1": "bool",
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "i4": "int4", "i2": "int2",
+    "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64", "ui4": "uint4", "ui2": "uint2",
+    "complex<f32>": "complex64", "complex<f64>": "complex128", "!onnx.String": "string",
+    "f8E4M3FN": "float8e4m3fn", "f8E4M3FNUZ": "float8e4m3fnuz", "f8E5M2": "float8e5m2",
+    "f8E5M2FNUZ": "float8e5m2fnuz", "f8E8M0FNU": "float8e8m0", "f4E2M1FN": "float4e2m1",
+}
+_TENSOR = re.compile(r"^tensor<(?:[0-9?]+x|\*x)*(.+)>$")
+
+
+def onnx_type_string(mlir_type: str) -> str | None:
+    """`tensor<?x3xf32>` -> `tensor(float)`, `!onnx.Seq<...>` -> `seq(...)`; None for `none` or unknown."""
+    for prefix, kind in (("!onnx.Seq<", "seq"), ("!onnx.Opt<", "optional")):
+        if mlir_type.startswith(prefix):
+            inner = onnx_type_string(mlir_type[len(prefix) : -1])
+            return f"{kind}({inner})" if inner else None
+    match = _TENSOR.match(mlir_type)
+    name = ONNX_TYPE_NAMES.get(match.group(1)) if match else None
+    return f"tensor({name})" if name else None
+
+
+def _check_types(schema, values, parameters, what: str) -> str | None:
+    for index, value in enumerate(values):
+        parameter = parameter_for(parameters, index)
+        onnx_type = onnx_type_string(str(value.type))
+        if parameter is None or onnx_type is None:
+            continue
+        allowed = allowed_types(schema, parameter)
+        if onnx_type not in allowed:
+            return f"{what} {index} ('{parameter.name}') is {onnx_type}, the schema allows {', '.join(sorted(allowed))}"
     return None
 
 

@@ -63,7 +63,7 @@ def expand_function_ops(model: onnx.ModelProto, expand_ops, model_name: str) -> 
         if node.domain not in DEFAULT_DOMAINS or (expand_ops != "all" and node.op_type not in expand_ops):
             continue
         body = _function_body(node, opset, types)
-        if body is None:
+        if body is None or not _rebase_opset(body, opset):
             continue
         body.name = f"{node.op_type}_{index}"
         body.domain = EXPANSION_DOMAIN
@@ -124,6 +124,33 @@ def specialize_function(function, node: onnx.NodeProto, input_types, output_type
         bound.CopyFrom(inner)
         _bind_attributes(bound, values)
     return model
+
+
+def _rebase_opset(body: onnx.FunctionProto, opset: int) -> bool:
+    """Make `body` use the model's opset, if every op in it means the same there; else False.
+
+    A function body is written against the opset of the op's version; inlined,
+    it runs at the model's opset, which is only sound when no op it uses changed
+    in between.
+    """
+    entry = next((entry for entry in body.opset_import if entry.domain in DEFAULT_DOMAINS), None)
+    if entry is None or entry.version == opset:
+        return True
+    for inner in body.node:
+        if inner.domain not in DEFAULT_DOMAINS:
+            continue
+        written = _since_version(inner.op_type, entry.version)
+        if written is None or written != _since_version(inner.op_type, opset):
+            return False
+    entry.version = opset
+    return True
+
+
+def _since_version(op_type: str, opset: int) -> int | None:
+    try:
+        return onnx.defs.get_schema(op_type, opset, "").since_version
+    except onnx.defs.SchemaError:
+        return None
 
 
 def _bind_attributes(node: onnx.NodeProto, values: dict) -> None:
