@@ -173,6 +173,15 @@ func.func @conv_transpose_dilations(%x: !torch.vtensor<[1,1,3,3],f32>, %w: !torc
 
 // -----
 
+// CHECK-LABEL: func.func @einsum_identity
+func.func @einsum_identity(%x: !torch.vtensor<[],f64>) -> !torch.vtensor<[],f64> attributes {torch.onnx_meta.opset_version = 12 : si64} {
+  // CHECK: return %arg0
+  %0 = torch.operator "onnx.Einsum"(%x) {torch.onnx.equation = "->"} : (!torch.vtensor<[],f64>) -> !torch.vtensor<[],f64>
+  return %0 : !torch.vtensor<[],f64>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @max_pool_indices
 func.func @max_pool_indices(%x: !torch.vtensor<[1,3,5,5],f32>) -> (!torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>) attributes {torch.onnx_meta.opset_version = 12 : si64} {
   // CHECK: %[[VALUES:.*]], %[[PLANE:.*]] = torch.aten.max_pool2d_with_indices %arg0, {{.*}} -> !torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>

@@ -61,6 +61,13 @@ def same_type(b: TorchBuilder, x: ir.Value) -> ir.Type:
     return b.tensor_type(info.sizes, info.element)
 
 
+def cast_to(b: TorchBuilder, value: ir.Value, result_type: ir.Type) -> ir.Value:
+    """`value` retyped to `result_type` (same element type; sizes more or less static)."""
+    if value.type == result_type:
+        return value
+    return b.op("tensor_static_info_cast", result_type, value)
+
+
 def unsqueeze_trailing(b: TorchBuilder, x: ir.Value, count: int) -> ir.Value:
     """Append `count` size-1 dims: a per-channel [C] vector becomes [C, 1, ..., 1]."""
     for _ in range(count):
@@ -182,7 +189,8 @@ def matmul(node: OnnxNode, b: TorchBuilder):
     lower only some of those `aten.matmul` forms."""
     lhs, rhs = node.input(0), node.input(1)
     lhs_rank, rhs_rank = node.input_info(0).rank, node.input_info(1).rank
-    if lhs_rank is None or rhs_rank is None or (lhs_rank == 1) == (rhs_rank == 1) or max(lhs_rank, rhs_rank) <= 2 or node.result_info().rank is None:
+    ranked = None not in (lhs_rank, rhs_rank, node.result_info().rank)
+    if not ranked or (lhs_rank == 1) == (rhs_rank == 1) or max(lhs_rank, rhs_rank) <= 2:
         return b.op("aten.matmul", node.result_type(), lhs, rhs)
     squeeze = -2 if lhs_rank == 1 else -1
     lhs = b.unsqueeze(lhs, 0) if lhs_rank == 1 else lhs
@@ -241,8 +249,16 @@ def gemm(node: OnnxNode, b: TorchBuilder):
 
 @converts("Einsum", since=12)
 def einsum(node: OnnxNode, b: TorchBuilder):
+    """numpy.einsum. The identity form (one operand, output subscripts equal to the input's,
+    e.g. "->" on a scalar) is the operand itself: torch-mlir's einsum decomposition runs out
+    of memory on it."""
     equation = node.attr_string("equation").replace(" ", "")
-    operands = b.tensor_list(node.inputs())
+    inputs = node.inputs()
+    if len(inputs) == 1 and "->" in equation and len(set(equation.split("->")[0])) == len(equation.split("->")[0]):
+        lhs, rhs = equation.split("->")
+        if lhs == rhs:
+            return cast_to(b, inputs[0], node.result_type())
+    operands = b.tensor_list(inputs)
     return b.op("aten.einsum", node.result_type(), b.constant_string(equation), operands, b.constant_none())
 
 

@@ -7,11 +7,10 @@ it runs with the symmetric part and crops (or zero-extends, then adds the bias) 
 
 from __future__ import annotations
 
-from torch_mlir import ir
 
 from .builder import TorchBuilder
 from .nn import (
-    binary, pad_spatial, resolve_pads, sizes_or_fail, slice_dim, slice_range, spatial_ints, unsqueeze_trailing,
+    binary, cast_to, pad_spatial, resolve_pads, sizes_or_fail, slice_dim, slice_range, spatial_ints, unsqueeze_trailing,
 )
 from .node import OnnxNode
 from .registry import converts
@@ -57,7 +56,9 @@ def conv(node: OnnxNode, b: TorchBuilder):
     group = node.attr_int("group")
     static_channels = None not in (b.info(x).sizes[1], weight_sizes[0])
     if group == 1 or count < 3 or not static_channels or node.result_info().rank is None:
-        return _convolution(b, node.result_type(), x, weight, bias, strides, padding, dilations, False, [0] * count, group)
+        return _convolution(
+            b, node.result_type(), x, weight, bias, strides, padding, dilations, False, [0] * count, group
+        )
     # Grouped 3-D convolution, one group at a time: TOSA and Linalg lower only some grouped 3-D forms.
     group_inputs, group_outputs = b.info(x).sizes[1] // group, weight_sizes[0] // group
     result = node.result_info()
@@ -68,7 +69,9 @@ def conv(node: OnnxNode, b: TorchBuilder):
         part_bias = None if bias is None else slice_range(b, bias, 0, g * group_outputs, (g + 1) * group_outputs)
         part_type = b.tensor_type([result.sizes[0], group_outputs] + list(result.sizes[2:]), result.element)
         parts.append(
-            _convolution(b, part_type, part_x, part_weight, part_bias, strides, padding, dilations, False, [0] * count, 1)
+            _convolution(
+                b, part_type, part_x, part_weight, part_bias, strides, padding, dilations, False, [0] * count, 1
+            )
         )
     return b.op("aten.cat", node.result_type(), b.tensor_list(parts), b.constant_int(1))
 
@@ -130,7 +133,7 @@ def conv_transpose(node: OnnxNode, b: TorchBuilder):
     window = (kernel, strides, dilations, output_padding, begins, ends)
     group = node.attr_int("group")
     if group == 1:
-        return _cast_to(b, _conv_transpose(node, b, x, weight, bias, *window), node.result_type())
+        return cast_to(b, _conv_transpose(node, b, x, weight, bias, *window), node.result_type())
     channels, group_outputs = x_sizes[1], weight_sizes[1]
     if channels is None or group_outputs is None or weight_sizes[0] is None:
         node.fail(f"group {group} needs static input channels and weight sizes")
@@ -146,7 +149,7 @@ def conv_transpose(node: OnnxNode, b: TorchBuilder):
     sizes = list(b.info(parts[0]).sizes)
     sizes[1] = group_outputs * group
     joined = b.op("aten.cat", b.tensor_type(sizes, b.info(parts[0]).element), b.tensor_list(parts), b.constant_int(1))
-    return _cast_to(b, joined, node.result_type())
+    return cast_to(b, joined, node.result_type())
 
 
 def _conv_transpose(node, b, x, weight, bias, kernel, strides, dilations, output_padding, begins, ends):
@@ -187,7 +190,9 @@ def _conv_transpose(node, b, x, weight, bias, kernel, strides, dilations, output
         )
 
     # torch pads symmetrically by the common part; crop or extend each end for the rest.
-    y = _convolution(b, b.tensor_type(sizes, element), x, weight, None, strides, padding, dilations, True, [0] * count, 1)
+    y = _convolution(
+        b, b.tensor_type(sizes, element), x, weight, None, strides, padding, dilations, True, [0] * count, 1
+    )
     for i in range(count):
         start = begins[i] - padding[i]  # < 0 only if begins[i] < 0: extend at the front
         trailing = ends[i] - padding[i] - output_padding[i]  # < 0: extend at the end
@@ -199,10 +204,3 @@ def _conv_transpose(node, b, x, weight, bias, kernel, strides, dilations, output
     if bias is not None:
         y = binary(b, "aten.add.Tensor", y, unsqueeze_trailing(b, bias, count))
     return y
-
-
-def _cast_to(b: TorchBuilder, value: ir.Value, result_type: ir.Type) -> ir.Value:
-    """`value` retyped to the node's declared (more precise) type via a static-info cast."""
-    if value.type == result_type:
-        return value
-    return b.op("tensor_static_info_cast", result_type, value)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from .builder import TorchBuilder
-from .nn import binary, pad_spatial, reduce_mean, scalar_op, sizes_or_fail, slice_dim, unary, unsqueeze_trailing
-from .nn_conv import _cast_to
+from .nn import (
+    binary, cast_to, pad_spatial, reduce_mean, scalar_op, sizes_or_fail, slice_dim, unary, unsqueeze_trailing,
+)
 from .node import OnnxNode
 from .registry import converts
 
@@ -53,10 +54,10 @@ def _batch_norm_manual(node: OnnxNode, b: TorchBuilder, training: bool, spatial:
         if index < node.num_results:
             kept = scalar_op(b, "aten.mul.Scalar", running, momentum)
             new = scalar_op(b, "aten.mul.Scalar", batch, 1.0 - momentum)
-            results.append(_cast_to(b, binary(b, "aten.add.Tensor", kept, new), node.result_type(index)))
+            results.append(cast_to(b, binary(b, "aten.add.Tensor", kept, new), node.result_type(index)))
     for index, saved in ((3, batch_mean), (4, batch_var)):
         if index < node.num_results:
-            results.append(_cast_to(b, saved, node.result_type(index)) if node.result_is_used(index) else None)
+            results.append(cast_to(b, saved, node.result_type(index)) if node.result_is_used(index) else None)
     return results
 
 
@@ -158,12 +159,12 @@ def layer_norm(node: OnnxNode, b: TorchBuilder):
         y = binary(b, "aten.mul.Tensor", y, scale)
     if bias is not None and not fits(bias):
         y = binary(b, "aten.add.Tensor", y, bias)
-    results = [_cast_to(b, b.to_dtype(y, node.result_info().element), node.result_type())]
+    results = [cast_to(b, b.to_dtype(y, node.result_info().element), node.result_type())]
     for index, statistic in ((1, mean), (2, inverse_std)):
         if index < node.num_results:
             if node.result_is_used(index):
                 statistic = b.to_dtype(statistic, node.result_info(index).element)
-                results.append(_cast_to(b, statistic, node.result_type(index)))
+                results.append(cast_to(b, statistic, node.result_type(index)))
             else:
                 results.append(None)
     return _single_or_list(results)
@@ -211,8 +212,9 @@ def group_norm(node: OnnxNode, b: TorchBuilder):
         return _group_norm(node, b, node.input(1), node.input(2))
     x, scale, bias = (b.to_dtype(node.input(i), "f32") for i in range(3))
     wide = b.op(
-        "aten.group_norm", b.tensor_type(node.result_info().sizes, "f32"), x, b.constant_int(node.attr_int("num_groups")),
-        scale, bias, b.constant_float(node.attr_float("epsilon")), b.constant_bool(False),
+        "aten.group_norm", b.tensor_type(node.result_info().sizes, "f32"), x,
+        b.constant_int(node.attr_int("num_groups")), scale, bias, b.constant_float(node.attr_float("epsilon")),
+        b.constant_bool(False),
     )
     return b.to_dtype(wide, element)
 
@@ -261,7 +263,7 @@ def lrn(node: OnnxNode, b: TorchBuilder):
     total = None
     for offset in range(size):
         window = slice_dim(b, padded, 1, offset, size - 1 - offset)
-        window = _cast_to(b, window, squared.type)
+        window = cast_to(b, window, squared.type)
         total = window if total is None else binary(b, "aten.add.Tensor", total, window)
     denominator = scalar_op(b, "aten.mul.Scalar", total, alpha / size)
     denominator = scalar_op(b, "aten.add.Scalar", denominator, bias)

@@ -17,8 +17,7 @@ import numpy as np
 from torch_mlir import ir
 
 from .builder import TorchBuilder
-from .nn import pad_spatial, product_of, resolve_pads, scalar_op, sizes_or_fail, spatial_ints, binary, unary
-from .nn_conv import _cast_to
+from .nn import binary, cast_to, pad_spatial, product_of, resolve_pads, scalar_op, sizes_or_fail, spatial_ints, unary
 from .node import OnnxNode
 from .registry import converts
 
@@ -69,8 +68,11 @@ def _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode):
 def _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends) -> list[int]:
     """Per spatial dim, how far the last of `out_sizes` windows reaches past the padded input."""
     return [
-        max((out_sizes[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - (sizes[i + 2] + begins[i] + ends[i]), 0)
-        for i in range(len(kernel))
+        max(reach - (size + begin + end), 0)
+        for reach, size, begin, end in zip(
+            [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out_sizes, strides, kernel, dilations)],
+            sizes[2:], begins, ends,
+        )
     ]
 
 
@@ -99,7 +101,8 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
     if ceil_mode and not want_indices and None not in sizes[2:]:
         # The windows ceil_mode adds, as explicit padding: StableHLO mis-lowers ceil_mode.
         out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
-        ends = [e + extra for e, extra in zip(ends, _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends))]
+        extras = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
+        ends = [end + extra for end, extra in zip(ends, extras)]
         ceil_mode = 0
     padding = begins
     if not _torch_pads_fit(kernel, begins, ends):
@@ -152,7 +155,7 @@ def _dilated_max_pool(node: OnnxNode, b: TorchBuilder, x, sizes, kernel, strides
                 b.constant_int(strides[i]),
             )
         result = window if result is None else b.op("aten.maximum", window.type, result, window)
-    result = _cast_to(b, result, node.result_type())
+    result = cast_to(b, result, node.result_type())
     return [result, None] if node.num_results > 1 else result
 
 
@@ -245,7 +248,7 @@ def average_pool(node: OnnxNode, b: TorchBuilder):
     none = b.constant_none()
     ones = b.op("aten.ones_like", x.type, x, none, none, none, none, none)
     counted = _window_sum(node, b, ones, *window, 1.0 if include_pad else 0.0)
-    return _cast_to(b, binary(b, "aten.div.Tensor", total, counted), node.result_type())
+    return cast_to(b, binary(b, "aten.div.Tensor", total, counted), node.result_type())
 
 
 @converts("LpPool", since=1)
@@ -260,7 +263,7 @@ def lp_pool(node: OnnxNode, b: TorchBuilder):
     total = _window_sum(node, b, powered, kernel, strides, dilations, begins, ends, ceil_mode, 0.0)
     if p != 1.0:
         total = scalar_op(b, "aten.pow.Tensor_Scalar", total, 1.0 / p)
-    return _cast_to(b, total, node.result_type())
+    return cast_to(b, total, node.result_type())
 
 
 def _spatial_dims(node: OnnxNode) -> list[int]:
@@ -331,16 +334,21 @@ def max_roi_pool(node: OnnxNode, b: TorchBuilder):
 
     def bins(start, end, bin_count, limit):
         """(mask [K, bins, limit], empty [K, bins]) of the bins of each roi along one axis."""
-        extent = b.op("aten.clamp_min", t([count], element), binary(b, "aten.sub.Tensor", end, start), b.constant_float(0.0))
+        extent = binary(b, "aten.sub.Tensor", end, start)
+        extent = b.op("aten.clamp_min", t([count], element), extent, b.constant_float(0.0))
         bin_size = scalar_op(b, "aten.div.Scalar", scalar_op(b, "aten.add.Scalar", extent, 1.0), float(bin_count))
         bin_size = b.unsqueeze(bin_size, 1)  # [K, 1]
         offset = b.unsqueeze(start, 1)
         index = b.unsqueeze(positions(bin_count), 0)  # [1, bins]
         kind = t([count, bin_count], element)
         lower = unary(b, "aten.floor", binary(b, "aten.mul.Tensor", index, bin_size, kind))
-        upper = unary(b, "aten.ceil", binary(b, "aten.mul.Tensor", scalar_op(b, "aten.add.Scalar", index, 1.0), bin_size, kind))
+        next_index = scalar_op(b, "aten.add.Scalar", index, 1.0)
+        upper = unary(b, "aten.ceil", binary(b, "aten.mul.Tensor", next_index, bin_size, kind))
         lower, upper = [
-            b.op("aten.clamp", kind, binary(b, "aten.add.Tensor", bound, offset, kind), b.constant_float(0.0), b.constant_float(float(limit)))
+            b.op(
+                "aten.clamp", kind, binary(b, "aten.add.Tensor", bound, offset, kind), b.constant_float(0.0),
+                b.constant_float(float(limit)),
+            )
             for bound in (lower, upper)
         ]
         empty = b.op("aten.le.Tensor", t([count, bin_count], "i1"), upper, lower)
@@ -359,15 +367,20 @@ def max_roi_pool(node: OnnxNode, b: TorchBuilder):
     # Max over each bin's columns: [K, C, H, PW, W] -> [K, C, H, PW].
     spread = b.unsqueeze(features, 3)
     mask = b.unsqueeze(b.unsqueeze(column_mask, 1), 1)
-    masked = b.op("aten.where.ScalarOther", t([count, channels, height, pooled_width, width], element), mask, spread, lowest)
-    by_column = b.op("aten.amax", t([count, channels, height, pooled_width], element), masked, b.int_list([4]), b.constant_bool(False))
+    masked_type = t([count, channels, height, pooled_width, width], element)
+    masked = b.op("aten.where.ScalarOther", masked_type, mask, spread, lowest)
+    by_column_type = t([count, channels, height, pooled_width], element)
+    by_column = b.op("aten.amax", by_column_type, masked, b.int_list([4]), b.constant_bool(False))
     # Then over each bin's rows: [K, C, PH, H, PW] -> [K, C, PH, PW].
     spread = b.unsqueeze(by_column, 2)
     mask = b.unsqueeze(b.unsqueeze(row_mask, 1), -1)
-    masked = b.op("aten.where.ScalarOther", t([count, channels, pooled_height, height, pooled_width], element), mask, spread, lowest)
-    pooled_values = b.op("aten.amax", t([count, channels, pooled_height, pooled_width], element), masked, b.int_list([3]), b.constant_bool(False))
+    masked_type = t([count, channels, pooled_height, height, pooled_width], element)
+    masked = b.op("aten.where.ScalarOther", masked_type, mask, spread, lowest)
+    pooled_type = t([count, channels, pooled_height, pooled_width], element)
+    pooled_values = b.op("aten.amax", pooled_type, masked, b.int_list([3]), b.constant_bool(False))
     empty_type = t([count, 1, pooled_height, pooled_width], "i1")
     empty = b.op(
-        "aten.logical_or", empty_type, b.unsqueeze(b.unsqueeze(row_empty, 1), -1), b.unsqueeze(b.unsqueeze(column_empty, 1), 1)
+        "aten.logical_or", empty_type, b.unsqueeze(b.unsqueeze(row_empty, 1), -1),
+        b.unsqueeze(b.unsqueeze(column_empty, 1), 1),
     )
     return b.op("aten.where.ScalarSelf", node.result_type(), empty, b.constant_float(0.0), pooled_values)
