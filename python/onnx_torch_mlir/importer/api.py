@@ -3,6 +3,7 @@
 import onnx
 from torch_mlir import ir
 
+from ..dialect.verifier import verify_module
 from ..errors import ImportError_
 from ..mlir_context import make_context
 from .functions import DEFAULT_EXPAND_OPS, expand_function_ops, inline_expansions, inline_local_functions
@@ -35,8 +36,9 @@ def import_onnx(
     data lives when `model` is bytes or a proto. `expand_ops`: op types whose
     ONNX function body replaces them ("all", or a set). `functions`:
     model-local functions are "inline"d, or kept as private functions
-    specialized per call signature and called ("call"). `verify`: check ONNX-dialect ops against the ONNX
-    schemas. `progress`: show progress on stderr (default: when it is a terminal).
+    specialized per call signature and called ("call"). `verify`: check
+    ONNX-dialect ops against the ONNX schemas. `progress`: show progress on
+    stderr (default: when it is a terminal).
     """
     if form not in FORMS:
         raise ImportError_(f"unknown form '{form}': expected one of {', '.join(FORMS)}")
@@ -52,8 +54,6 @@ def import_onnx(
         GraphImporter(emitter, opened.name, tracker).import_main(typed, module)
         tracker.finish()
         if form == "onnx" and verify:
-            from ..dialect.verifier import verify_module
-
             verify_module(module, opened.name)
     return module
 

@@ -15,8 +15,8 @@ import onnx
 from torch_mlir import ir
 
 from ..errors import ImportError_, OnnxTorchMlirError
-from .ordering import free_names, node_label, ordered_nodes
 from .functions import specialize_function
+from .ordering import free_names, node_label, ordered_nodes
 from .progress import Progress
 from .shape_inference import infer_types
 
@@ -31,6 +31,9 @@ class GraphImporter:
         self.model_name = model_name
         self.progress = progress
         self.file_location = None if model_name.startswith("<") else ir.Location.file(model_name, 0, 0)
+        self.module = None
+        self.local_functions = {}  # (domain, name) -> FunctionProto, kept as functions
+        self.specialized = {}  # call signature -> private function name
 
     def _map_type(self, type_proto):
         return self.emitter.types.from_type_proto(type_proto)
@@ -44,7 +47,6 @@ class GraphImporter:
         """The main graph as the module's entry function (initialized inputs are constants)."""
         self.module = module
         self.local_functions = {(function.domain, function.name): function for function in model.functions}
-        self.called = {}
         initialized = {tensor.name for tensor in model.graph.initializer}
         inputs = [value for value in model.graph.input if value.name not in initialized]
         self._import_function(model, inputs, self.emitter.main_function, main_graph=True)
@@ -72,11 +74,16 @@ class GraphImporter:
     def _call_local_function(self, node: onnx.NodeProto, operands, result_types, types) -> list:
         """A call of a model-local function kept as a function: one private function per signature."""
         function = self.local_functions[(node.domain, node.op_type)]
-        key = (node.domain, node.op_type, tuple(str(value.type) for value in operands),
-               tuple(attribute.SerializeToString() for attribute in node.attribute))
-        name = self.called.get(key)
+        key = (
+            node.domain,
+            node.op_type,
+            tuple(str(value.type) for value in operands),
+            tuple(attribute.SerializeToString() for attribute in node.attribute),
+        )
+        name = self.specialized.get(key)
         if name is None:
-            name = self.called[key] = f"{node.domain}.{node.op_type}" + (f"_{len(self.called)}" if len(self.called) else "")
+            earlier = sum(1 for other in self.specialized if other[:2] == key[:2])
+            name = self.specialized[key] = f"{node.domain}.{node.op_type}" + (f"_{earlier}" if earlier else "")
             specialized = specialize_function(
                 function,
                 node,
