@@ -183,18 +183,43 @@ func.func @einsum_identity(%x: !torch.vtensor<[],f64>) -> !torch.vtensor<[],f64>
 // -----
 
 // CHECK-LABEL: func.func @max_pool_indices
-func.func @max_pool_indices(%x: !torch.vtensor<[1,3,5,5],f32>) -> (!torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>) attributes {torch.onnx_meta.opset_version = 12 : si64} {
-  // CHECK: %[[VALUES:.*]], %[[PLANE:.*]] = torch.aten.max_pool2d_with_indices %arg0, {{.*}} -> !torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>
+func.func @max_pool_indices(%x: !torch.vtensor<[1,3,4,5],f32>) -> (!torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>) attributes {torch.onnx_meta.opset_version = 12 : si64} {
+  // CHECK: %[[FLAT:.*]] = torch.aten.arange.start_step %int0{{.*}}, %int60, %int1{{.*}}, %int4, {{.*}} -> !torch.vtensor<[60],si64>
+  // CHECK: %[[COLUMN_MAJOR:.*]] = torch.aten.view %[[FLAT]], {{.*}} -> !torch.vtensor<[1,3,5,4],si64>
+  // CHECK: %[[INDICES:.*]] = torch.aten.transpose.int %[[COLUMN_MAJOR]], %int2{{.*}}, %int3{{.*}} -> !torch.vtensor<[1,3,4,5],si64>
+  // CHECK: %[[ROWS0:.*]] = torch.aten.slice.Tensor %arg0, %int2{{.*}}, %int0{{.*}}, %int3{{.*}}, %int2{{.*}} -> !torch.vtensor<[1,3,2,5],f32>
+  // CHECK: %[[V0:.*]] = torch.aten.slice.Tensor %[[ROWS0]], %int3{{.*}}, %int0{{.*}}, %int3{{.*}}, %int2{{.*}} -> !torch.vtensor<[1,3,2,2],f32>
+  // CHECK: %[[I0_ROWS:.*]] = torch.aten.slice.Tensor %[[INDICES]]
+  // CHECK: %[[I0:.*]] = torch.aten.slice.Tensor %[[I0_ROWS]]
+  // CHECK: %[[ROWS1:.*]] = torch.aten.slice.Tensor %arg0
+  // CHECK: %[[V1:.*]] = torch.aten.slice.Tensor %[[ROWS1]], %int3{{.*}}, %int1{{.*}}, %int4{{.*}}, %int2
+  // CHECK: %[[GREATER:.*]] = torch.aten.gt.Tensor %[[V1]], %[[V0]]
+  // CHECK: %[[I1_ROWS:.*]] = torch.aten.slice.Tensor %[[INDICES]]
+  // CHECK: %[[I1:.*]] = torch.aten.slice.Tensor %[[I1_ROWS]]
+  // CHECK: %[[CHOSEN:.*]] = torch.aten.where.self %[[GREATER]], %[[I1]], %[[I0]]
+  // CHECK: %[[VALUES:.*]] = torch.aten.maximum %[[V0]], %[[V1]]
+  // CHECK: return %[[VALUES]], %[[CHOSEN]]
+  %0:2 = torch.operator "onnx.MaxPool"(%x) {torch.onnx.kernel_shape = [1 : si64, 2 : si64], torch.onnx.strides = [2 : si64, 2 : si64], torch.onnx.storage_order = 1 : si64} : (!torch.vtensor<[1,3,4,5],f32>) -> (!torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>)
+  return %0#0, %0#1 : !torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @max_pool_indices_dynamic_batch
+func.func @max_pool_indices_dynamic_batch(%x: !torch.vtensor<[?,3,5,5],f32>) -> (!torch.vtensor<[?,3,2,2],f32>, !torch.vtensor<[?,3,2,2],si64>) attributes {torch.onnx_meta.opset_version = 12 : si64} {
+  // CHECK: %[[VALUES:.*]], %[[PLANE:.*]] = torch.aten.max_pool2d_with_indices %arg0, {{.*}} -> !torch.vtensor<[?,3,2,2],f32>, !torch.vtensor<[?,3,2,2],si64>
   // CHECK: %[[ROW:.*]] = torch.aten.floor_divide.Scalar %[[PLANE]], %int5
   // CHECK: %[[COLUMN:.*]] = torch.aten.remainder.Scalar %[[PLANE]], %int5
   // CHECK: %[[COLUMN_OFFSET:.*]] = torch.aten.mul.Scalar %[[COLUMN]], %int5
   // CHECK: %[[IN_PLANE:.*]] = torch.aten.add.Tensor %[[ROW]], %[[COLUMN_OFFSET]]
-  // CHECK: %[[STARTS:.*]] = torch.aten.arange.start_step %int0{{.*}}, %int75, %int25, %int4, {{.*}} -> !torch.vtensor<[3],si64>
-  // CHECK: %[[OFFSETS:.*]] = torch.aten.view %[[STARTS]], {{.*}} -> !torch.vtensor<[1,3,1,1],si64>
+  // CHECK: %[[BATCH:.*]] = torch.aten.size.int %arg0, %int0
+  // CHECK: %[[TOTAL:.*]] = torch.aten.mul.int %[[BATCH]], %int75
+  // CHECK: %[[STARTS:.*]] = torch.aten.arange.start_step %int0{{.*}}, %[[TOTAL]], %int25, %int4, {{.*}} -> !torch.vtensor<[?],si64>
+  // CHECK: %[[OFFSETS:.*]] = torch.aten.view %[[STARTS]], {{.*}} -> !torch.vtensor<[?,3,1,1],si64>
   // CHECK: %[[INDICES:.*]] = torch.aten.add.Tensor %[[IN_PLANE]], %[[OFFSETS]]
   // CHECK: return %[[VALUES]], %[[INDICES]]
-  %0:2 = torch.operator "onnx.MaxPool"(%x) {torch.onnx.kernel_shape = [2 : si64, 2 : si64], torch.onnx.strides = [2 : si64, 2 : si64], torch.onnx.storage_order = 1 : si64} : (!torch.vtensor<[1,3,5,5],f32>) -> (!torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>)
-  return %0#0, %0#1 : !torch.vtensor<[1,3,2,2],f32>, !torch.vtensor<[1,3,2,2],si64>
+  %0:2 = torch.operator "onnx.MaxPool"(%x) {torch.onnx.kernel_shape = [2 : si64, 2 : si64], torch.onnx.strides = [2 : si64, 2 : si64], torch.onnx.storage_order = 1 : si64} : (!torch.vtensor<[?,3,5,5],f32>) -> (!torch.vtensor<[?,3,2,2],f32>, !torch.vtensor<[?,3,2,2],si64>)
+  return %0#0, %0#1 : !torch.vtensor<[?,3,2,2],f32>, !torch.vtensor<[?,3,2,2],si64>
 }
 
 // -----

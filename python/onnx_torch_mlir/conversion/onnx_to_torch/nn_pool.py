@@ -96,8 +96,13 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
     want_indices = node.num_results > 1 and node.result_is_used(1)
     storage_order = node.attr_int("storage_order", 0)
     small_kernel = product_of(kernel) <= MAX_UNROLLED_WINDOW
+    window = (kernel, strides, dilations, begins, ends, ceil_mode)
+    if want_indices and small_kernel and None not in sizes:
+        if storage_order == 1 and count != 2:
+            node.fail(f"storage_order 1 with {count} spatial dims is not supported")
+        return _unrolled_max_pool(node, b, x, sizes, *window, indices_order=storage_order)
     if not want_indices and any(d != 1 for d in dilations) and small_kernel and None not in sizes[2:]:
-        return _dilated_max_pool(node, b, x, sizes, kernel, strides, dilations, begins, ends, ceil_mode)
+        return _unrolled_max_pool(node, b, x, sizes, *window)
     if ceil_mode and not want_indices and None not in sizes[2:]:
         # The windows ceil_mode adds, as explicit padding: StableHLO mis-lowers ceil_mode.
         out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
@@ -133,30 +138,68 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
     return [values, binary(b, "aten.add.Tensor", indices, _plane_offsets(node, b, sizes), node.result_type(1))]
 
 
-def _dilated_max_pool(node: OnnxNode, b: TorchBuilder, x, sizes, kernel, strides, dilations, begins, ends, ceil_mode):
-    """Dilated max pooling as the maximum of one strided slice per kernel offset (TOSA lowers
-    no dilated pooling); needs static spatial sizes and a small window."""
+def _unrolled_max_pool(
+    node: OnnxNode, b: TorchBuilder, x, sizes, kernel, strides, dilations, begins, ends, ceil_mode, indices_order=None
+):
+    """Max pooling as the maximum of one strided slice per kernel offset: TOSA lowers no
+    dilated pooling and no pooling with indices. With `indices_order` (the storage order) the
+    same slices of a tensor of ONNX indices follow the first maximum. Needs static spatial
+    sizes (and a static shape for indices) and a small window."""
     lowest = _lowest(node.input_info(0).element)
     out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
     count = len(kernel)
     extra = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
-    x = pad_spatial(b, x, begins, [e + extra_i for e, extra_i in zip(ends, extra)], lowest)
-    element = b.info(x).element
-    result = None
-    for offsets in itertools.product(*[range(k) for k in kernel]):
-        window = x
+    padded_ends = [e + extra_i for e, extra_i in zip(ends, extra)]
+    x = pad_spatial(b, x, begins, padded_ends, lowest)
+    indices = None
+    if indices_order is not None:
+        indices = pad_spatial(b, _onnx_indices(b, sizes, indices_order), begins, padded_ends, -1)
+
+    def window_of(value, offsets):
         for i, offset in enumerate(offsets):
             start = offset * dilations[i]
-            window_sizes = list(b.info(window).sizes)
+            window_sizes = list(b.info(value).sizes)
             window_sizes[i + 2] = out_sizes[i]
-            window = b.op(
-                "aten.slice.Tensor", b.tensor_type(window_sizes, element), window, b.constant_int(i + 2),
+            value = b.op(
+                "aten.slice.Tensor", b.tensor_type(window_sizes, b.info(value).element), value, b.constant_int(i + 2),
                 b.constant_int(start), b.constant_int(start + (out_sizes[i] - 1) * strides[i] + 1),
                 b.constant_int(strides[i]),
             )
-        result = window if result is None else b.op("aten.maximum", window.type, result, window)
+        return value
+
+    result = result_indices = None
+    for offsets in itertools.product(*[range(k) for k in kernel]):
+        window = window_of(x, offsets)
+        if result is None:
+            result, result_indices = window, None if indices is None else window_of(indices, offsets)
+            continue
+        if indices is not None:
+            greater = b.op("aten.gt.Tensor", b.tensor_type(b.info(window).sizes, "i1"), window, result)
+            chosen = window_of(indices, offsets)
+            result_indices = b.op("aten.where.self", chosen.type, greater, chosen, result_indices)
+        result = b.op("aten.maximum", window.type, result, window)
     result = cast_to(b, result, node.result_type())
+    if indices is not None:
+        return [result, cast_to(b, result_indices, node.result_type(1))]
     return [result, None] if node.num_results > 1 else result
+
+
+def _onnx_indices(b: TorchBuilder, sizes, storage_order: int) -> ir.Value:
+    """si64 tensor of x's shape holding each element's flattened ONNX index; storage_order 1
+    numbers each plane column-major."""
+    total = product_of(sizes)
+    none = b.constant_none()
+    flat = b.op(
+        "aten.arange.start_step", b.tensor_type([total], "si64"), b.constant_int(0), b.constant_int(total),
+        b.constant_int(1), b.dtype("si64"), none, none, none,
+    )
+    if storage_order == 0:
+        return b.op("aten.view", b.tensor_type(sizes, "si64"), flat, b.int_list(sizes))
+    swapped = sizes[:2] + [sizes[3], sizes[2]]
+    planes = b.op("aten.view", b.tensor_type(swapped, "si64"), flat, b.int_list(swapped))
+    return b.op(
+        "aten.transpose.int", b.tensor_type(sizes, "si64"), planes, b.constant_int(2), b.constant_int(3)
+    )
 
 
 def _plane_offsets(node: OnnxNode, b: TorchBuilder, sizes) -> ir.Value:
