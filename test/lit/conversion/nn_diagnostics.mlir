@@ -14,7 +14,7 @@ func.func @refused(%x: !torch.vtensor<[1,3,?,?],f32>, %w: !torch.vtensor<[3,3,3,
   %4 = torch.operator "onnx.ConvTranspose"(%x, %w) {torch.onnx.output_shape = [8 : si64, 8 : si64]} : (!torch.vtensor<[1,3,?,?],f32>, !torch.vtensor<[3,3,3,3],f32>) -> !torch.vtensor<[1,3,8,8],f32>
   // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (ConvTranspose, domain 'ai.onnx', opset 18): group 3 needs static input channels and weight sizes
   %5 = torch.operator "onnx.ConvTranspose"(%dyn, %w) {torch.onnx.group = 3 : si64} : (!torch.vtensor<[?,?,?,?],f32>, !torch.vtensor<[3,3,3,3],f32>) -> !torch.vtensor<[?,?,?,?],f32>
-  // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:10: error: unnamed node (MaxPool, domain 'ai.onnx', opset 18): output Indices with pads [0, 0, 1, 1] (asymmetric or over half the kernel) is not supported
+  // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:10: error: unnamed node (MaxPool, domain 'ai.onnx', opset 18): output Indices with pads [0, 0, 1, 1] (asymmetric or over half the kernel) needs a static input shape
   %6:2 = torch.operator "onnx.MaxPool"(%x) {torch.onnx.kernel_shape = [2 : si64, 2 : si64], torch.onnx.pads = [0 : si64, 0 : si64, 1 : si64, 1 : si64]} : (!torch.vtensor<[1,3,?,?],f32>) -> (!torch.vtensor<[1,3,?,?],f32>, !torch.vtensor<[1,3,?,?],si64>)
   // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:10: error: unnamed node (MaxPool, domain 'ai.onnx', opset 18): storage_order 1 with 3 spatial dims is not supported
   %7:2 = torch.operator "onnx.MaxPool"(%x3) {torch.onnx.kernel_shape = [2 : si64, 2 : si64, 2 : si64], torch.onnx.storage_order = 1 : si64} : (!torch.vtensor<[1,1,4,4,4],f32>) -> (!torch.vtensor<[1,1,3,3,3],f32>, !torch.vtensor<[1,1,3,3,3],si64>)

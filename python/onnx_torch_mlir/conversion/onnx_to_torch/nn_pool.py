@@ -2,11 +2,15 @@
 GlobalLpPool, MaxRoiPool.
 
 Forms torch's pooling ops take directly (symmetric pads of at most half the kernel, and for
-averages no dilation and at most 2 spatial dims) map to `aten.max_pool{1,2,3}d` /
-`aten.avg_pool{1,2}d`. The rest:
-MaxPool pads the input with the lowest value explicitly; AveragePool and LpPool compute
-window sums as a depthwise convolution with a kernel of ones, which takes dilations and
-any padding, and divide by the window sum of ones (the count of elements averaged).
+averages no dilation, no ceil_mode and at most 2 spatial dims) map to
+`aten.max_pool{1,2,3}d` / `aten.avg_pool{1,2}d`; ceil_mode becomes explicit end padding
+when the shape is static. Elsewhere, so that every backend lowers the result:
+- MaxPool with dilations or Indices: the maximum of one strided slice per kernel offset
+  (Indices: the same slices of a tensor of ONNX indices), for static shapes and small
+  windows; otherwise `aten.max_pool*d(_with_indices)`, the input padded with its lowest
+  value where torch's symmetric padding cannot express the pads (not with Indices).
+- AveragePool and LpPool: window sums as a convolution with a kernel of ones over
+  [N * C, 1, ...], divided by the window sum of ones (the count of elements averaged).
 """
 
 from __future__ import annotations
@@ -112,7 +116,9 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
     padding = begins
     if not _torch_pads_fit(kernel, begins, ends):
         if want_indices:
-            node.fail(f"output Indices with pads {begins + ends} (asymmetric or over half the kernel) is not supported")
+            node.fail(
+                f"output Indices with pads {begins + ends} (asymmetric or over half the kernel) needs a static input shape"
+            )
         x = pad_spatial(b, x, begins, ends, _lowest(node.input_info(0).element))
         padding = [0] * count
     operands = [
