@@ -16,7 +16,7 @@ from torch_mlir import ir
 
 from ..errors import ImportError_, OnnxTorchMlirError
 from .functions import specialize_function
-from .ordering import free_names, node_label, ordered_nodes
+from .ordering import node_label, ordered_nodes
 from .progress import Progress
 from .shape_inference import infer_types
 
@@ -98,7 +98,7 @@ class GraphImporter:
         return self.emitter.call(name, operands, result_types)
 
     def _import_body(self, graph: onnx.GraphProto, block: ir.Block, scope, types) -> list:
-        nodes = ordered_nodes(graph, scope, self.model_name)
+        nodes, used = ordered_nodes(graph, scope, self.model_name)
         none_value = []
 
         def none():
@@ -107,7 +107,6 @@ class GraphImporter:
                     none_value.append(self.emitter.none())
             return none_value[0]
 
-        used = _used_names(graph)
         for index, node in enumerate(nodes):
             label = node_label(node, index)
             with self.location(label):
@@ -144,8 +143,7 @@ class GraphImporter:
                 if name:
                     scope[name] = value
             return
-        graphs = self.emitter.region_attributes(node)
-        results = self.emitter.node(node, operands, result_types, len(graphs))
+        results, graphs = self.emitter.node(node, operands, result_types)
         if isinstance(results, ir.Operation):
             for region, attribute in zip(results.regions, graphs):
                 self._import_region(region, attribute, scope, types)
@@ -233,13 +231,3 @@ def _graph_types(graph: onnx.GraphProto, parent, mapper) -> _LazyTypes:
             if value.type.WhichOneof("value") is not None:
                 protos[value.name] = value.type
     return _LazyTypes(protos, {tensor.name: tensor for tensor in graph.initializer}, parent, mapper)
-
-
-def _used_names(graph: onnx.GraphProto) -> set:
-    used = {output.name for output in graph.output}
-    for node in graph.node:
-        used.update(node.input)
-        for attribute in node.attribute:
-            if attribute.type == onnx.AttributeProto.GRAPH:
-                used.update(free_names(attribute.g))
-    return used

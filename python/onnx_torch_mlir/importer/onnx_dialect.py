@@ -86,14 +86,8 @@ class OnnxDialectEmitter:
         result_type = self.types.tensor(tensor.data_type, list(tensor.dims))
         return ir.Operation.create("onnx.Constant", results=[result_type], attributes={"value": value}).result
 
-    def region_attributes(self, node: onnx.NodeProto) -> list:
-        graphs = {attribute.name: attribute for attribute in node.attribute if attribute.type == onnx.AttributeProto.GRAPH}
-        order = REGION_ORDER.get(node.op_type, ())
-        return [graphs[name] for name in order if name in graphs] + [
-            graphs[name] for name in sorted(graphs) if name not in order
-        ]
-
-    def node(self, node: onnx.NodeProto, operands, result_types, region_count: int) -> ir.Operation:
+    def node(self, node: onnx.NodeProto, operands, result_types):
+        """The op for `node` and its GRAPH attributes in region order."""
         attributes = {}
         if node.domain in DEFAULT_DOMAINS:
             name = f"onnx.{node.op_type}"
@@ -101,12 +95,25 @@ class OnnxDialectEmitter:
             name = "onnx.Custom"
             attributes["domain_name"] = ir.StringAttr.get(node.domain)
             attributes["function_name"] = ir.StringAttr.get(node.op_type)
+        graphs = []
         for attribute in node.attribute:
-            if attribute.type != onnx.AttributeProto.GRAPH:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                graphs.append(attribute)
+            else:
                 attributes[attribute.name] = self.attributes.convert(node, attribute)
         if node.name:
             attributes["onnx_node_name"] = ir.StringAttr.get(node.name)
-        return ir.Operation.create(name, results=result_types, operands=operands, attributes=attributes, regions=region_count)
+        graphs = _region_order(node.op_type, graphs)
+        operation = ir.Operation.create(
+            name, results=result_types, operands=operands, attributes=attributes, regions=len(graphs)
+        )
+        return operation, graphs
+
+
+def _region_order(op_type: str, graphs: list) -> list:
+    """onnx-mlir's order: If's then_branch before else_branch, otherwise attribute names sorted."""
+    order = REGION_ORDER.get(op_type, ())
+    return sorted(graphs, key=lambda attribute: (order.index(attribute.name) if attribute.name in order else len(order), attribute.name))
 
 
 def _name_dictionary(name: str) -> ir.DictAttr:

@@ -42,20 +42,25 @@ def _node_reads(node: onnx.NodeProto) -> list:
     return reads
 
 
-def ordered_nodes(graph: onnx.GraphProto, available, where: str) -> list:
-    """The nodes of `graph` in an order where every input is defined before use.
+def ordered_nodes(graph: onnx.GraphProto, available, where: str) -> tuple[list, set]:
+    """The nodes of `graph` in an order where every input is defined before use, and the names read.
 
     `available`: names defined before the first node (inputs, initializers,
-    enclosing scopes). `where` prefixes errors (the model file).
+    enclosing scopes). `where` prefixes errors (the model file). The names
+    read are those of node inputs, of enclosing values subgraphs use, and of
+    the graph's outputs.
     """
     nodes = list(graph.node)
     reads = [_node_reads(node) for node in nodes]
+    used = {output.name for output in graph.output}
+    for names in reads:
+        used.update(names)
     defined = set()
     for index, node in enumerate(nodes):
         if any(name not in defined and name not in available for name in reads[index]):
-            return _sorted(nodes, reads, available, where)
+            return _sorted(nodes, reads, available, where), used
         defined.update(node.output)
-    return nodes
+    return nodes, used
 
 
 def _sorted(nodes, reads, available, where) -> list:

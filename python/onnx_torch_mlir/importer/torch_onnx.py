@@ -45,6 +45,7 @@ class TorchOnnxEmitter:
         self.attributes = AttributeConverter(self.tensors)
         self.constant_shapes = {}  # value name -> small int64 array, for ConstantOfShape
         self.fill_values = {}  # serialized ConstantOfShape value -> its element attribute
+        self.op_names = {}  # (domain, op type) -> the `name` attribute
         self.weights = weights
         self.si64 = ir.IntegerType.get_signed(64, context)
 
@@ -106,26 +107,34 @@ class TorchOnnxEmitter:
         attributes = {"name": ir.StringAttr.get("onnx.Constant"), "torch.onnx.value": value}
         return ir.Operation.create("torch.operator", results=[result_type], attributes=attributes).result
 
-    def region_attributes(self, node: onnx.NodeProto) -> list:
-        graphs = [attribute for attribute in node.attribute if attribute.type == onnx.AttributeProto.GRAPH]
-        return sorted(graphs, key=lambda attribute: attribute.name)
-
-    def node(self, node: onnx.NodeProto, operands, result_types, region_count: int):
-        """The op for `node`: an ir.Operation (regions to fill), or the list of result values."""
+    def node(self, node: onnx.NodeProto, operands, result_types):
+        """(the op, its GRAPH attributes in region order), or (the result values, []) for a special form."""
         if node.domain in DEFAULT_DOMAINS:
             if node.op_type == "Constant":
                 self._remember_constant_node(node)
             elif node.op_type == "ConstantOfShape":
                 literal = self._constant_of_shape(node, result_types[0])
                 if literal is not None:
-                    return [literal]
-        attributes = {"name": ir.StringAttr.get(op_name(node))}
+                    return [literal], []
+        attributes = {"name": self._op_name(node)}
+        graphs = []
         for attribute in node.attribute:
-            if attribute.type != onnx.AttributeProto.GRAPH:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                graphs.append(attribute)
+            else:
                 attributes[f"torch.onnx.{attribute.name}"] = self.attributes.convert(node, attribute)
-        return ir.Operation.create(
-            "torch.operator", results=result_types, operands=operands, attributes=attributes, regions=region_count
+        graphs.sort(key=lambda attribute: attribute.name)
+        operation = ir.Operation.create(
+            "torch.operator", results=result_types, operands=operands, attributes=attributes, regions=len(graphs)
         )
+        return operation, graphs
+
+    def _op_name(self, node: onnx.NodeProto) -> ir.StringAttr:
+        key = (node.domain, node.op_type)
+        found = self.op_names.get(key)
+        if found is None:
+            found = self.op_names[key] = ir.StringAttr.get(op_name(node))
+        return found
 
     def _remember_constant_node(self, node: onnx.NodeProto) -> None:
         for attribute in node.attribute:
