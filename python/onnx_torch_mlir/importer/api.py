@@ -10,7 +10,7 @@ from .functions import DEFAULT_EXPAND_OPS, expand_function_ops, inline_expansion
 from .graph import GraphImporter
 from .loading import open_model
 from .onnx_dialect import OnnxDialectEmitter
-from .progress import Progress, count_nodes
+from .progress import Progress
 from .shape_inference import infer_types, skeleton
 from .torch_onnx import TorchOnnxEmitter
 
@@ -50,7 +50,7 @@ def import_onnx(
     with context, ir.Location.unknown():
         module = ir.Module.create()
         emitter = FORMS[form](context, opened.weights)
-        tracker = Progress(count_nodes(typed.graph), f"importing {opened.name}", enabled=progress)
+        tracker = Progress(len(typed.graph.node), f"importing {opened.name}", enabled=progress)
         GraphImporter(emitter, opened.name, tracker).import_main(typed, module)
         tracker.finish()
         if form == "onnx" and verify:

@@ -57,11 +57,16 @@ def expand_function_ops(model: onnx.ModelProto, expand_ops, model_name: str) -> 
     opset = next((entry.version for entry in model.opset_import if entry.domain in DEFAULT_DOMAINS), None)
     if opset is None or not expand_ops:
         return False
+    candidates = [
+        (index, node)
+        for index, node in enumerate(model.graph.node)
+        if node.domain in DEFAULT_DOMAINS and (expand_ops == "all" or node.op_type in expand_ops)
+    ]
+    if not candidates:
+        return False
     types = {value.name: value.type for value in (*model.graph.input, *model.graph.value_info, *model.graph.output)}
     expanded = False
-    for index, node in enumerate(model.graph.node):
-        if node.domain not in DEFAULT_DOMAINS or (expand_ops != "all" and node.op_type not in expand_ops):
-            continue
+    for index, node in candidates:
         body = _function_body(node, opset, types)
         if body is None or not _rebase_opset(body, opset):
             continue

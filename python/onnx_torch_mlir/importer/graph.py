@@ -66,7 +66,7 @@ class GraphImporter:
                     scope[tensor.name] = self._guard(
                         f"initializer '{tensor.name}'", lambda: self.emitter.initializer(tensor, main_graph=main_graph)
                     )
-            results = self._import_body(graph, block, scope, types)
+            results = self._import_body(graph, block, scope, types, main_graph)
             with self.location(graph.name or "main_graph"):
                 self.emitter.function_return(function, results, [output.name for output in graph.output])
         return function
@@ -97,7 +97,8 @@ class GraphImporter:
                 self._import_function(typed, list(typed.graph.input), self.emitter.private_function, main_graph=False)
         return self.emitter.call(name, operands, result_types)
 
-    def _import_body(self, graph: onnx.GraphProto, block: ir.Block, scope, types) -> list:
+    def _import_body(self, graph: onnx.GraphProto, block: ir.Block, scope, types, counted: bool) -> list:
+        """The nodes of `graph` into `block`; `counted`: advance the progress (main graph only)."""
         nodes, used = ordered_nodes(graph, scope, self.model_name)
         none_value = []
 
@@ -111,7 +112,8 @@ class GraphImporter:
             label = node_label(node, index)
             with self.location(label):
                 self._guard(f"node '{label}' ({node.op_type})", lambda: self._import_node(node, scope, types, used, none))
-            self.progress.advance()
+            if counted:
+                self.progress.advance()
         results = []
         for output in graph.output:
             if output.name not in scope:
@@ -164,7 +166,7 @@ class GraphImporter:
             for tensor in graph.initializer:
                 with self.location(tensor.name):
                     scope[tensor.name] = self.emitter.initializer(tensor, main_graph=False)
-            results = self._import_body(graph, block, scope, types)
+            results = self._import_body(graph, block, scope, types, counted=False)
             with self.location(f"{attribute.name}.yield"):
                 self.emitter.region_terminator(results)
 

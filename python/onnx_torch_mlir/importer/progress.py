@@ -1,4 +1,7 @@
-"""Progress of long imports on a terminal; silent when stderr is not one."""
+"""Progress of long imports on a terminal; silent when stderr is not one.
+
+Progress counts the main graph's nodes (a node with subgraphs counts once).
+"""
 
 import sys
 import time
@@ -33,13 +36,3 @@ class Progress:
         if self.shown:
             self.stream.write(f"\r{self.label}: {self.done}/{self.total} nodes, {time.monotonic() - self.started:.1f}s\n")
             self.stream.flush()
-
-
-def count_nodes(graph) -> int:
-    total = 0
-    for node in graph.node:
-        total += 1
-        for attribute in node.attribute:
-            if attribute.HasField("g"):
-                total += count_nodes(attribute.g)
-    return total
