@@ -45,6 +45,9 @@ def inline_expansions(model: onnx.ModelProto, model_name: str) -> onnx.ModelProt
     kept = [function for function in inlined.functions if function.domain != EXPANSION_DOMAIN]
     del inlined.functions[:]
     inlined.functions.extend(kept)
+    opsets = [opset for opset in inlined.opset_import if opset.domain != EXPANSION_DOMAIN]
+    del inlined.opset_import[:]
+    inlined.opset_import.extend(opsets)
     return inlined
 
 

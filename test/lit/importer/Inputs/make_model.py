@@ -110,7 +110,25 @@ def locations():
     return model(nodes, [tensor_info("x", TensorProto.FLOAT, [2])], [tensor_info("y", TensorProto.FLOAT, [2])])
 
 
-MODELS = {f.__name__: f for f in (attributes, constants, optional_inputs, subgraphs, domains, element_types, locations)}
+def functions():
+    """A model-local function called with two attribute values, and an ONNX function op (MVN)."""
+    body = [
+        helper.make_node("Relu", ["a"], ["t"]),
+        helper.make_node("Constant", [], ["s"], value_float=0.0),
+        helper.make_node("Mul", ["t", "s"], ["b"]),
+    ]
+    body[1].attribute[0].ref_attr_name = "scale"
+    local = helper.make_function("local", "ScaledRelu", ["a"], ["b"], body, [helper.make_opsetid("", 18)], attributes=["scale"])
+    nodes = [
+        helper.make_node("ScaledRelu", ["x"], ["m"], domain="local", scale=2.0, name="twice"),
+        helper.make_node("ScaledRelu", ["m"], ["n"], domain="local", scale=3.0, name="thrice"),
+        helper.make_node("MeanVarianceNormalization", ["n"], ["y"], name="mvn"),
+    ]
+    graph = helper.make_graph(nodes, "test_graph", [tensor_info("x", TensorProto.FLOAT, [1, 2, 3, 4])], [tensor_info("y", TensorProto.FLOAT, [1, 2, 3, 4])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("local", 1)], functions=[local])
+
+
+MODELS = {f.__name__: f for f in (attributes, constants, optional_inputs, subgraphs, domains, element_types, locations, functions)}
 
 if __name__ == "__main__":
     name, output = sys.argv[1], sys.argv[2]
