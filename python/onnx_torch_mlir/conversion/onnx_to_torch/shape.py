@@ -392,7 +392,21 @@ def _reshape(node: OnnxNode, b: TorchBuilder, allowzero: int):
             sizes.append(input_dims[i] if value == 0 else value)
         else:  # 0 copies the input dim: value + (value == 0) * (dim - value)
             sizes.append(_add(b, value, _mul(b, _eq(b, value, 0), _sub(b, input_dims[i], value))))
-    return b.op("aten.reshape", node.result_type(), x, _int_list(b, sizes))
+    return b.op("aten.reshape", node.result_type(), _flatten_if_ambiguous(b, x, info), _int_list(b, sizes))
+
+
+def _flatten_if_ambiguous(b: TorchBuilder, x, info):
+    """`x` as 1-D when it has several dynamic dims, else `x`.
+
+    torch-mlir's Linalg lowering of a reshape guesses which input dims each
+    output dim collapses or expands, and with several dynamic input dims it can
+    guess wrong ([?,?,?,4] to [-1,4] became [dim0, rest]). From 1-D the grouping
+    is unambiguous.
+    """
+    if info.sizes is None or len(info.sizes) < 2 or sum(size is None for size in info.sizes) < 2:
+        return x
+    flat = b.tensor_type([None], info.element)
+    return b.op("aten.flatten.using_ints", flat, x, b.constant_int(0), b.constant_int(-1))
 
 
 @converts("Reshape", since=5)
