@@ -11,6 +11,7 @@ no path-based detour.
 import onnx
 
 from ..errors import ImportError_
+from .constant_folding import fold_small_constants, has_unranked_values
 
 # Initializers whose serialized size is at most this stay whole in the skeleton:
 # data propagation reads small constants (shapes, axes, pads).
@@ -56,7 +57,25 @@ def _without_payload(tensor: onnx.TensorProto, originals: dict) -> onnx.TensorPr
 
 
 def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
-    """`model` with value_info for every value shape inference can type."""
+    """`model` with value_info for every value shape inference can type.
+
+    When some value is left without a rank, small constant subexpressions are
+    folded in a copy and inference runs again there; the types it finds are
+    given to `model` (whose nodes stay as they are).
+    """
+    inferred = _infer(model, model_name)
+    if not has_unranked_values(inferred):
+        return inferred
+    refined = _infer(fold_small_constants(inferred), model_name)
+    del inferred.graph.value_info[:]
+    inferred.graph.value_info.extend(refined.graph.value_info)
+    for output, refined_output in zip(inferred.graph.output, refined.graph.output):
+        if output.type.HasField("tensor_type") and not output.type.tensor_type.HasField("shape"):
+            output.CopyFrom(refined_output)
+    return inferred
+
+
+def _infer(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
     try:
         return onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=True)
     except Exception as error:  # onnx raises several unrelated types here
