@@ -45,9 +45,8 @@ def compile(
             f"unknown custom-op encoding '{custom_op_encoding}': expected one of {', '.join(ENCODINGS)}"
         )
     legal = normalize_backend_legal_ops(backend_legal_ops)
-    proto = load_model(model)
     context = context or make_context()
-    module = import_model(proto, importer, context)
+    module = import_model(model, importer, context)
     if keep_onnx_ops:
         if converter != "ours":
             raise PipelineError("keep_onnx_ops needs our conversion (converter='ours')")
@@ -59,8 +58,12 @@ def compile(
     return module
 
 
-def import_model(proto, importer: str, context: ir.Context) -> ir.Module:
-    """The model in the torch-ONNX spelling, by `importer` ("ours" or "torch-mlir")."""
+def import_model(model, importer: str, context: ir.Context) -> ir.Module:
+    """`model` (a path, bytes or onnx.ModelProto) in the torch-ONNX spelling, by `importer`.
+
+    Our importer takes the path itself, so large weights are memory-mapped rather
+    than read; torch-mlir's needs the whole ModelProto.
+    """
     if importer not in IMPORTERS:
         raise ValueError(f"unknown importer '{importer}': expected one of {', '.join(IMPORTERS)}")
     if importer == "torch-mlir":
@@ -68,11 +71,11 @@ def import_model(proto, importer: str, context: ir.Context) -> ir.Module:
     if importer == "ours":
         from .importer import import_onnx
 
-        return import_onnx(proto, form="torch-onnx", context=context)
+        return import_onnx(model, form="torch-onnx", context=context)
     if importer == "torch-mlir":
         from .peers import import_with_torch_mlir
 
-        return import_with_torch_mlir(proto, context)
+        return import_with_torch_mlir(load_model(model), context)
     raise ValueError(f"unknown importer '{importer}': expected one of {', '.join(IMPORTERS)}")
 
 

@@ -45,6 +45,12 @@ def run_guarded(prog: str, action, *args) -> int:
         return EXIT_OK
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | None, binary: bool = False):
     """Yield a writable file; it replaces `path` only if the block succeeds.
@@ -60,6 +66,7 @@ def atomic_output(path: str | None, binary: bool = False):
     try:
         with os.fdopen(handle, "wb" if binary else "w") as stream:
             yield stream
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
