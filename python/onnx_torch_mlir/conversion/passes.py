@@ -11,6 +11,8 @@ listing all of them.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from collections.abc import Callable, Sequence
 
@@ -84,6 +86,33 @@ def backend_contract_pipeline(backend_legal_ops: Sequence[str] = ()) -> str:
     return (
         "func.func(canonicalize),func.func(torch-scalarize-shapes),"
         f"torch-function-to-torch-backend-pipeline{legal},"
+        "torch-verify-backend-contract-no-decompositions"
+    )
+
+
+# Element types torch has no ScalarType for. torch-mlir's dtype refinement (inside
+# torch-lower-to-backend-contract) aborts the process on them ("Unhandled type in
+# getScalarTypeForType"), so modules using them take the refinement-free route below,
+# the same simplification torch-mlir's own ONNX pipeline applies.
+_TYPES_WITHOUT_TORCH_DTYPE = re.compile(r"[<,]\s*(?:ui16|ui32|ui64|si4|ui4|si2|ui2)>")
+
+
+def uses_types_without_torch_dtype(module: ir.Module) -> bool:
+    return bool(_TYPES_WITHOUT_TORCH_DTYPE.search(module.operation.get_asm(large_elements_limit=16)))
+
+
+def refinement_free_contract_pipeline(backend_legal_ops: Sequence[str] = ()) -> str:
+    """Shape simplification and decomposition without torch-mlir's dtype refinement.
+
+    Our conversion already gives every value its dtype and rank, so what the
+    backend contract still needs is shape-calculation cleanup and decomposition.
+    """
+    legal = f"{{legal-ops={','.join(backend_legal_ops)}}}" if backend_legal_ops else ""
+    return (
+        "func.func(canonicalize),func.func(torch-scalarize-shapes),torch-reify-shape-calculations,inline,"
+        "func.func(torch-simplify-shape-calculations),func.func(cse),func.func(torch-simplify-shape-calculations),"
+        "func.func(torch-drop-abstract-interp-calculations),torch-refine-public-return,func.func(canonicalize),"
+        f"func.func(torch-decompose-complex-ops{legal}),func.func(canonicalize),"
         "torch-verify-backend-contract-no-decompositions"
     )
 
@@ -163,7 +192,8 @@ def run_pipeline(module: ir.Module, steps: Sequence[str], *, stage: str, error_c
 def convert_onnx_to_torch_backend_contract(module: ir.Module, backend_legal_ops: Sequence[str] = ()) -> None:
     """An imported ONNX module (either spelling) to torch-mlir's backend contract, in place."""
     run_pipeline(module, OUR_PIPELINE, stage="convert-onnx-to-torch")
-    run_pipeline(
-        module, [backend_contract_pipeline(backend_legal_ops)], stage="torch backend contract",
-        error_class=PipelineError,
-    )
+    if uses_types_without_torch_dtype(module):
+        contract = refinement_free_contract_pipeline(backend_legal_ops)
+    else:
+        contract = backend_contract_pipeline(backend_legal_ops)
+    run_pipeline(module, [contract], stage="torch backend contract", error_class=PipelineError)
