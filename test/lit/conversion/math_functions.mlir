@@ -63,12 +63,14 @@ func.func @pow(%x: !torch.vtensor<[3],f32>, %y: !torch.vtensor<[3],si64>, %i: !t
 // -----
 
 // CHECK-LABEL: func.func @mod
-func.func @mod(%a: !torch.vtensor<[3],si32>, %b: !torch.vtensor<[3],si32>, %f: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],si32>, !torch.vtensor<[3],f32>) attributes {torch.onnx_meta.opset_version = 13 : si64} {
+func.func @mod(%a: !torch.vtensor<[3],si32>, %b: !torch.vtensor<[3],si32>, %f: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],si32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) attributes {torch.onnx_meta.opset_version = 13 : si64} {
   // CHECK: torch.aten.remainder.Tensor %arg0, %arg1
   // CHECK: torch.aten.fmod.Tensor %arg2, %arg2
+  // CHECK: torch.aten.remainder.Tensor %arg2, %arg2
   %0 = torch.operator "onnx.Mod"(%a, %b) : (!torch.vtensor<[3],si32>, !torch.vtensor<[3],si32>) -> !torch.vtensor<[3],si32>
   %1 = torch.operator "onnx.Mod"(%f, %f) {torch.onnx.fmod = 1 : si64} : (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
-  return %0, %1 : !torch.vtensor<[3],si32>, !torch.vtensor<[3],f32>
+  %2 = torch.operator "onnx.Mod"(%f, %f) : (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  return %0, %1, %2 : !torch.vtensor<[3],si32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>
 }
 
 // -----

@@ -76,10 +76,12 @@ def pow_(node: OnnxNode, b: TorchBuilder):
 
 @converts("Mod", since=10)
 def mod(node: OnnxNode, b: TorchBuilder):
-    """fmod=1: sign of the dividend (C fmod); fmod=0: sign of the divisor (Python %), integers only."""
+    """fmod=1: sign of the dividend (C fmod); fmod=0: sign of the divisor (Python %).
+
+    ONNX's text asks for fmod=1 on floating-point inputs, but its own cases (and
+    onnxruntime) give fmod=0 floats the Python meaning, which aten.remainder has.
+    """
     fmod = node.attr_int("fmod")
-    if not fmod and node.result_info().is_float:
-        node.fail("fmod=0 on floating-point inputs is not allowed by ONNX")
     torch_op = "aten.fmod.Tensor" if fmod else "aten.remainder.Tensor"
     return b.op(torch_op, node.result_type(), node.input(0), node.input(1))
 
