@@ -82,3 +82,15 @@ def test_a_real_case_runs_end_to_end(case_id):
     case = next(case for case in collect_cases() if case.case_id == case_id)
     result = run_case(case, CONFIGURATIONS["ours"], "linalg-on-tensors")
     assert result.passed, result
+
+
+def test_no_passing_list_includes_a_case_marked_unstable():
+    from onnx_torch_mlir.conformance import report
+
+    unstable = report.read_unstable()
+    assert unstable, "test/conformance/unstable.txt should parse"
+    assert all(reason.strip() for reason in unstable.values()), "every unstable case needs its reason"
+    for path in report.PASSING_DIR.glob("*/*.txt"):
+        configuration, backend = path.parent.name, path.stem
+        for case_id in report.read_passing(configuration, backend):
+            assert not report.is_unstable(unstable, configuration, backend, case_id), (path, case_id)
