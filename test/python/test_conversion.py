@@ -54,11 +54,11 @@ def test_compile_with_our_converter_reaches_backend_contract():
         [_float("a", ["N", 3]), _float("b", [3])],
         [_float("d", ["N", 3])],
     )
-    module = onnx_torch_mlir.compile(model, "torch", importer="torch-mlir", converter="ours")
+    module = onnx_torch_mlir.compile(model, "torch")
     text = str(module)
     assert "torch.aten.add.Tensor" in text and "torch.aten.exp" in text
     assert "torch.operator" not in text
-    linalg = onnx_torch_mlir.compile(model, "linalg-on-tensors", importer="torch-mlir", converter="ours")
+    linalg = onnx_torch_mlir.compile(model, "linalg-on-tensors")
     assert "linalg.generic" in str(linalg)
 
 
@@ -75,7 +75,7 @@ def test_all_failures_are_reported_at_once():
     model.opset_import.append(helper.make_opsetid("com.example", 1))
     model.graph.value_info.extend([_float("b", [3]), _float("c", [3])])
     with pytest.raises(ConversionError) as error:
-        onnx_torch_mlir.compile(model, "torch", importer="torch-mlir", converter="ours")
+        onnx_torch_mlir.compile(model, "torch")
     message = str(error.value)
     assert "node 'first' (Frobnicate" in message
     assert "node 'second' (Frobnicate" in message
