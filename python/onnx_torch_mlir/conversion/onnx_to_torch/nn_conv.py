@@ -38,10 +38,8 @@ def _convolution(b, result_type, x, weight, bias, strides, padding, dilations, t
     )
 
 
-@converts("Conv", since=1)
-def conv(node: OnnxNode, b: TorchBuilder):
-    """Y = conv(X, W) + B with strides, dilations, group and pads (or auto_pad)."""
-    x, weight, bias = node.input(0), node.input(1), node.optional_input(2)
+def _convolution_geometry(node: OnnxNode):
+    """Input and weight sizes, spatial dim count, kernel, strides and dilations of Conv/ConvTranspose."""
     x_sizes, weight_sizes = sizes_or_fail(node, 0), sizes_or_fail(node, 1)
     count = len(x_sizes) - 2
     if count < 1 or len(weight_sizes) != len(x_sizes):
@@ -49,6 +47,14 @@ def conv(node: OnnxNode, b: TorchBuilder):
     kernel = _kernel(node, weight_sizes)
     strides = spatial_ints(node, "strides", count, 1)
     dilations = spatial_ints(node, "dilations", count, 1)
+    return x_sizes, weight_sizes, count, kernel, strides, dilations
+
+
+@converts("Conv", since=1)
+def conv(node: OnnxNode, b: TorchBuilder):
+    """Y = conv(X, W) + B with strides, dilations, group and pads (or auto_pad)."""
+    x, weight, bias = node.input(0), node.input(1), node.optional_input(2)
+    x_sizes, weight_sizes, count, kernel, strides, dilations = _convolution_geometry(node)
     begins, ends = resolve_pads(node, x_sizes[2:], kernel, strides, dilations)
     padding = [min(p, q) for p, q in zip(begins, ends)]
     if begins != ends:
@@ -121,13 +127,7 @@ def conv_transpose(node: OnnxNode, b: TorchBuilder):
     is convolved on its own and the results concatenated: torch-mlir's backends mis-lower
     grouped transposed convolutions."""
     x, weight, bias = node.input(0), node.input(1), node.optional_input(2)
-    x_sizes, weight_sizes = sizes_or_fail(node, 0), sizes_or_fail(node, 1)
-    count = len(x_sizes) - 2
-    if count < 1 or len(weight_sizes) != len(x_sizes):
-        node.fail(f"input rank {len(x_sizes)} and weight rank {len(weight_sizes)} do not form a convolution")
-    kernel = _kernel(node, weight_sizes)
-    strides = spatial_ints(node, "strides", count, 1)
-    dilations = spatial_ints(node, "dilations", count, 1)
+    x_sizes, weight_sizes, count, kernel, strides, dilations = _convolution_geometry(node)
     output_padding = spatial_ints(node, "output_padding", count, 0)
     begins, ends = _transpose_pads(node, x_sizes[2:], kernel, strides, dilations, output_padding)
     window = (kernel, strides, dilations, output_padding, begins, ends)
