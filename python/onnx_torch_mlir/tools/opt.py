@@ -17,17 +17,13 @@ from torch_mlir import ir
 
 from .. import __version__
 from ..errors import OnnxTorchMlirError
+from ..pipelines import TORCH_TO_BACKEND
 from .cli_support import EXIT_ERROR, EXIT_OK, OneLineErrorParser, atomic_output, run_guarded
 
 PROG = "onnx-mlir-opt"
 SPLIT_MARKER = "// -----"
 
-# Backend flags: torch-mlir's pipelines from the Torch backend contract to each backend.
-BACKEND_FLAGS = {
-    "convert-torch-to-linalg": "torch-backend-to-linalg-on-tensors-backend-pipeline",
-    "convert-torch-to-tosa": "torch-backend-to-tosa-backend-pipeline",
-    "convert-torch-to-stablehlo": "torch-backend-to-stablehlo-backend-pipeline",
-}
+# Backend flags -> backend; each runs torch-mlir's pipeline in pipelines.TORCH_TO_BACKEND.
 BACKEND_BACKENDS = {
     "convert-torch-to-linalg": "linalg-on-tensors",
     "convert-torch-to-tosa": "tosa",
@@ -78,9 +74,9 @@ def build_parser() -> OneLineErrorParser:
                         help="ONNX (either spelling) to torch-mlir's Torch backend contract")
     for argument, our_pass in OUR_PASSES.items():
         passes.add_argument(f"--{argument}", action=_AppendStep, nargs=0, step=argument, help=our_pass.description)
-    for flag, pipeline in BACKEND_FLAGS.items():
+    for flag, backend in BACKEND_BACKENDS.items():
         passes.add_argument(f"--{flag}", action=_AppendStep, nargs=0, step=flag,
-                            help=f"Torch backend contract to the backend (torch-mlir's {pipeline})")
+                            help=f"Torch backend contract to the backend (torch-mlir's {TORCH_TO_BACKEND[backend]})")
     passes.add_argument("--pass-pipeline", action=_AppendStep, step="textual", metavar="PIPELINE",
                         help="any textual MLIR pass pipeline element(s) understood by torch-mlir, e.g. "
                         "'func.func(canonicalize)'")
@@ -101,7 +97,7 @@ def expand_steps(steps, backend_legal_ops, custom_op_encoding: str = "operands")
     for step, value in steps:
         if step == PIPELINE_FLAG:
             expanded += convert_onnx_to_torch_pipeline(backend_legal_ops)
-        elif step in BACKEND_FLAGS:
+        elif step in BACKEND_BACKENDS:
             backend = BACKEND_BACKENDS[step]
             config.require_output_type(backend)
             expanded += custom_op_passes(backend, backend_legal_ops, custom_op_encoding)

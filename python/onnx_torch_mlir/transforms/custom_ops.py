@@ -48,6 +48,7 @@ from torch_mlir.dialects import arith, func, tosa
 from torch_mlir.passmanager import PassManager
 
 from ..errors import ConversionError, PipelineError
+from ..pipelines import TORCH_TO_BACKEND
 
 ENCODINGS = ("operands", "attributes")
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
@@ -59,11 +60,6 @@ ONNX_OP_TYPE = "onnx.op_type"
 LINALG_ATTRIBUTES = "implementation_attrs"
 CUSTOM_CALL_MARKER = "otm.custom_op"  # unit attribute on the declarations Linalg custom calls call
 
-_BACKEND_PIPELINES = {
-    "linalg-on-tensors": "torch-backend-to-linalg-on-tensors-backend-pipeline",
-    "tosa": "torch-backend-to-tosa-backend-pipeline",
-    "stablehlo": "torch-backend-to-stablehlo-backend-pipeline",
-}
 _LINALG_VERIFIER = "torch-verify-linalg-on-tensors-backend-contract"
 _VTENSOR = re.compile(r"^!torch\.vtensor<\[([^\]]*)\],(.+)>$")
 
@@ -481,7 +477,7 @@ def _pipeline_text(backend: str) -> str:
     from ..mlir_context import make_context
 
     with make_context():
-        text = str(PassManager.parse(f"builtin.module({_BACKEND_PIPELINES[backend]})"))
+        text = str(PassManager.parse(f"builtin.module({TORCH_TO_BACKEND[backend]})"))
     return text[len("builtin.module(") : -1]
 
 
@@ -561,7 +557,7 @@ def custom_op_passes(backend: str, kept_ops=(), encoding: str = "operands") -> l
         f"Backend-legal Torch ops and kept ONNX ops to {backend} custom ops",
     )
     if backend != "linalg-on-tensors":
-        return [convert, _BACKEND_PIPELINES[backend]]
+        return [convert, TORCH_TO_BACKEND[backend]]
     verify = _python_pass(
         verify_linalg_contract_around_custom_calls,
         "verify-linalg-on-tensors-backend-contract-around-custom-calls",
