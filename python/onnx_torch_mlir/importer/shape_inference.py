@@ -12,6 +12,7 @@ import onnx
 
 from ..errors import ImportError_
 from .constant_folding import fold_small_constants, has_unranked_values
+from .shape_values import refine_types
 
 # Initializers whose serialized size is at most this stay whole in the skeleton:
 # data propagation reads small constants (shapes, axes, pads).
@@ -61,18 +62,19 @@ def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
 
     When some value is left without a rank, small constant subexpressions are
     folded in a copy and inference runs again there; the types it finds are
-    given to `model` (whose nodes stay as they are).
+    given to `model` (whose nodes stay as they are). Then the dims that shape
+    tensors determine but ONNX's data propagation leaves unknown are filled in
+    (`shape_values`).
     """
     inferred = _infer(model, model_name)
-    if not has_unranked_values(inferred):
-        return inferred
-    refined = _infer(fold_small_constants(inferred), model_name)
-    del inferred.graph.value_info[:]
-    inferred.graph.value_info.extend(refined.graph.value_info)
-    for output, refined_output in zip(inferred.graph.output, refined.graph.output):
-        if output.type.HasField("tensor_type") and not output.type.tensor_type.HasField("shape"):
-            output.CopyFrom(refined_output)
-    return inferred
+    if has_unranked_values(inferred):
+        refined = _infer(fold_small_constants(inferred), model_name)
+        del inferred.graph.value_info[:]
+        inferred.graph.value_info.extend(refined.graph.value_info)
+        for output, refined_output in zip(inferred.graph.output, refined.graph.output):
+            if output.type.HasField("tensor_type") and not output.type.tensor_type.HasField("shape"):
+                output.CopyFrom(refined_output)
+    return refine_types(inferred, lambda typed: _infer(typed, model_name))
 
 
 def _infer(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
