@@ -30,6 +30,7 @@ def const(name, values, dtype=np.int64):
 x234 = rng.standard_normal((2, 3, 4)).astype(np.float32)
 x1841 = rng.standard_normal((1, 8, 4, 1)).astype(np.float32)
 x1244 = rng.standard_normal((1, 2, 4, 4)).astype(np.float32)
+x2346 = rng.standard_normal((2, 3, 4, 6)).astype(np.float32)
 cases = {
  "squeeze11": (model("Squeeze", [("x", F, [1, 3, 1])], [("y", F, None)], 11, axes=[0, -1]), [rng.standard_normal((1, 3, 1)).astype(np.float32)]),
  "squeeze11_noaxes": (model("Squeeze", [("x", F, [1, 3, 1])], [("y", F, None)], 11), [rng.standard_normal((1, 3, 1)).astype(np.float32)]),
@@ -50,6 +51,9 @@ cases = {
  "depthtospace1": (model("DepthToSpace", [("x", F, [1, 8, 4, 1])], [("y", F, None)], 1, blocksize=2), [x1841]),
  "depthtospace13_crd": (model("DepthToSpace", [("x", F, [1, 8, 4, 1])], [("y", F, None)], 13, blocksize=2, mode="CRD"), [x1841]),
  "spacetodepth1": (model("SpaceToDepth", [("x", F, [1, 2, 4, 4])], [("y", F, None)], 1, blocksize=2), [x1244]),
+ "spacetodepth28_dcr": (model("SpaceToDepth", [("x", F, [2, 3, 4, 6])], [("y", F, None)], 28, blocksize=2, mode="DCR"), [x2346]),
+ "spacetodepth28_crd": (model("SpaceToDepth", [("x", F, [2, 3, 4, 6])], [("y", F, None)], 28, blocksize=2, mode="CRD"), [x2346]),
+ "depthtospace28_crd": (model("DepthToSpace", [("x", F, [1, 8, 4, 1])], [("y", F, None)], 28, blocksize=2, mode="CRD"), [x1841]),
  "reshape5": (model("Reshape", [("x", F, [2, 3, 4])], [("y", F, None)], 5, initializers=[const("s", [0, -1])]), [x234]),
  # Several dynamic input dims: torch-mlir's Linalg lowering of a reshape guessed the grouping wrong.
  "reshape14_dynamic_dims": (model("Reshape", [("x", F, ["a", "b", "c", 4])], [("y", F, None)], 14, initializers=[const("s", [-1, 4])]), [rng.standard_normal((4, 5, 6, 4)).astype(np.float32)]),
@@ -108,6 +112,27 @@ def test_matches_onnx_reference(name):
     for want, got in zip(expected, _run(m, inputs)):
         assert np.shape(want) == np.shape(got)
         np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64), atol=1e-6)
+
+
+# The block rearrangements in both orders, on every backend (SpaceToDepth's CRD mode was
+# once read as DCR).
+BLOCK_MODE_CASES = ["depthtospace1", "depthtospace13_crd", "spacetodepth1", "spacetodepth28_dcr", "spacetodepth28_crd", "depthtospace28_crd"]
+
+
+@pytest.mark.parametrize("backend", ["linalg-on-tensors", "tosa", "stablehlo"])
+@pytest.mark.parametrize("name", BLOCK_MODE_CASES)
+def test_block_modes_match_onnx_reference(name, backend):
+    m, inputs = cases[name]
+    (want,) = ReferenceEvaluator(m).run(None, dict(zip(_graph_inputs(m), inputs)))
+    (got,) = _run(m, inputs, backend)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_spacetodepth_mode_before_opset_28_is_refused():
+    """Before opset 28 SpaceToDepth has no `mode`: a 'CRD' there must not be read as DCR."""
+    m = model("SpaceToDepth", [("x", F, [2, 3, 4, 6])], [("y", F, None)], 13, blocksize=2, mode="CRD")
+    with pytest.raises(onnx_torch_mlir.errors.ConversionError, match="mode .CRD. is not an attribute of SpaceToDepth before opset 28"):
+        _run(m, [x2346])
 
 
 def test_concat_opset1_default_axis_is_1():

@@ -495,6 +495,29 @@ func.func @space_to_depth(%x: !torch.vtensor<[1,2,4,6],f32>) -> !torch.vtensor<[
 
 // -----
 
+// Opset 28 adds `mode`; CRD keeps the input channel outermost: permutation [0, 1, 3, 5, 2, 4].
+// CHECK-LABEL: func.func @space_to_depth_crd
+// CHECK: torch.aten.reshape %arg0, %{{.*}} : !torch.vtensor<[1,3,4,6],f32>, !torch.list<int> -> !torch.vtensor<[1,3,2,2,3,2],f32>
+// CHECK: %[[PERM:.*]] = torch.prim.ListConstruct %int0, %int1{{.*}}, %int3{{.*}}, %int5{{.*}}, %int2{{.*}}, %int4{{.*}} :
+// CHECK: torch.aten.permute %{{.*}}, %[[PERM]] : !torch.vtensor<[1,3,2,2,3,2],f32>, !torch.list<int> -> !torch.vtensor<[1,3,2,2,2,3],f32>
+// CHECK: torch.aten.reshape %{{.*}}, %{{.*}} : !torch.vtensor<[1,3,2,2,2,3],f32>, !torch.list<int> -> !torch.vtensor<[1,12,2,3],f32>
+func.func @space_to_depth_crd(%x: !torch.vtensor<[1,3,4,6],f32>) -> !torch.vtensor<[1,12,2,3],f32> attributes {torch.onnx_meta.opset_version = 28 : si64} {
+  %0 = torch.operator "onnx.SpaceToDepth"(%x) {torch.onnx.blocksize = 2 : si64, torch.onnx.mode = "CRD"} : (!torch.vtensor<[1,3,4,6],f32>) -> !torch.vtensor<[1,12,2,3],f32>
+  return %0 : !torch.vtensor<[1,12,2,3],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @space_to_depth_28_default_dcr
+// CHECK: %[[PERM:.*]] = torch.prim.ListConstruct %int0, %int3{{.*}}, %int5{{.*}}, %int1{{.*}}, %int2{{.*}}, %int4{{.*}} :
+// CHECK: torch.aten.permute %{{.*}}, %[[PERM]] : !torch.vtensor<[1,3,2,2,3,2],f32>, !torch.list<int> -> !torch.vtensor<[1,2,2,3,2,3],f32>
+func.func @space_to_depth_28_default_dcr(%x: !torch.vtensor<[1,3,4,6],f32>) -> !torch.vtensor<[1,12,2,3],f32> attributes {torch.onnx_meta.opset_version = 28 : si64} {
+  %0 = torch.operator "onnx.SpaceToDepth"(%x) {torch.onnx.blocksize = 2 : si64} : (!torch.vtensor<[1,3,4,6],f32>) -> !torch.vtensor<[1,12,2,3],f32>
+  return %0 : !torch.vtensor<[1,12,2,3],f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @eye_like
 // CHECK: torch.aten.arange %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.int, !torch.int, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[3],si64>
 // CHECK: torch.aten.unsqueeze %{{.*}}, %{{.*}} : !torch.vtensor<[3],si64>, !torch.int -> !torch.vtensor<[3,1],si64>

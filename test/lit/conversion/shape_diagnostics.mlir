@@ -8,6 +8,8 @@ func.func @refused_opset_1(%x: !torch.vtensor<[3],f32>, %d: !torch.vtensor<[?,?]
   %yes = torch.vtensor.literal(dense<true> : tensor<i1>) : !torch.vtensor<[],i1>
   // CHECK: shape_diagnostics.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: unnamed node (Slice, domain 'ai.onnx', opset 1): starts, ends, axes and steps have different lengths (1, 1, 2, 1)
   %r6 = torch.operator "onnx.Slice"(%x) {torch.onnx.starts = [0 : si64], torch.onnx.ends = [2 : si64], torch.onnx.axes = [0 : si64, 1 : si64]} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[2],f32>
+  // CHECK: shape_diagnostics.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: unnamed node (DepthToSpace, domain 'ai.onnx', opset 1): mode 'CRD' is not an attribute of DepthToSpace before opset 11 (the model imports opset 1); use opset 11 or later
+  %r7 = torch.operator "onnx.DepthToSpace"(%m) {torch.onnx.blocksize = 2 : si64, torch.onnx.mode = "CRD"} : (!torch.vtensor<[1,8,2,3],f32>) -> !torch.vtensor<[1,2,4,6],f32>
   return
 }
 
@@ -48,6 +50,8 @@ func.func @refused_opset_13(%x: !torch.vtensor<[3],f32>, %d: !torch.vtensor<[?,?
   %r14 = torch.operator "onnx.DepthToSpace"(%m) {torch.onnx.blocksize = 2 : si64, torch.onnx.mode = "RCD"} : (!torch.vtensor<[1,8,2,3],f32>) -> !torch.vtensor<[1,2,4,6],f32>
   // CHECK: shape_diagnostics.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: unnamed node (SpaceToDepth, domain 'ai.onnx', opset 13): needs a rank-4 input, not rank 1
   %r15 = torch.operator "onnx.SpaceToDepth"(%x) {torch.onnx.blocksize = 2 : si64} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  // CHECK: shape_diagnostics.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: unnamed node (SpaceToDepth, domain 'ai.onnx', opset 13): mode 'CRD' is not an attribute of SpaceToDepth before opset 28 (the model imports opset 13); use opset 28 or later
+  %r15b = torch.operator "onnx.SpaceToDepth"(%m) {torch.onnx.blocksize = 2 : si64, torch.onnx.mode = "CRD"} : (!torch.vtensor<[1,8,2,3],f32>) -> !torch.vtensor<[1,32,1,1],f32>
   // CHECK: shape_diagnostics.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: unnamed node (EyeLike, domain 'ai.onnx', opset 13): needs a rank-2 input, not rank 1
   %r16 = torch.operator "onnx.EyeLike"(%x) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
   // CHECK: shape_diagnostics.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: unnamed node (Tile, domain 'ai.onnx', opset 13): 'repeats' has 1 values for a rank-2 input

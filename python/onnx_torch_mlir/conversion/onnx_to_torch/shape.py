@@ -1046,7 +1046,23 @@ def _nchw(node: OnnxNode, b: TorchBuilder):
     return _dims(b, node.input(0)), blocksize
 
 
+def _mode_outside_schema(node: OnnxNode) -> str:
+    """DCR, for an opset whose schema has no `mode` (DepthToSpace-1, SpaceToDepth before 28).
+
+    A model that carries `mode` there anyway is outside the schema: onnxruntime refuses it,
+    onnx.reference applies it. Ignoring a 'CRD' would give wrong numbers, so it fails."""
+    if node.has_attr("mode"):
+        mode = node.attr_string("mode")
+        if mode != "DCR":
+            first = 11 if node.op_type == "DepthToSpace" else 28
+            node.fail(f"mode '{mode}' is not an attribute of {node.op_type} before opset {first} "
+                      f"(the model imports opset {node.opset}); use opset {first} or later")
+    return "DCR"
+
+
 def _depth_to_space(node: OnnxNode, b: TorchBuilder, mode: str):
+    """Output (y * bs + i, x * bs + j) of channel d reads input channel (i * bs + j) * D + d
+    for DCR, d * bs * bs + i * bs + j for CRD."""
     (n, c, h, w), bs = _nchw(node, b)
     depth = _floordiv(b, c, bs * bs)
     final = [n, depth, _mul(b, h, bs), _mul(b, w, bs)]
@@ -1060,7 +1076,7 @@ def _depth_to_space(node: OnnxNode, b: TorchBuilder, mode: str):
 @converts("DepthToSpace", since=1)
 def depth_to_space_dcr(node: OnnxNode, b: TorchBuilder):
     """Opset 1: depth-column-row order only."""
-    return _depth_to_space(node, b, "DCR")
+    return _depth_to_space(node, b, _mode_outside_schema(node))
 
 
 @converts("DepthToSpace", since=11)
@@ -1069,12 +1085,30 @@ def depth_to_space(node: OnnxNode, b: TorchBuilder):
     return _depth_to_space(node, b, node.attr_string("mode"))
 
 
-@converts("SpaceToDepth", since=1)
-def space_to_depth(node: OnnxNode, b: TorchBuilder):
+def _space_to_depth(node: OnnxNode, b: TorchBuilder, mode: str):
+    """The inverse of DepthToSpace in the same mode: input (y * bs + i, x * bs + j) of channel
+    c goes to channel (i * bs + j) * C + c for DCR, c * bs * bs + i * bs + j for CRD."""
     (n, c, h, w), bs = _nchw(node, b)
     height, width = _floordiv(b, h, bs), _floordiv(b, w, bs)
     final = [n, _mul(b, c, bs * bs), height, width]
-    return _block_rearrange(node, b, [n, c, height, bs, width, bs], [0, 3, 5, 1, 2, 4], final)
+    split = [n, c, height, bs, width, bs]
+    if mode == "DCR":
+        return _block_rearrange(node, b, split, [0, 3, 5, 1, 2, 4], final)
+    if mode == "CRD":
+        return _block_rearrange(node, b, split, [0, 1, 3, 5, 2, 4], final)
+    node.fail(f"mode '{mode}' is not 'DCR' or 'CRD'")
+
+
+@converts("SpaceToDepth", since=1)
+def space_to_depth_dcr(node: OnnxNode, b: TorchBuilder):
+    """Before opset 28: depth-column-row order only."""
+    return _space_to_depth(node, b, _mode_outside_schema(node))
+
+
+@converts("SpaceToDepth", since=28)
+def space_to_depth(node: OnnxNode, b: TorchBuilder):
+    """From opset 28, `mode` picks DCR (default) or CRD."""
+    return _space_to_depth(node, b, node.attr_string("mode"))
 
 
 # -- EyeLike, Trilu ---------------------------------------------------------------
