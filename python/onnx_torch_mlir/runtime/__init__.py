@@ -43,8 +43,26 @@ broadcasts of a dimension that may or may not be 1 (stablehlo-legalize-to-linalg
 rejects them; the RunnerError carries its diagnostic). After a failed runtime
 assertion the compiled code runs on to its end before the error is raised, so
 code that relies on the checked property may still misbehave first.
+
+IREE, the second consumer (`iree.py`): `compile_with_iree(module, input_dialect)`
+compiles any backend's output in-process with IREE's compiler for the host CPU
+(llvm-cpu) and returns an `IreeProgram` that runs on IREE's local-task driver,
+independently of everything above; failures are `IreeError`s naming the stage.
+Results come back as this runner's do (signless integers signed), so
+`reinterpret_results` applies to them alike. IREE is a test extra
+(`pip install 'onnx-torch-mlir[test]'`); the command line's `run` and `verify`
+use it with `--consumer iree`.
 """
 
+from onnx_torch_mlir.runtime.iree import IreeError, IreeProgram, compile_with_iree
 from onnx_torch_mlir.runtime.runner import CompiledProgram, compile_for_cpu, reinterpret_results, run
 
-__all__ = ["CompiledProgram", "compile_for_cpu", "reinterpret_results", "run"]
+__all__ = [
+    "CompiledProgram",
+    "IreeError",
+    "IreeProgram",
+    "compile_for_cpu",
+    "compile_with_iree",
+    "reinterpret_results",
+    "run",
+]

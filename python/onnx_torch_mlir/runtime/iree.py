@@ -1,0 +1,408 @@
+"""IREE as a second, independent consumer of every backend's output.
+
+    program = compile_with_iree(onnx_torch_mlir.compile(model, output_type="tosa"), "tosa")
+    outputs = program(x)                      # a list of numpy arrays
+
+`compile_with_iree` compiles in-process with IREE's compiler library (the
+embedding API behind `iree.compiler.api`, not the `iree-compile` subprocess)
+for the host CPU (`llvm-cpu`, `--iree-llvmcpu-target-cpu=host`), and the
+program runs on IREE's `local-task` CPU driver. Nothing of our own runner is
+shared: only the signature of the entry function is read on our side.
+
+The program goes to IREE as MLIR *bytecode* written from a parsed module,
+never as the text our printer produced: torch-mlir's MLIR and IREE's are
+different builds, and custom assembly drifts between them (IREE 3.13 cannot
+parse the `tosa.const_shape {values = ...}` that torch-mlir prints) while the
+bytecode of the same ops reads fine. Bytecode also carries large constants
+(`dense_resource` blobs) as raw bytes instead of hex text, and it is written
+from the caller's module without touching it (text is parsed afresh first).
+
+IREE's input type, per backend (`--iree-input-type`):
+
+- "linalg-on-tensors" -> `tm_tensor`: torch-mlir's Linalg output may hold its
+  TMTensor ops (`tm_tensor.scatter` for ScatterElements/ScatterND, sort, scan,
+  attention), which IREE's plain pipeline (`none`) rejects as illegal; the
+  `tm_tensor` input conversion turns them into IREE's LinalgExt ops and leaves
+  plain Linalg alone.
+- "tosa" -> `tosa`: IREE's TOSA input pipeline (TOSA to Linalg with IREE's
+  own additions, e.g. scatter/gather to LinalgExt).
+- "stablehlo" -> `stablehlo`: plain StableHLO and CHLO as torch-mlir emits
+  them (`stablehlo_xla` would add XLA's tuple and entry-point conventions,
+  which torch-mlir's output does not use).
+
+`auto` would usually guess the same, but the backend is known, and saying so
+turns a mislabelled program into a clear error instead of a silent re-route.
+
+Flags are IREE's defaults except for the target and one input option:
+`--iree-input-demote-f64-to-f32` is on by default in IREE and would turn an
+ONNX model's f64 into f32 (different numbers and a different result dtype),
+so it is switched off. The optimization levels stay at IREE's defaults
+(`--iree-opt-level=O0`, dispatch creation O2, LLVM code generation at its
+own default), which keep compile time low; nothing here needs more.
+
+Values: a numpy array per argument, C-contiguous copies are made as needed.
+Integers are checked by width only (MLIR's `iN` is signless: int8 or uint8
+both fit `i8`); results come back as the MLIR result type says, exactly as
+the reference runner returns them: signless `iN` as signed `intN`, `uiN` as
+`uintN`, `i1` as bool, f16, bf16 (ml_dtypes), f32, f64, complex64/128. A
+caller who knows an ONNX model's declared output types reinterprets them with
+`reinterpret_results(outputs, declared_output_dtypes(model))` (both in this
+package's runtime), or `program(*inputs, result_dtypes=...)`.
+Sub-byte integers, float8 and `index` at the boundary are refused with an
+IreeError at compile time.
+
+Every failure is an `IreeError` whose one-line message says the stage
+("IREE compile" or "IREE run"), the entry function and the first meaningful
+line of IREE's diagnostic.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import io
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from onnx_torch_mlir.errors import OnnxTorchMlirError, RunnerError
+
+# The backend names of `onnx_torch_mlir.compile` -> IREE's `--iree-input-type`.
+INPUT_TYPES = {"linalg-on-tensors": "tm_tensor", "tosa": "tosa", "stablehlo": "stablehlo"}
+DRIVER = "local-task"
+_COMPILER_FLAGS = (
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+    "--iree-input-demote-f64-to-f32=false",
+)
+_MESSAGE_LIMIT = 300
+_SEVERITY_ERROR = 2  # iree_compiler_diagnostic_severity_t: NOTE 0, WARNING 1, ERROR 2, REMARK 3
+
+
+class IreeError(OnnxTorchMlirError):
+    """IREE could not compile or run a program (the message names the stage)."""
+
+
+@dataclass(frozen=True)
+class _TensorSpec:
+    """One argument or result: MLIR spelling, numpy dtype, shape (None: dynamic)."""
+
+    mlir_type: str
+    dtype: np.dtype
+    shape: tuple[int | None, ...]
+
+    def conform(self, value, index: int, entry: str) -> np.ndarray:
+        """`value` as the C-contiguous array IREE gets for this argument, or an IreeError."""
+        from onnx_torch_mlir.runtime.dtypes import accepts_input_dtype
+
+        array = np.asarray(value)
+        fits = (
+            accepts_input_dtype(self.dtype, array.dtype)
+            and array.ndim == len(self.shape)
+            and all(want is None or want == got for want, got in zip(self.shape, array.shape))
+        )
+        if not fits:
+            raise IreeError(
+                f"IREE run of @{entry}: argument {index} expects {self.mlir_type}, got an array of shape "
+                f"{tuple(array.shape)} and dtype {array.dtype}"
+            )
+        # IREE checks an argument's shape but not its element type, so this check is
+        # the guard. An integer array travels as the declared dtype (same width, so
+        # uint8 data for an i8 argument keeps its bits). np.asarray, not
+        # np.ascontiguousarray, which makes a 0-d array 1-d.
+        return np.asarray(array.view(self.dtype) if array.dtype != self.dtype else array, order="C")
+
+
+class IreeProgram:
+    """A program compiled by IREE for the host CPU; call it with numpy arrays."""
+
+    def __init__(self, entry: str, inputs: list[_TensorSpec], results: list[_TensorSpec], vmfb):
+        self.entry = entry
+        self.input_types = tuple(spec.mlir_type for spec in inputs)
+        self.result_types = tuple(spec.mlir_type for spec in results)
+        self.result_dtypes = tuple(spec.dtype for spec in results)
+        self._vmfb = vmfb
+        self._inputs = inputs
+        self._results = results
+        self._lock = threading.Lock()
+        runtime = _iree_runtime()
+        device, instance = _device_and_instance()
+        self._device = device
+        try:
+            # Wrapped in place (the buffer is aligned for it), not copied: it may hold all the weights.
+            vm_module = runtime.VmModule.from_buffer(instance, vmfb, warn_if_copy=False)
+            hal_module = runtime.create_hal_module(instance, device)
+            self._context = runtime.VmContext(instance, modules=[hal_module, vm_module])
+            self._function = vm_module.lookup_function(entry)
+        except (RuntimeError, ValueError) as error:
+            raise IreeError(f"IREE run of @{entry}: cannot load the compiled module: {_runtime_message(error)}") from None
+        if self._function is None:
+            raise IreeError(f"IREE run of @{entry}: the compiled module exports no function @{entry}")
+
+    @property
+    def vmfb(self) -> bytes:
+        """The compiled module (an IREE VM flatbuffer), e.g. to save for `iree-run-module`."""
+        return self._vmfb.tobytes()
+
+    def __call__(self, *inputs, result_dtypes: Sequence | None = None) -> list[np.ndarray]:
+        """Run the entry function; `result_dtypes` optionally reinterprets results (see the module docstring)."""
+        runtime = _iree_runtime()
+        if len(inputs) != len(self._inputs):
+            raise IreeError(f"IREE run of @{self.entry}: takes {len(self._inputs)} inputs, got {len(inputs)}")
+        arrays = [spec.conform(value, index, self.entry) for index, (spec, value) in enumerate(zip(self._inputs, inputs))]
+        arguments = runtime.VmVariantList(len(arrays))
+        for array in arrays:
+            arguments.push_ref(self._buffer_view_of(array))
+        returned = runtime.VmVariantList(len(self._results))
+        with self._lock:
+            try:
+                self._context.invoke(self._function, arguments, returned)
+            except (RuntimeError, ValueError) as error:
+                raise IreeError(f"IREE run of @{self.entry} failed: {_runtime_message(error)}") from None
+        if len(returned) != len(self._results):
+            raise IreeError(
+                f"IREE run of @{self.entry}: returned {len(returned)} values for {len(self._results)} results"
+            )
+        outputs = [self._to_numpy(returned, index, spec) for index, spec in enumerate(self._results)]
+        if result_dtypes is None:
+            return outputs
+        from onnx_torch_mlir.runtime.runner import reinterpret_results
+
+        try:
+            return reinterpret_results(outputs, result_dtypes)
+        except RunnerError as error:
+            raise IreeError(f"IREE run of @{self.entry}: {error}") from None
+
+    def _buffer_view_of(self, array: np.ndarray):
+        """A device copy of `array`, shaped explicitly (a 0-d array's buffer would read as shape [1])."""
+        runtime = _iree_runtime()
+        buffer = self._device.allocator.allocate_buffer_copy(
+            memory_type=runtime.MemoryType.DEVICE_LOCAL,
+            allowed_usage=runtime.BufferUsage.DEFAULT,
+            device=self._device,
+            buffer=array.reshape(-1).view(np.uint8),
+        )
+        return runtime.HalBufferView(buffer, list(array.shape), _hal_element_type(array.dtype))
+
+    def _to_numpy(self, returned, index: int, spec: _TensorSpec) -> np.ndarray:
+        runtime = _iree_runtime()
+        buffer_view = returned.get_as_object(index, runtime.HalBufferView)
+        shape = tuple(buffer_view.shape)
+        if buffer_view.byte_length != int(np.prod(shape, dtype=np.int64)) * spec.dtype.itemsize:
+            raise IreeError(
+                f"IREE run of @{self.entry}: result {index} ({spec.mlir_type}) came back with "
+                f"{buffer_view.byte_length} bytes for shape {list(shape)}"
+            )
+        if 0 in shape:
+            return np.empty(shape, spec.dtype)
+        # The local CPU drivers' buffers are host-visible: map the bytes and copy
+        # them out under the result's own dtype (IREE's dtype table has no bf16).
+        mapped = buffer_view.map()
+        raw = np.array(mapped.asarray([buffer_view.byte_length], np.dtype(np.uint8)), copy=True)
+        return raw.view(spec.dtype).reshape(shape)
+
+
+def compile_with_iree(program, input_dialect: str, *, entry: str | None = None) -> IreeProgram:
+    """Compile `program` (an `ir.Module` from `onnx_torch_mlir.compile`, or MLIR text) with IREE.
+
+    `input_dialect` is the backend that produced it: "linalg-on-tensors", "tosa"
+    or "stablehlo"; `entry` names the function to call (default: the module's
+    single public function). The caller's module is not modified.
+    """
+    if input_dialect not in INPUT_TYPES:
+        raise IreeError(
+            f"IREE compile: unknown input dialect {input_dialect!r}; expected one of {', '.join(INPUT_TYPES)}"
+        )
+    bytecode, function_name, inputs, results = _bytecode_and_signature(program, entry)
+    vmfb = _compile_bytecode(bytecode, INPUT_TYPES[input_dialect], f"@{function_name} ({input_dialect})")
+    return IreeProgram(function_name, inputs, results, vmfb)
+
+
+def _bytecode_and_signature(program, entry: str | None):
+    """The program as MLIR bytecode, and its entry function's name and tensor specs."""
+    from onnx_torch_mlir.runtime import lowering
+
+    if not isinstance(program, str):
+        # The caller's module is only read: written out as bytecode, never changed.
+        return _read_module(program, entry)
+    with lowering.runner_context():
+        try:
+            module = lowering.parse_module(program)
+        except RunnerError as error:
+            raise IreeError(f"IREE compile: {error}") from None
+        return _read_module(module, entry)
+
+
+def _read_module(module, entry: str | None):
+    from onnx_torch_mlir.runtime import calling_convention
+
+    try:
+        function = calling_convention.find_entry(module, entry)
+    except RunnerError as error:
+        raise IreeError(f"IREE compile: {error}") from None
+    name = function.sym_name.value
+    function_type = function.type
+    inputs = [_spec_of(t, f"argument {i}", name) for i, t in enumerate(function_type.inputs)]
+    results = [_spec_of(t, f"result {i}", name) for i, t in enumerate(function_type.results)]
+    return _bytecode_of(module), name, inputs, results
+
+
+def _bytecode_of(module) -> bytes:
+    buffer = io.BytesIO()
+    module.operation.write_bytecode(buffer)
+    return buffer.getvalue()
+
+
+# Float8/6/4 (f8E4M3FN, ...) and index: numpy_dtype_for refuses or IREE's boundary differs.
+_UNSUPPORTED_ELEMENT_PREFIXES = ("f8E", "f6E", "f4E", "index")
+
+
+def _spec_of(mlir_type, where: str, entry: str) -> _TensorSpec:
+    from torch_mlir import ir
+
+    from onnx_torch_mlir.errors import UnsupportedTypeError
+    from onnx_torch_mlir.runtime.dtypes import numpy_dtype_for
+
+    if not isinstance(mlir_type, ir.RankedTensorType):
+        raise IreeError(f"IREE compile: @{entry} {where} has type {mlir_type}; only ranked tensors are exchanged")
+    element = str(mlir_type.element_type)
+    try:
+        dtype = numpy_dtype_for(element, where)
+    except UnsupportedTypeError:
+        dtype = None
+    if dtype is None or element.startswith(_UNSUPPORTED_ELEMENT_PREFIXES) or _hal_element_type(dtype) is None:
+        raise IreeError(
+            f"IREE compile: @{entry} {where} has element type {element}, which this consumer cannot "
+            "exchange with IREE (supported: f16, bf16, f32, f64, i1, i8-i64, complex)"
+        )
+    shape = tuple(None if mlir_type.is_dynamic_dim(i) else size for i, size in enumerate(mlir_type.shape))
+    return _TensorSpec(str(mlir_type), dtype, shape)
+
+
+def _hal_element_type(dtype: np.dtype):
+    """The HAL element type of an array exchanged as `dtype` (None: not exchangeable)."""
+    runtime = _iree_runtime()
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        # MLIR's iN is signless, and so is the HAL's INT_N.
+        return getattr(runtime.HalElementType, f"INT_{dtype.itemsize * 8}", None)
+    return runtime.dtypes.map_dtype_to_hal_element_type(dtype)
+
+
+# --- The compiler: IREE's embedding API, with diagnostics captured. ---
+
+_DiagnosticCallback = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
+
+
+def _compile_bytecode(bytecode: bytes, input_type: str, what: str):
+    """IREE's VM flatbuffer for `bytecode` (a buffer in IREE's memory), or an IreeError with IREE's first error."""
+    api, dylib = _iree_compiler_api()
+    diagnostics: list[tuple[int, str]] = []
+
+    def collect(severity, message, size, _user_data) -> None:
+        diagnostics.append((severity, ctypes.string_at(message, size).decode(errors="replace")))
+
+    callback = _DiagnosticCallback(collect)  # referenced until the session (and its invocation) is closed
+    session = api.Session()
+    try:
+        try:
+            session.set_flags(*_COMPILER_FLAGS, f"--iree-input-type={input_type}")
+        except ValueError as error:
+            raise IreeError(f"IREE compile of {what}: bad compiler flags: {_first_line(str(error))}") from None
+        invocation = session.invocation()
+        # The Python wrapper offers console diagnostics only (stderr); the C
+        # API's callback gives them to us so they end up in the IreeError.
+        dylib.ireeCompilerInvocationEnableCallbackDiagnostics(invocation._inv_p, 0, callback, None)
+        source = api.Source.wrap_buffer(session, bytecode, buffer_name="program.mlirbc")
+        if not invocation.parse_source(source):
+            raise IreeError(f"IREE compile of {what}: cannot read the program: {_first_error(diagnostics)}")
+        if not invocation.execute():
+            raise IreeError(f"IREE compile of {what} failed: {_first_error(diagnostics)}")
+        output = api.Output.open_membuffer()
+        try:
+            invocation.output_vm_bytecode(output)
+            return _aligned_copy(output.map_memory())
+        except ValueError as error:
+            detail = _first_error(diagnostics) if diagnostics else _first_line(str(error))
+            raise IreeError(f"IREE compile of {what}: cannot write the module: {detail}") from None
+        finally:
+            # Freed now, not at interpreter exit (after IREE's global shutdown, which crashes).
+            output.close()
+    finally:
+        session.close()
+
+
+_VMFB_ALIGNMENT = 64
+
+
+def _aligned_copy(buffer) -> np.ndarray:
+    """`buffer`'s bytes in a numpy array starting on a 64-byte boundary, so IREE's VM wraps it without a copy."""
+    size = len(buffer)
+    storage = np.empty(size + _VMFB_ALIGNMENT, np.uint8)
+    offset = -storage.ctypes.data % _VMFB_ALIGNMENT
+    aligned = storage[offset : offset + size]
+    ctypes.memmove(aligned.ctypes.data, ctypes.addressof(buffer), size)
+    return aligned
+
+
+def _first_error(diagnostics: list[tuple[int, str]]) -> str:
+    errors = [message for severity, message in diagnostics if severity == _SEVERITY_ERROR]
+    messages = errors or [message for _, message in diagnostics]
+    return _first_line(messages[0]) if messages else "IREE gave no diagnostic"
+
+
+def _first_line(message: str) -> str:
+    line = next((line.strip() for line in message.splitlines() if line.strip()), "")
+    return line if len(line) <= _MESSAGE_LIMIT else line[: _MESSAGE_LIMIT - 3] + "..."
+
+
+def _runtime_message(error: Exception) -> str:
+    """The informative part of an IREE runtime status: its code and text, without the source path or stack."""
+    line = _first_line(str(error))
+    line = line.removeprefix("Error invoking function: ")
+    # "c/runtime/src/iree/.../file.c:225: INVALID_ARGUMENT; detail; while invoking ...; [ 1] ..."
+    # or "<vm>:0: FAILED_PRECONDITION; message;"
+    line = re.sub(r"^\S+:\d+: ", "", line)
+    return _first_line(line.split("; while ")[0].split("; [")[0].rstrip("; "))
+
+
+# --- Lazily loaded IREE packages (a test extra of this package) and the shared CPU device. ---
+
+_runtime_lock = threading.Lock()
+_shared_runtime: dict = {}
+
+
+def _iree_runtime():
+    try:
+        import iree.runtime as runtime
+    except ImportError:
+        raise IreeError("IREE is not installed: pip install 'onnx-torch-mlir[test]' (iree-base-runtime)") from None
+    return runtime
+
+
+def _iree_compiler_api():
+    try:
+        from iree.compiler import api
+        from iree.compiler.api import ctypes_dl
+    except ImportError:
+        raise IreeError("IREE is not installed: pip install 'onnx-torch-mlir[test]' (iree-base-compiler)") from None
+    dylib = ctypes_dl._dylib
+    function = dylib.ireeCompilerInvocationEnableCallbackDiagnostics
+    function.restype = None
+    function.argtypes = [ctypes.c_void_p, ctypes.c_int, _DiagnosticCallback, ctypes.c_void_p]
+    return api, dylib
+
+
+def _device_and_instance():
+    """One `local-task` device and VM instance for the process (each has its own worker threads)."""
+    with _runtime_lock:
+        if "config" not in _shared_runtime:
+            try:
+                _shared_runtime["config"] = _iree_runtime().Config(DRIVER)
+            except (RuntimeError, ValueError) as error:
+                raise IreeError(f"IREE run: cannot create the {DRIVER} device: {_runtime_message(error)}") from None
+        config = _shared_runtime["config"]
+    return config.device, config.vm_instance
