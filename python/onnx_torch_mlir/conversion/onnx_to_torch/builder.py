@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from torch_mlir import ir
 
 from .types import TensorInfo, tensor_info, torch_dtype_code, vtensor_type
@@ -139,6 +140,14 @@ class TorchBuilder:
         return self.op(
             "aten.to.dtype", self.tensor_type(info.sizes, element), value, self.dtype(element), false, false, none
         )
+
+    def literal(self, array: np.ndarray, element: str) -> ir.Value:
+        """A dense `torch.vtensor.literal` holding `array` as element type `element` (si64, f32, i1, ...)."""
+        if array.ndim == 0:
+            return self.scalar_tensor_literal(array.item(), element)
+        array = np.ascontiguousarray(array)
+        attribute = ir.DenseElementsAttr.get(array, type=self.type(element), shape=list(array.shape))
+        return self.op("vtensor.literal", self.tensor_type(array.shape, element), attributes={"value": attribute})
 
     def scalar_tensor_literal(self, value, element: str) -> ir.Value:
         """A rank-0 `torch.vtensor.literal` holding `value`."""

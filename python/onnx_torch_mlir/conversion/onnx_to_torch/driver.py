@@ -24,6 +24,7 @@ import onnx.defs
 from torch_mlir import ir
 
 from .builder import TorchBuilder
+from .folding import fold_constant_node
 from .node import UNREALIZED_CAST, OnnxNode, UnsupportedNode, onnx_schema
 from .registry import DEFAULT_DOMAIN, display_domain, lookup, normalize_domain, registered_versions
 from .types import is_builtin_tensor, is_none_type
@@ -130,8 +131,12 @@ def convert_node(node: OnnxNode) -> Failure | None:
     registration = lookup(node.domain, node.op_type, node.opset)
     try:
         with node.location:  # the default location (and context) for anything a pattern creates
-            if registration is not None:
-                replacements = registration.pattern(node, TorchBuilder(node.op, node.location))
+            builder = TorchBuilder(node.op, node.location)
+            folded = fold_constant_node(node, builder)
+            if folded is not None:
+                replacements = folded
+            elif registration is not None:
+                replacements = registration.pattern(node, builder)
             elif has_function_body(node):
                 replacements = expand_function(node)
             else:

@@ -25,6 +25,7 @@ from onnx import helper
 from torch_mlir import ir
 
 from ...errors import ConversionError
+from .constants import literal_value
 from .registry import display_domain
 from .types import TensorInfo, is_builtin_tensor, is_none_type, onnx_dtype_to_element, tensor_info, to_vtensor_type
 
@@ -162,28 +163,30 @@ class OnnxNode:
         return info
 
     def constant_input(self, index: int) -> np.ndarray | None:
-        """The value of operand `index` if a literal (already converted Constant) produces it."""
-        value = self.optional_input(index)
-        if value is None:
-            return None
-        owner = value.owner
-        if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
-            owner = owner.operation
-        if not isinstance(owner, ir.Operation) or owner.name != "torch.vtensor.literal":
-            return None
-        attribute = owner.attributes["value"].maybe_downcast()
-        if isinstance(attribute, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr, ir.DenseElementsAttr)):
-            return np.array(attribute)
-        return None
+        """The value of operand `index` if a literal produces it (dense, or a small `dense_resource`).
 
-    def _bridge_to_vtensor(self, value: ir.Value) -> ir.Value:
+        Only looks: no bridging cast is created for an operand that is not constant."""
+        value = self._bridged.get(index) or self._raw_operand(index)
+        if value is not None and is_builtin_tensor(value.type):
+            value = self._converted_source(value)
+        return literal_value(value)
+
+    @staticmethod
+    def _converted_source(value: ir.Value) -> ir.Value | None:
+        """The torch value behind a builtin-tensor value whose producer was converted already."""
         owner = value.owner
         owner = owner.operation if hasattr(owner, "operation") else owner
-        # The producer was converted already: use its torch value, not a cast of a cast.
         if isinstance(owner, ir.Operation) and owner.name == UNREALIZED_CAST and len(owner.operands) == 1:
             source = owner.operands[0]
             if str(source.type).startswith("!torch.vtensor"):
                 return source
+        return None
+
+    def _bridge_to_vtensor(self, value: ir.Value) -> ir.Value:
+        # The producer was converted already: use its torch value, not a cast of a cast.
+        source = self._converted_source(value)
+        if source is not None:
+            return source
         target = to_vtensor_type(value.type)
         cast = ir.Operation.create(
             UNREALIZED_CAST, results=[target], operands=[value], loc=self.location, ip=ir.InsertionPoint(self.op)

@@ -1,0 +1,58 @@
+// RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch | FileCheck %s
+
+// The TorchScript exporter's broadcast target `Where(Equal(shape, -ones), ones, shape)` on a
+// constant stored as a resource blob (how the importers store raw_data): every node of the chain
+// becomes a literal, so Expand gets constant sizes and no aten.item is left for the backends.
+// CHECK-LABEL: func.func @mask_broadcast_chain
+// CHECK-NOT: torch.aten.eq.Tensor
+// CHECK-NOT: torch.aten.where.self
+// CHECK-NOT: torch.aten.item
+// CHECK: %[[TARGET:.*]] = torch.vtensor.literal(dense<[2, 1, 5, 5]> : tensor<4xsi64>) : !torch.vtensor<[4],si64>
+// CHECK: torch.aten.broadcast_to %arg0, %{{.*}} : !torch.vtensor<[2,1,1,5],si64>, !torch.list<int> -> !torch.vtensor<[2,1,5,5],si64>
+func.func @mask_broadcast_chain(%mask: !torch.vtensor<[2,1,1,5],si64>) -> !torch.vtensor<[2,1,5,5],si64> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  %shape = torch.operator "onnx.Constant"() {torch.onnx.value = dense_resource<shape_blob> : tensor<4xsi64>} : () -> !torch.vtensor<[4],si64>
+  %rank = torch.operator "onnx.Constant"() {torch.onnx.value = dense<4> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %ones = torch.operator "onnx.ConstantOfShape"(%rank) {torch.onnx.value = dense<1> : tensor<1xsi64>} : (!torch.vtensor<[1],si64>) -> !torch.vtensor<[4],si64>
+  %minus = torch.operator "onnx.Constant"() {torch.onnx.value = dense<-1> : tensor<si64>} : () -> !torch.vtensor<[],si64>
+  %minus_ones = torch.operator "onnx.Mul"(%ones, %minus) : (!torch.vtensor<[4],si64>, !torch.vtensor<[],si64>) -> !torch.vtensor<[4],si64>
+  %is_minus = torch.operator "onnx.Equal"(%shape, %minus_ones) : (!torch.vtensor<[4],si64>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[4],i1>
+  %target = torch.operator "onnx.Where"(%is_minus, %ones, %shape) : (!torch.vtensor<[4],i1>, !torch.vtensor<[4],si64>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[4],si64>
+  %0 = torch.operator "onnx.Expand"(%mask, %target) : (!torch.vtensor<[2,1,1,5],si64>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[2,1,5,5],si64>
+  return %0 : !torch.vtensor<[2,1,5,5],si64>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      shape_blob: "0x080000000200000000000000010000000000000005000000000000000500000000000000"
+    }
+  }
+#-}
+
+// -----
+
+// Integer Div truncates toward zero and Mod follows the divisor's sign (fmod=0), as ONNX has them.
+// CHECK-LABEL: func.func @integer_division
+// CHECK: torch.vtensor.literal(dense<[-2, 2]> : tensor<2xsi64>)
+// CHECK: torch.vtensor.literal(dense<[2, 1]> : tensor<2xsi64>)
+func.func @integer_division() -> (!torch.vtensor<[2],si64>, !torch.vtensor<[2],si64>) attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  %x = torch.operator "onnx.Constant"() {torch.onnx.value = dense<[-7, 7]> : tensor<2xsi64>} : () -> !torch.vtensor<[2],si64>
+  %y = torch.operator "onnx.Constant"() {torch.onnx.value = dense<[3, 3]> : tensor<2xsi64>} : () -> !torch.vtensor<[2],si64>
+  %0 = torch.operator "onnx.Div"(%x, %y) : (!torch.vtensor<[2],si64>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[2],si64>
+  %1 = torch.operator "onnx.Mod"(%x, %y) : (!torch.vtensor<[2],si64>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[2],si64>
+  return %0, %1 : !torch.vtensor<[2],si64>, !torch.vtensor<[2],si64>
+}
+
+// -----
+
+// Floating-point arithmetic is not folded (the backends compute it); data movement of floats is.
+// CHECK-LABEL: func.func @float_arithmetic_stays
+// CHECK: torch.aten.mul.Tensor
+// CHECK: torch.vtensor.literal(dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>)
+func.func @float_arithmetic_stays() -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  %x = torch.operator "onnx.Constant"() {torch.onnx.value = dense<[0.25, 0.5]> : tensor<2xf32>} : () -> !torch.vtensor<[2],f32>
+  %0 = torch.operator "onnx.Mul"(%x, %x) : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+  %i = torch.operator "onnx.Constant"() {torch.onnx.value = dense<[1, 0]> : tensor<2xsi64>} : () -> !torch.vtensor<[2],si64>
+  %1 = torch.operator "onnx.Gather"(%x, %i) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[2],f32>
+  return %0, %1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>
+}
