@@ -124,3 +124,16 @@ def test_verify_against_onnxruntime(good_model):
 
 def test_conformance_with_a_filter_that_matches_nothing():
     _assert_one_line_error(_run("conformance", "-k", "no/such/case"), "no conformance case")
+
+
+def test_verify_with_iree_as_the_consumer(good_model):
+    result = _run("verify", str(good_model), "--consumer", "iree")
+    assert result.returncode == 0, result.stderr
+    assert "1 of 1 outputs match onnxruntime (linalg-on-tensors on IREE)" in result.stdout
+
+
+def test_run_with_iree_as_the_consumer(good_model):
+    result = _run("run", str(good_model), "--seed", "3", "--consumer", "iree")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("y: float32[2, 3]")
+    assert "(linalg-on-tensors on IREE)" in result.stdout

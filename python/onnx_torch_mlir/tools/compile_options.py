@@ -1,4 +1,5 @@
-"""The options every compiling subcommand shares: target, importer, converter."""
+"""The options every compiling subcommand shares: target, importer, converter; and, for the
+subcommands that run the result, which consumer runs it."""
 
 from ..compiler import CONVERTERS, IMPORTERS
 from ..pipelines import BACKENDS, OUTPUT_TYPES
@@ -19,3 +20,36 @@ def compile_options(args) -> dict:
     if args.converter:
         options["converter"] = args.converter
     return options
+
+
+CONSUMERS = ("reference", "iree")
+
+
+def add_consumer_argument(parser) -> None:
+    parser.add_argument(
+        "--consumer",
+        choices=CONSUMERS,
+        default="reference",
+        help="what runs the compiled module: our reference CPU runner (default) or IREE (llvm-cpu, in-process)",
+    )
+
+
+def prepare_model(model, args):
+    """`model` compiled for --to and ready to run on --consumer: an object with `output_names` and
+    `run(inputs)`, whose outputs have the model's declared dtypes."""
+    from ..runtime.backend import OnnxTorchMlirBackend, OnnxTorchMlirBackendRep
+
+    options = compile_options(args)
+    if getattr(args, "consumer", "reference") == "reference":
+        return OnnxTorchMlirBackend.prepare(model, **options)
+    from ..compiler import compile as compile_model
+    from ..runtime.iree import compile_with_iree
+
+    backend = options.pop("backend")
+    program = compile_with_iree(compile_model(model, backend, **options), backend)
+    return OnnxTorchMlirBackendRep(model, program, [output.name for output in model.graph.output])
+
+
+def consumer_label(args) -> str:
+    """How a result line names what produced it: the backend, and IREE when it ran the module."""
+    return f"{args.to} on IREE" if getattr(args, "consumer", "reference") == "iree" else args.to

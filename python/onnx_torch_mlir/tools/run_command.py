@@ -1,13 +1,14 @@
 """Compile an ONNX model, run it on the reference CPU runner and print or save its outputs.
 
-Inputs come from .npy files (--input NAME=FILE) or are made up from a seed.
+Inputs come from .npy files (--input NAME=FILE) or are made up from a seed. With
+--consumer iree, IREE compiles and runs the backend's output instead of our runner.
 """
 
 import time
 
 import numpy as np
 
-from .compile_options import add_compile_arguments, compile_options
+from .compile_options import add_compile_arguments, add_consumer_argument, consumer_label, prepare_model
 from .model_inputs import add_input_arguments, model_inputs
 
 HELP = "compile a model and run it on the reference CPU runner"
@@ -16,24 +17,24 @@ HELP = "compile a model and run it on the reference CPU runner"
 def add_arguments(parser):
     parser.add_argument("model", help="the .onnx file")
     add_compile_arguments(parser, default_backend="linalg-on-tensors", backends_only=True)
+    add_consumer_argument(parser)
     add_input_arguments(parser)
     parser.add_argument("--save", metavar="OUT.npz", help="write the outputs, by name, to an .npz file")
 
 
 def run(args) -> int:
     from ..importer import load_model
-    from ..runtime.backend import OnnxTorchMlirBackend
 
     model = load_model(args.model)
     inputs = model_inputs(model, args)
     started = time.perf_counter()
-    prepared = OnnxTorchMlirBackend.prepare(model, **compile_options(args))
+    prepared = prepare_model(model, args)
     compiled = time.perf_counter()
     outputs = prepared.run(inputs)
     finished = time.perf_counter()
     for name, value in zip(prepared.output_names, outputs):
         print(f"{name}: {value.dtype}{list(value.shape)} {_preview(value)}")
-    print(f"compiled in {compiled - started:.2f} s, ran in {(finished - compiled) * 1000:.1f} ms ({args.to})")
+    print(f"compiled in {compiled - started:.2f} s, ran in {(finished - compiled) * 1000:.1f} ms ({consumer_label(args)})")
     if args.save:
         from .cli_support import atomic_output
 

@@ -5,12 +5,15 @@ With --each-node, every tensor a node produces becomes an output of a copy of th
 model, and the first node (in graph order) whose result differs is named: the
 place to look when a whole model's output is wrong.
 
+With --consumer iree, IREE compiles and runs the backend's output instead of the
+reference runner.
+
 Exit status 0 when all outputs match, 1 otherwise.
 """
 
 from ..conformance.compare import mismatch
 from ..errors import OnnxTorchMlirError
-from .compile_options import add_compile_arguments, compile_options
+from .compile_options import add_compile_arguments, add_consumer_argument, consumer_label, prepare_model
 from .model_inputs import add_input_arguments, model_inputs
 
 HELP = "check a model's compiled outputs against onnxruntime"
@@ -19,6 +22,7 @@ HELP = "check a model's compiled outputs against onnxruntime"
 def add_arguments(parser):
     parser.add_argument("model", help="the .onnx file")
     add_compile_arguments(parser, default_backend="linalg-on-tensors", backends_only=True)
+    add_consumer_argument(parser)
     add_input_arguments(parser)
     parser.add_argument("--rtol", type=float, default=1e-3, help="relative tolerance (default 1e-3)")
     parser.add_argument("--atol", type=float, default=1e-5, help="absolute tolerance (default 1e-5)")
@@ -29,13 +33,12 @@ def add_arguments(parser):
 
 def run(args) -> int:
     from ..importer import load_model
-    from ..runtime.backend import OnnxTorchMlirBackend
 
     model = load_model(args.model)
     inputs = model_inputs(model, args)
     if args.each_node:
         model = _with_every_node_result_as_output(model)
-    ours = list(OnnxTorchMlirBackend.prepare(model, **compile_options(args)).run(inputs))
+    ours = list(prepare_model(model, args).run(inputs))
     reference = _run_onnxruntime(model, inputs)
     producers = {name: node for node in model.graph.node for name in node.output}
     failures = 0
@@ -48,7 +51,7 @@ def run(args) -> int:
         if not args.each_node or reason is not None:
             print(f"{name}: {'ok' if reason is None else 'MISMATCH ' + reason.removeprefix('output 0: ')}")
         failures += reason is not None
-    print(f"{len(names) - failures} of {len(names)} outputs match onnxruntime ({args.to})")
+    print(f"{len(names) - failures} of {len(names)} outputs match onnxruntime ({consumer_label(args)})")
     return 1 if failures else 0
 
 
