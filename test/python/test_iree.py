@@ -251,7 +251,9 @@ def _one_line(error: IreeError) -> str:
 
 def test_invalid_mlir_is_an_iree_error_with_the_parser_message():
     with pytest.raises(IreeError) as caught:
-        compile_with_iree("func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> { return %a : tensor<3xf32> }", "tosa")
+        compile_with_iree(
+            "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> { return %a : tensor<3xf32> }", "linalg-on-tensors"
+        )
     message = _one_line(caught.value)
     assert message.startswith("IREE compile: cannot parse the program:")
     assert "tensor<3xf32>" in message

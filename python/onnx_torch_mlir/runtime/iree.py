@@ -153,20 +153,20 @@ class IreeProgram:
         if len(inputs) != len(self._inputs):
             raise IreeError(f"IREE run of @{self.entry}: takes {len(self._inputs)} inputs, got {len(inputs)}")
         arrays = [spec.conform(value, index, self.entry) for index, (spec, value) in enumerate(zip(self._inputs, inputs))]
-        arguments = runtime.VmVariantList(len(arrays))
-        for array in arrays:
-            arguments.push_ref(self._buffer_view_of(array))
-        returned = runtime.VmVariantList(len(self._results))
-        with self._lock:
-            try:
+        try:
+            arguments = runtime.VmVariantList(len(arrays))
+            for array in arrays:
+                arguments.push_ref(self._buffer_view_of(array))
+            returned = runtime.VmVariantList(len(self._results))
+            with self._lock:
                 self._context.invoke(self._function, arguments, returned)
-            except (RuntimeError, ValueError) as error:
-                raise IreeError(f"IREE run of @{self.entry} failed: {_runtime_message(error)}") from None
-        if len(returned) != len(self._results):
-            raise IreeError(
-                f"IREE run of @{self.entry}: returned {len(returned)} values for {len(self._results)} results"
-            )
-        outputs = [self._to_numpy(returned, index, spec) for index, spec in enumerate(self._results)]
+            if len(returned) != len(self._results):
+                raise IreeError(
+                    f"IREE run of @{self.entry}: returned {len(returned)} values for {len(self._results)} results"
+                )
+            outputs = [self._to_numpy(returned, index, spec) for index, spec in enumerate(self._results)]
+        except (RuntimeError, ValueError) as error:
+            raise IreeError(f"IREE run of @{self.entry} failed: {_runtime_message(error)}") from None
         if result_dtypes is None:
             return outputs
         from onnx_torch_mlir.runtime.runner import reinterpret_results
@@ -311,7 +311,8 @@ def _compile_bytecode(bytecode: bytes, input_type: str, what: str):
         try:
             session.set_flags(*_COMPILER_FLAGS, f"--iree-input-type={input_type}")
         except ValueError as error:
-            raise IreeError(f"IREE compile of {what}: bad compiler flags: {_first_line(str(error))}") from None
+            detail = "; ".join(line.strip() for line in str(error).splitlines() if line.strip())
+            raise IreeError(f"IREE compile of {what}: bad compiler flags: {_first_line(detail)}") from None
         invocation = session.invocation()
         # The Python wrapper offers console diagnostics only (stderr); the C
         # API's callback gives them to us so they end up in the IreeError.
@@ -325,12 +326,12 @@ def _compile_bytecode(bytecode: bytes, input_type: str, what: str):
         try:
             invocation.output_vm_bytecode(output)
             return _aligned_copy(output.map_memory())
-        except ValueError as error:
-            detail = _first_error(diagnostics) if diagnostics else _first_line(str(error))
-            raise IreeError(f"IREE compile of {what}: cannot write the module: {detail}") from None
         finally:
             # Freed now, not at interpreter exit (after IREE's global shutdown, which crashes).
             output.close()
+    except (RuntimeError, ValueError) as error:  # the embedding API's own errors
+        detail = _first_error(diagnostics) if diagnostics else _first_line(str(error))
+        raise IreeError(f"IREE compile of {what} failed: {detail}") from None
     finally:
         session.close()
 
@@ -389,6 +390,8 @@ def _iree_compiler_api():
         from iree.compiler.api import ctypes_dl
     except ImportError:
         raise IreeError("IREE is not installed: pip install 'onnx-torch-mlir[test]' (iree-base-compiler)") from None
+    except (OSError, RuntimeError, ValueError) as error:
+        raise IreeError(f"IREE compile: cannot load IREE's compiler library: {_first_line(str(error))}") from None
     dylib = ctypes_dl._dylib
     function = dylib.ireeCompilerInvocationEnableCallbackDiagnostics
     function.restype = None
