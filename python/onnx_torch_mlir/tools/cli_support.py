@@ -12,6 +12,9 @@ from ..errors import OnnxTorchMlirError
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+# Set to see the Python traceback of an internal error instead of its one-line report.
+TRACEBACK_VARIABLE = "ONNX_TORCH_MLIR_TRACEBACK"
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -28,7 +31,7 @@ def fail(prog: str, message: str, status: int = EXIT_ERROR) -> int:
 
 
 def run_guarded(prog: str, action, *args) -> int:
-    """Run `action(*args)`; user-facing errors become one line on stderr and exit 1."""
+    """Run `action(*args)`; user-facing errors become one line on stderr and exit 1, bugs exit 3."""
     try:
         return action(*args) or EXIT_OK
     except OnnxTorchMlirError as error:
@@ -43,6 +46,33 @@ def run_guarded(prog: str, action, *args) -> int:
         return fail(prog, "interrupted", 130)
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as error:  # a bug of ours: one line that says where, not a traceback
+        if os.environ.get(TRACEBACK_VARIABLE):
+            raise
+        return fail(prog, internal_error_message(error), EXIT_INTERNAL)
+
+
+def internal_error_message(error: BaseException) -> str:
+    """`internal error: KeyError: 'x' (at importer/graph.py:120 in _import_node); ...`."""
+    where = _innermost_package_frame(error)
+    detail = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return (
+        f"internal error: {type(error).__name__}{': ' + detail if detail else ''}"
+        f"{f' (at {where})' if where else ''}; this is a bug in onnx-torch-mlir, please report it "
+        f"(set {TRACEBACK_VARIABLE}=1 for the traceback)"
+    )
+
+
+def _innermost_package_frame(error: BaseException) -> str | None:
+    package = Path(__file__).resolve().parent.parent
+    found = None
+    traceback = error.__traceback__
+    while traceback is not None:
+        path = Path(traceback.tb_frame.f_code.co_filename).resolve()
+        if package in path.parents:
+            found = f"{path.relative_to(package)}:{traceback.tb_lineno} in {traceback.tb_frame.f_code.co_name}"
+        traceback = traceback.tb_next
+    return found
 
 
 def _umask() -> int:
