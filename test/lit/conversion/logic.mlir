@@ -48,16 +48,63 @@ func.func @bitwise(%a: !torch.vtensor<[4],ui8>, %b: !torch.vtensor<[4],ui8>) -> 
   // CHECK: %[[AND:.*]] = torch.aten.bitwise_and.Tensor %arg0, %arg1
   // CHECK: %[[OR:.*]] = torch.aten.bitwise_or.Tensor %[[AND]], %arg1
   // CHECK: %[[XOR:.*]] = torch.aten.bitwise_xor.Tensor %[[OR]], %arg1
-  // CHECK: %[[NOT:.*]] = torch.aten.bitwise_not %[[XOR]]
-  // CHECK: %[[L:.*]] = torch.aten.bitwise_left_shift.Tensor %[[NOT]], %arg1
-  // CHECK: torch.aten.bitwise_right_shift.Tensor %[[L]], %arg1
+  // CHECK: torch.aten.bitwise_not %[[XOR]]
   %0 = torch.operator "onnx.BitwiseAnd"(%a, %b) : (!torch.vtensor<[4],ui8>, !torch.vtensor<[4],ui8>) -> !torch.vtensor<[4],ui8>
   %1 = torch.operator "onnx.BitwiseOr"(%0, %b) : (!torch.vtensor<[4],ui8>, !torch.vtensor<[4],ui8>) -> !torch.vtensor<[4],ui8>
   %2 = torch.operator "onnx.BitwiseXor"(%1, %b) : (!torch.vtensor<[4],ui8>, !torch.vtensor<[4],ui8>) -> !torch.vtensor<[4],ui8>
   %3 = torch.operator "onnx.BitwiseNot"(%2) : (!torch.vtensor<[4],ui8>) -> !torch.vtensor<[4],ui8>
-  %4 = torch.operator "onnx.BitShift"(%3, %b) {torch.onnx.direction = "LEFT"} : (!torch.vtensor<[4],ui8>, !torch.vtensor<[4],ui8>) -> !torch.vtensor<[4],ui8>
-  %5 = torch.operator "onnx.BitShift"(%4, %b) {torch.onnx.direction = "RIGHT"} : (!torch.vtensor<[4],ui8>, !torch.vtensor<[4],ui8>) -> !torch.vtensor<[4],ui8>
-  return %5 : !torch.vtensor<[4],ui8>
+  return %3 : !torch.vtensor<[4],ui8>
+}
+
+// -----
+
+// A shift by y outside [0, 8) is 0: shift by y & 7, select 0 where that is not y.
+// CHECK-LABEL: func.func @bit_shift_left
+// CHECK: %[[AMOUNT:.*]] = torch.aten.bitwise_and.Scalar %arg1, %int7 : !torch.vtensor<[4],ui8>, !torch.int -> !torch.vtensor<[4],ui8>
+// CHECK: %[[IN_RANGE:.*]] = torch.aten.eq.Tensor %arg1, %[[AMOUNT]] : !torch.vtensor<[4],ui8>, !torch.vtensor<[4],ui8> -> !torch.vtensor<[4],i1>
+// CHECK: %[[ZEROS:.*]] = torch.aten.bitwise_and.Scalar %arg0, %int0 : !torch.vtensor<[2,4],ui8>, !torch.int -> !torch.vtensor<[2,4],ui8>
+// CHECK: %[[SHIFTED:.*]] = torch.aten.bitwise_left_shift.Tensor %arg0, %[[AMOUNT]] : !torch.vtensor<[2,4],ui8>, !torch.vtensor<[4],ui8> -> !torch.vtensor<[2,4],ui8>
+// CHECK: torch.aten.where.self %[[IN_RANGE]], %[[SHIFTED]], %[[ZEROS]] : !torch.vtensor<[4],i1>, !torch.vtensor<[2,4],ui8>, !torch.vtensor<[2,4],ui8> -> !torch.vtensor<[2,4],ui8>
+func.func @bit_shift_left(%x: !torch.vtensor<[2,4],ui8>, %y: !torch.vtensor<[4],ui8>) -> !torch.vtensor<[2,4],ui8> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %0 = torch.operator "onnx.BitShift"(%x, %y) {torch.onnx.direction = "LEFT"} : (!torch.vtensor<[2,4],ui8>, !torch.vtensor<[4],ui8>) -> !torch.vtensor<[2,4],ui8>
+  return %0 : !torch.vtensor<[2,4],ui8>
+}
+
+// -----
+
+// Unsigned right shift: (x & 0x7f) >> y | (top bit of x) << (7 - y), right on backends that
+// shift arithmetically too.
+// CHECK-LABEL: func.func @bit_shift_right_unsigned
+// CHECK: %[[AMOUNT:.*]] = torch.aten.bitwise_and.Scalar %arg1, %int7
+// CHECK: %[[IN_RANGE:.*]] = torch.aten.eq.Tensor %arg1, %[[AMOUNT]]
+// CHECK: %[[ZEROS:.*]] = torch.aten.bitwise_and.Scalar %arg0, %int0
+// CHECK: %[[LOW:.*]] = torch.aten.bitwise_and.Scalar %arg0, %int127
+// CHECK: %[[SHIFTED_LOW:.*]] = torch.aten.bitwise_right_shift.Tensor %[[LOW]], %[[AMOUNT]]
+// CHECK: %[[TOP_SET:.*]] = torch.aten.ne.Tensor %arg0, %[[LOW]]
+// CHECK: %[[ONES:.*]] = torch.aten.add.Scalar %[[ZEROS]], %int1
+// CHECK: %[[TOP:.*]] = torch.aten.where.self %[[TOP_SET]], %[[ONES]], %[[ZEROS]]
+// CHECK: %[[NOT:.*]] = torch.aten.bitwise_not %[[AMOUNT]]
+// CHECK: %[[POSITION:.*]] = torch.aten.bitwise_and.Scalar %[[NOT]], %int7
+// CHECK: %[[SHIFTED_TOP:.*]] = torch.aten.bitwise_left_shift.Tensor %[[TOP]], %[[POSITION]]
+// CHECK: %[[SHIFTED:.*]] = torch.aten.bitwise_or.Tensor %[[SHIFTED_LOW]], %[[SHIFTED_TOP]]
+// CHECK: torch.aten.where.self %[[IN_RANGE]], %[[SHIFTED]], %[[ZEROS]] : !torch.vtensor<[4],i1>, !torch.vtensor<[4],ui8>, !torch.vtensor<[4],ui8> -> !torch.vtensor<[4],ui8>
+func.func @bit_shift_right_unsigned(%x: !torch.vtensor<[4],ui8>, %y: !torch.vtensor<[4],ui8>) -> !torch.vtensor<[4],ui8> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %0 = torch.operator "onnx.BitShift"(%x, %y) {torch.onnx.direction = "RIGHT"} : (!torch.vtensor<[4],ui8>, !torch.vtensor<[4],ui8>) -> !torch.vtensor<[4],ui8>
+  return %0 : !torch.vtensor<[4],ui8>
+}
+
+// -----
+
+// Signed right shift (opset 28): out of range shifts by 31, the sign fill.
+// CHECK-LABEL: func.func @bit_shift_right_signed
+// CHECK: %[[AMOUNT:.*]] = torch.aten.bitwise_and.Scalar %arg1, %int31 : !torch.vtensor<[4],si32>, !torch.int -> !torch.vtensor<[4],si32>
+// CHECK: %[[IN_RANGE:.*]] = torch.aten.eq.Tensor %arg1, %[[AMOUNT]]
+// CHECK: %[[CLAMPED:.*]] = torch.aten.where.ScalarOther %[[IN_RANGE]], %[[AMOUNT]], %int31{{.*}} : !torch.vtensor<[4],i1>, !torch.vtensor<[4],si32>, !torch.int -> !torch.vtensor<[4],si32>
+// CHECK: %[[RESULT:.*]] = torch.aten.bitwise_right_shift.Tensor %arg0, %[[CLAMPED]] : !torch.vtensor<[4],si32>, !torch.vtensor<[4],si32> -> !torch.vtensor<[4],si32>
+// CHECK: return %[[RESULT]]
+func.func @bit_shift_right_signed(%x: !torch.vtensor<[4],si32>, %y: !torch.vtensor<[4],si32>) -> !torch.vtensor<[4],si32> attributes {torch.onnx_meta.opset_version = 28 : si64} {
+  %0 = torch.operator "onnx.BitShift"(%x, %y) {torch.onnx.direction = "RIGHT"} : (!torch.vtensor<[4],si32>, !torch.vtensor<[4],si32>) -> !torch.vtensor<[4],si32>
+  return %0 : !torch.vtensor<[4],si32>
 }
 
 // -----
