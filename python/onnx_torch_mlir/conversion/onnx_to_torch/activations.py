@@ -158,8 +158,7 @@ def _coerced_2d(node: OnnxNode, b: TorchBuilder, torch_op: str):
     flat_type = b.tensor_type(list(info.sizes[:axis]) + [flat_size], info.element)
     flat = b.op("aten.flatten.using_ints", flat_type, x, b.constant_int(axis), b.constant_int(-1))
     reduced = b.op(torch_op, flat_type, flat, b.constant_int(axis), b.constant_none())
-    shape = b.list(b.sizes_of(x), "!torch.int")
-    return b.op("aten.reshape", node.result_type(), reduced, shape)
+    return b.reshape(reduced, b.sizes_of(x), info.sizes)
 
 
 def _product(values) -> int:
@@ -218,7 +217,7 @@ def hardmax_coerced(node: OnnxNode, b: TorchBuilder):
     flat_type = b.tensor_type(list(info.sizes[:axis]) + [None if None in inner else _product(inner)], info.element)
     flat = b.op("aten.flatten.using_ints", flat_type, x, b.constant_int(axis), b.constant_int(-1))
     reduced = _hardmax_along(b, flat, axis, flat_type)
-    return b.op("aten.reshape", node.result_type(), reduced, b.list(b.sizes_of(x), "!torch.int"))
+    return b.reshape(reduced, b.sizes_of(x), info.sizes)
 
 
 @converts("Hardmax", since=13)

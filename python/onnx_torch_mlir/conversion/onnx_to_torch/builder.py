@@ -117,6 +117,42 @@ class TorchBuilder:
                 sizes.append(self.constant_int(size))
         return sizes
 
+    def reshape(self, x: ir.Value, sizes: Sequence, result_sizes: Sequence | None = None) -> ir.Value:
+        """`aten.reshape` of `x` to `sizes` (ints or `!torch.int` values; one may be -1).
+
+        The result type has `result_sizes` if given, else the static ints of `sizes`
+        (a value or -1 is `?`). torch-mlir's Linalg lowering of a reshape guesses which
+        input dims each result dim collapses or expands, and with several dynamic
+        input dims it guesses wrong ([?,?] to [?,1] reads the wrong elements, [?,?,?,4]
+        to [-1,4] became [dim0, rest]); from 1-D the grouping is unambiguous, so such
+        an input is flattened first. Every family reshapes through here.
+        """
+        info = self.info(x)
+        if result_sizes is None:
+            result_sizes = [size if isinstance(size, int) and size >= 0 else None for size in sizes]
+        result_sizes = list(result_sizes)
+        if info.sizes is not None and list(info.sizes) == result_sizes and None not in result_sizes:
+            return x
+        if info.sizes is not None and sum(size is None for size in info.sizes) >= 2 and len(result_sizes) != 1:
+            x = self.flatten(x)
+        size_values = [self.constant_int(size) if isinstance(size, int) else size for size in sizes]
+        return self.op(
+            "aten.reshape", self.tensor_type(result_sizes, info.element), x, self.list(size_values, "!torch.int")
+        )
+
+    def flatten(self, x: ir.Value) -> ir.Value:
+        """`x` as a 1-D tensor (`aten.flatten.using_ints` over every dim: unambiguous in every lowering)."""
+        info = self.info(x)
+        if info.rank == 1:
+            return x
+        count = None if info.sizes is None or None in info.sizes else int(np.prod(info.sizes, dtype=np.int64))
+        if info.rank == 0:
+            return self.op("aten.reshape", self.tensor_type([1], info.element), x, self.int_list([1]))
+        return self.op(
+            "aten.flatten.using_ints", self.tensor_type([count], info.element), x, self.constant_int(0),
+            self.constant_int(-1),
+        )
+
     def broadcast_type(self, lhs: ir.Value, rhs: ir.Value, element: str | None = None) -> ir.Type:
         """The type numpy broadcasting gives `lhs` op `rhs` (element of lhs unless given)."""
         left, right = self.info(lhs), self.info(rhs)

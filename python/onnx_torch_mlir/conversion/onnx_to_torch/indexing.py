@@ -61,19 +61,12 @@ def _static_product(static: Sequence) -> int | None:
 
 
 def _reshape(b: TorchBuilder, x: ir.Value, sizes: Sequence[ir.Value], static: Sequence) -> ir.Value:
-    """`aten.reshape` to `sizes` (`!torch.int` values; `static` gives the result type's sizes)."""
-    info = b.info(x)
-    if info.sizes is not None and tuple(info.sizes) == tuple(static) and all(s is not None for s in static):
-        return x
-    return b.op("aten.reshape", b.tensor_type(static, info.element), x, b.list(list(sizes), "!torch.int"))
+    """`x` reshaped to `sizes` (`!torch.int` values; `static` gives the result type's sizes)."""
+    return b.reshape(x, sizes, static)
 
 
 def _flatten(b: TorchBuilder, x: ir.Value) -> ir.Value:
-    """`x` as a 1-D tensor."""
-    info = b.info(x)
-    if info.rank == 1:
-        return x
-    return _reshape(b, x, [b.constant_int(-1)], [_static_product(info.sizes)])
+    return b.flatten(x)
 
 
 def _to_int64(b: TorchBuilder, x: ir.Value) -> ir.Value:

@@ -405,9 +405,7 @@ def _drop_reduced_dimensions(b: TorchBuilder, kept: ir.Value, axes, count: int) 
         for j, dim in enumerate(d for d in range(rank) if d not in dims):
             term = b.op("aten.mul.int", int_type, chosen, sizes[dim])
             output_sizes[j] = term if output_sizes[j] is None else b.op("aten.add.int", int_type, output_sizes[j], term)
-    info = b.info(kept)
-    return b.op("aten.reshape", b.tensor_type([None] * (rank - count), info.element), kept,
-                b.list(output_sizes, "!torch.int"))
+    return b.reshape(kept, output_sizes, [None] * (rank - count))
 
 
 def _reduce_attribute_axes_pattern(node: OnnxNode, b: TorchBuilder):
