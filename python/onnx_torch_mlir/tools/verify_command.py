@@ -1,9 +1,10 @@
 """Compile a model, run it on the reference CPU runner and on onnxruntime with the same
 inputs, and compare every output (shape, dtype, values within --rtol/--atol).
 
-With --each-node, every tensor a node produces becomes an output of a copy of the
-model, and the first node (in graph order) whose result differs is named: the
-place to look when a whole model's output is wrong.
+With --each-node, the first node (in graph order) whose result differs is named,
+also when the whole program crashes or fails a run-time check: the place to look
+when a whole model's output is wrong (a bisection over prefixes of the graph,
+each run in a child process; see first_difference.py).
 
 With --consumer iree, IREE compiles and runs the backend's output instead of the
 reference runner.
@@ -37,38 +38,41 @@ def run(args) -> int:
     model = load_model(args.model)
     inputs = model_inputs(model, args)
     if args.each_node:
-        model = _with_every_node_result_as_output(model)
+        return _run_each_node(model, inputs, args)
     ours = list(prepare_model(model, args).run(inputs))
     reference = _run_onnxruntime(model, inputs)
-    producers = {name: node for node in model.graph.node for name in node.output}
     failures = 0
     names = [output.name for output in model.graph.output]
     for index, name in enumerate(names):
         reason = mismatch([reference[index]], [ours[index]], args.rtol, args.atol)
-        if reason is not None and args.each_node and failures == 0 and name in producers:
-            node = producers[name]
-            print(f"first difference: node '{node.name}' ({node.op_type}) result '{name}'")
-        if not args.each_node or reason is not None:
-            print(f"{name}: {'ok' if reason is None else 'MISMATCH ' + reason.removeprefix('output 0: ')}")
+        print(f"{name}: {'ok' if reason is None else 'MISMATCH ' + reason.removeprefix('output 0: ')}")
         failures += reason is not None
     print(f"{len(names) - failures} of {len(names)} outputs match onnxruntime ({consumer_label(args)})")
     return 1 if failures else 0
 
 
-def _with_every_node_result_as_output(model):
-    """A copy of `model` whose outputs are every tensor a node produces, in graph order."""
-    import onnx
+def _run_each_node(model, inputs, args) -> int:
+    """Bisect over prefixes of the graph for the first node whose result differs (first_difference)."""
+    import sys
 
-    inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
-    typed = {value.name: value for value in list(inferred.graph.value_info) + list(inferred.graph.output)}
-    widened = onnx.ModelProto()
-    widened.CopyFrom(inferred)
-    del widened.graph.output[:]
-    for node in inferred.graph.node:
-        for name in node.output:
-            if name and name in typed and typed[name].type.HasField("tensor_type"):
-                widened.graph.output.append(typed[name])
-    return widened
+    from ..importer.shape_inference import infer_types
+    from .first_difference import every_node_result, find_first_difference, with_outputs
+
+    results = every_node_result(model, infer_types(model, args.model))
+    values = _run_onnxruntime(with_outputs(model, results), inputs)
+    reference = {result.name: value for result, value in zip(results, values)}
+
+    def report(text):
+        print(f"verify --each-node: {text}", file=sys.stderr, flush=True)
+
+    found = find_first_difference(model, results, reference, inputs, args, report)
+    if found is None:
+        print(f"all {len(results)} node results match onnxruntime ({consumer_label(args)})")
+        return 0
+    name, reason = found
+    node = next(node for node in model.graph.node if name in node.output)
+    print(f"first difference: node '{node.name}' ({node.op_type}) result '{name}': {reason}")
+    return 1
 
 
 def _run_onnxruntime(model, inputs):
