@@ -10,14 +10,19 @@ ifneq ($(strip $(DISABLE)),)
 export ONNX_TORCH_MLIR_DISABLE := $(DISABLE)
 endif
 
-.PHONY: venv demo test test-lit test-python test-conformance test-coverage conformance coverage docs bench clean help
+.PHONY: venv demo test test-lit test-python test-conformance test-coverage conformance coverage docs bench clean help \
+	zoo zoo-check test-zoo
 
 help:
 	@echo "make demo              compile and run a model shipped in the onnx wheel, saying what happened"
-	@echo "make test              lit + pytest + conformance regression check (what CI runs)"
+	@echo "make test              lit + pytest + conformance and zoo-slice regression checks (what CI runs)"
 	@echo "make conformance       full conformance run on every enabled backend; rewrites docs/ tables"
 	@echo "make coverage          custom-op coverage run (one node case per ONNX op); rewrites docs/custom-op-coverage.md"
 	@echo "make bench             importer benchmark against torch-mlir's importer"
+	@echo "make zoo               build the model zoo (cached outside the repo), run every model x backend x"
+	@echo "                       configuration x consumer; rewrites docs/models.md and test/models/{results,passing}"
+	@echo "make zoo-check         fail when any model in test/models/passing/ours/ no longer passes (all models)"
+	@echo "make test-zoo          the same check on the zoo's fast slice (part of make test)"
 	@echo "DISABLE=tosa,stablehlo,torch   switch paths off for any target"
 	@echo "make venv              create .venv from the pinned versions"
 
@@ -33,7 +38,7 @@ $(STAMP): pyproject.toml externals/mlir-wheels.toml
 demo: venv
 	$(BIN)/onnx-torch-mlir demo
 
-test: venv test-lit test-python test-conformance test-coverage
+test: venv test-lit test-python test-conformance test-coverage test-zoo
 
 test-lit: venv
 	PATH=$(abspath $(BIN)):$$PATH $(BIN)/lit -sv test/lit
@@ -65,6 +70,17 @@ conformance: venv
 
 bench: venv
 	$(BIN)/python tools/bench_import.py
+
+# The model zoo (test/models/): built into ${ONNX_TORCH_MLIR_ZOO_CACHE:-~/.cache/onnx-torch-mlir/zoo}.
+zoo: venv
+	$(BIN)/python test/models/run_zoo.py --update --jobs $(JOBS)
+
+zoo-check: venv
+	$(BIN)/python test/models/run_zoo.py --check --all --jobs $(JOBS)
+
+# The zoo's fast slice, configuration "ours", both consumers: fails when a listed model regresses.
+test-zoo: venv
+	$(BIN)/python test/models/run_zoo.py --check --jobs $(JOBS)
 
 clean:
 	rm -rf $(VENV) build python/*.egg-info

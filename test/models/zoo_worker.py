@@ -1,0 +1,183 @@
+"""The zoo harness's child processes: one compiles a model, one runs a compiled module on a consumer.
+
+    python zoo_worker.py compile --model M.onnx --configuration ours --backend tosa --output m.mlirbc --record r.json
+    python zoo_worker.py run --module m.mlirbc --model M.onnx --backend tosa --consumer iree \\
+        --reference reference.npz --rtol 1e-3 --atol 1e-4 --record r.json
+
+Each writes a JSON record (outcome, stage, first error line, times) and exits 0, whatever the model
+did: an exception is an outcome. Only a crash (a signal, an abort inside MLIR) or a hang leaves no
+record; the parent classifies those from the exit status. Peak memory is measured by the parent
+(wait4's rusage covers this process and anything it ran, e.g. iree-compile).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from build_zoo import first_error_line  # noqa: E402
+
+CONFIGURATIONS = {
+    "ours": {},
+    "torch-mlir": {"importer": "torch-mlir", "converter": "torch-mlir"},
+}
+CONSUMERS = ("reference", "iree")
+
+
+def compile_model(args) -> dict:
+    """Our (or torch-mlir's) compile of the model to the backend; the module is written as bytecode."""
+    import onnx_torch_mlir
+
+    record = {"stage": "compile"}
+    started = time.perf_counter()
+    try:
+        module = onnx_torch_mlir.compile(args.model, output_type=args.backend, **CONFIGURATIONS[args.configuration])
+        record["compile_seconds"] = round(time.perf_counter() - started, 3)
+        with open(args.output, "wb") as output:
+            module.operation.write_bytecode(output)
+    except Exception as error:  # any failure to compile is this cell's outcome
+        record.update(outcome="compile error", error=first_error_line(error))
+        record["compile_seconds"] = round(time.perf_counter() - started, 3)
+        return record
+    record["outcome"] = "compiled"
+    return record
+
+
+def _load_consumer(consumer: str, backend: str):
+    """A function module -> callable program for `consumer`, or the reason it is unavailable."""
+    if consumer == "reference":
+        from onnx_torch_mlir.runtime import compile_for_cpu
+
+        return lambda module: compile_for_cpu(module, input_dialect=backend), None
+    try:
+        from onnx_torch_mlir.runtime.iree import compile_with_iree
+    except Exception as error:  # not written yet, or IREE missing: the consumer is unavailable
+        return None, f"onnx_torch_mlir.runtime.iree cannot be used: {first_error_line(error)}"
+    return lambda module: compile_with_iree(module, backend), None
+
+
+def _as_declared(outputs: list, declared: list) -> list:
+    """Results viewed as the dtypes the model declares where only the signedness differs (Linalg
+    integers are signless); anything else is left for the comparison to report."""
+    import numpy as np
+
+    viewed = []
+    for output, dtype in zip(outputs, declared + [None] * (len(outputs) - len(declared))):
+        output = np.asarray(output)
+        if dtype is not None and output.dtype != dtype and output.dtype.itemsize == np.dtype(dtype).itemsize \
+                and output.dtype.kind in "iub" and np.dtype(dtype).kind in "iub":
+            output = output.view(dtype)
+        viewed.append(output)
+    return viewed
+
+
+def error_sizes(expected: list, actual: list, atol: float) -> tuple[float | None, float | None]:
+    """The largest absolute error over all float outputs of matching shape, and the largest relative
+    error |actual - expected| / |expected| over the elements where |expected| > atol (elsewhere a
+    relative error says nothing)."""
+    import numpy as np
+
+    worst_absolute = worst_relative = None
+    for want, got in zip(expected, actual):
+        want, got = np.asarray(want), np.asarray(got)
+        if want.shape != got.shape or want.dtype.kind not in "fc" or got.dtype.kind not in "fciub":
+            continue
+        want64, got64 = want.astype(np.float64), got.astype(np.float64)
+        difference = np.abs(got64 - want64)
+        difference = np.where(np.isnan(want64) & np.isnan(got64), 0.0, difference)
+        if difference.size == 0:
+            continue
+        absolute = float(np.max(np.where(np.isnan(difference), np.inf, difference)))
+        worst_absolute = absolute if worst_absolute is None else max(worst_absolute, absolute)
+        meaningful = np.abs(want64) > atol
+        if np.any(meaningful):
+            relative = float(np.max(np.where(np.isnan(difference[meaningful]), np.inf,
+                                             difference[meaningful] / np.abs(want64[meaningful]))))
+            worst_relative = relative if worst_relative is None else max(worst_relative, relative)
+    return worst_absolute, worst_relative
+
+
+def run_module(args) -> dict:
+    """Compile the backend module with the consumer, run it on the reference inputs, compare."""
+    import numpy as np
+    import onnx
+    from onnx_torch_mlir.conformance.compare import mismatch
+    from onnx_torch_mlir.runtime import lowering
+    from onnx_torch_mlir.runtime.backend import declared_output_dtypes
+    from torch_mlir import ir
+
+    record = {"stage": "consumer compile"}
+    make_program, unavailable = _load_consumer(args.consumer, args.backend)
+    if unavailable:
+        record.update(outcome="unavailable", error=unavailable)
+        return record
+    reference = np.load(args.reference)
+    inputs = [reference[f"input.{index}"] for index in range(sum(key.startswith("input.") for key in reference.files))]
+    expected = [reference[f"output.{index}"] for index in range(sum(key.startswith("output.") for key in reference.files))]
+    declared = declared_output_dtypes(onnx.load(args.model, load_external_data=False))
+    started = time.perf_counter()
+    try:
+        # Parsed in the runner's context, which has every dialect a backend's output may use (the
+        # consumers parse MLIR text the same way); the module outlives the `with`.
+        with lowering.runner_context():
+            module = ir.Module.parse(Path(args.module).read_bytes())
+        program = make_program(module)
+    except Exception as error:
+        record.update(outcome="compile error", error=first_error_line(error))
+        record["consumer_compile_seconds"] = round(time.perf_counter() - started, 3)
+        return record
+    record["consumer_compile_seconds"] = round(time.perf_counter() - started, 3)
+    record["stage"] = "run"
+    started = time.perf_counter()
+    try:
+        outputs = _as_declared(list(program(*inputs)), declared)
+    except Exception as error:
+        record.update(outcome="run-time error", error=first_error_line(error))
+        record["run_seconds"] = round(time.perf_counter() - started, 3)
+        return record
+    record["run_seconds"] = round(time.perf_counter() - started, 3)
+    record["stage"] = "compare"
+    reason = mismatch(expected, outputs, args.rtol, args.atol)
+    absolute, relative = error_sizes(expected, outputs, args.atol)
+    record.update(max_abs_error=absolute, max_rel_error=relative)
+    if reason:
+        record.update(outcome="wrong numbers", error=reason)
+    else:
+        record["outcome"] = "pass"
+    return record
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    compile_parser = commands.add_parser("compile")
+    compile_parser.add_argument("--model", required=True)
+    compile_parser.add_argument("--configuration", choices=sorted(CONFIGURATIONS), required=True)
+    compile_parser.add_argument("--backend", required=True)
+    compile_parser.add_argument("--output", required=True)
+    compile_parser.add_argument("--record", required=True)
+    run_parser = commands.add_parser("run")
+    run_parser.add_argument("--module", required=True)
+    run_parser.add_argument("--model", required=True)
+    run_parser.add_argument("--backend", required=True)
+    run_parser.add_argument("--consumer", choices=CONSUMERS, required=True)
+    run_parser.add_argument("--reference", required=True)
+    run_parser.add_argument("--rtol", type=float, required=True)
+    run_parser.add_argument("--atol", type=float, required=True)
+    run_parser.add_argument("--record", required=True)
+    args = parser.parse_args(argv)
+    record = compile_model(args) if args.command == "compile" else run_module(args)
+    if record.get("error"):
+        record["error"] = re.sub(r"\s+", " ", record["error"]).strip()
+    Path(args.record).write_text(json.dumps(record) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
