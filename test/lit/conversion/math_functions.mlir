@@ -153,3 +153,42 @@ func.func @cast_onnx_dialect(%x: tensor<3xf32>) -> tensor<3xi64> {
   %0 = "onnx.Cast"(%x) {to = i64} : (tensor<3xf32>) -> tensor<3xi64>
   return %0 : tensor<3xi64>
 }
+
+// -----
+
+// A widened unsigned value goes through the next wider signed type and a mask: TOSA's
+// lowering reads unsigned tensors as signed and would sign-extend 200 to -56.
+// CHECK-LABEL: func.func @cast_from_uint8
+// CHECK: %[[WIDE:.*]] = torch.aten.to.dtype %arg0, %int2, {{.*}} -> !torch.vtensor<[3],si16>
+// CHECK: %[[EXACT:.*]] = torch.aten.bitwise_and.Scalar %[[WIDE]], %int255 : !torch.vtensor<[3],si16>, !torch.int -> !torch.vtensor<[3],si16>
+// CHECK: torch.aten.to.dtype %[[EXACT]], %int6, {{.*}} -> !torch.vtensor<[3],f32>
+func.func @cast_from_uint8(%x: !torch.vtensor<[3],ui8>) -> !torch.vtensor<[3],f32> attributes {torch.onnx_meta.opset_version = 25 : si64} {
+  %0 = torch.operator "onnx.Cast"(%x) {torch.onnx.to = 1 : si64} : (!torch.vtensor<[3],ui8>) -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// To int2 (held in si8 by our importer): truncate to si64, wrap to [-2, 1] as ((v + 2) & 3) - 2.
+// CHECK-LABEL: func.func @cast_to_int2
+// CHECK: %[[WIDE:.*]] = torch.aten.to.dtype %arg0, %int4, {{.*}} -> !torch.vtensor<[3],si64>
+// CHECK: %[[SHIFTED:.*]] = torch.aten.add.Scalar %[[WIDE]], %int2, %int1
+// CHECK: %[[LOW:.*]] = torch.aten.bitwise_and.Scalar %[[SHIFTED]], %int3
+// CHECK: %[[WRAPPED:.*]] = torch.aten.sub.Scalar %[[LOW]], %int2{{.*}}, %int1
+// CHECK: torch.aten.to.dtype %[[WRAPPED]], %int1{{.*}} -> !torch.vtensor<[3],si8>
+func.func @cast_to_int2(%x: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],si8> attributes {torch.onnx_meta.opset_version = 25 : si64} {
+  %0 = torch.operator "onnx.Cast"(%x) {torch.onnx.to = 26 : si64} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],si8>
+  return %0 : !torch.vtensor<[3],si8>
+}
+
+// -----
+
+// To uint2: v & 3.
+// CHECK-LABEL: func.func @cast_to_uint2
+// CHECK: %[[WIDE:.*]] = torch.aten.to.dtype %arg0, %int4, {{.*}} -> !torch.vtensor<[3],si64>
+// CHECK: %[[WRAPPED:.*]] = torch.aten.bitwise_and.Scalar %[[WIDE]], %int3
+// CHECK: torch.aten.to.dtype %[[WRAPPED]], %int0, {{.*}} -> !torch.vtensor<[3],ui8>
+func.func @cast_to_uint2(%x: !torch.vtensor<[3],si32>) -> !torch.vtensor<[3],ui8> attributes {torch.onnx_meta.opset_version = 25 : si64} {
+  %0 = torch.operator "onnx.Cast"(%x) {torch.onnx.to = 25 : si64} : (!torch.vtensor<[3],si32>) -> !torch.vtensor<[3],ui8>
+  return %0 : !torch.vtensor<[3],ui8>
+}

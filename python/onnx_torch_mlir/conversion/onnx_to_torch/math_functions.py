@@ -3,10 +3,16 @@ IsNaN, IsInf, Clip, Min, Max, Sum, Mean, Where, Cast, CastLike."""
 
 from __future__ import annotations
 
+import re
+
+import onnx
+from torch_mlir import ir
+
 from .builder import TorchBuilder
 from .elementwise import legacy_broadcast_operand
 from .node import OnnxNode
 from .registry import converts
+from .types import TensorInfo
 
 # op_type -> (torch op, since_version); one torch op, same semantics at every opset.
 UNARY = {
@@ -160,21 +166,104 @@ def mean(node: OnnxNode, b: TorchBuilder):
     return b.op("aten.div.Scalar", node.result_type(), total, b.constant_int(count))
 
 
+# ONNX's integer types narrower than a byte: torch-mlir types 4-bit tensors (si4, ui4) but has
+# no dtype code to cast to them; 2-bit tensors have no Torch type at all, and our importer holds
+# them exactly in 8 bits (si8, ui8) in the torch-ONNX form. A cast to int2/uint2 is therefore a
+# cast to 8 bits with the value wrapped to 2 bits, as ONNX wraps integers that do not fit.
+_TWO_BIT_TARGETS = {onnx.TensorProto.INT2: "int2", onnx.TensorProto.UINT2: "uint2"}
+_FOUR_BIT = ("si4", "ui4")
+_TWO_BIT_SPELLINGS = re.compile(r"(?:x|<)u?i2>$")
+# TOSA's lowering reads an unsigned tensor as signed, so a cast that widens one sign-extends it
+# there. Widening to the next signed type and masking gives the exact value on every backend.
+_UNSIGNED_WIDENING = {"ui4": ("si8", 0xF), "ui8": ("si16", 0xFF), "ui16": ("si32", 0xFFFF), "ui32": ("si64", 0xFFFFFFFF)}
+
+
+def _bits(element: str) -> int:
+    return 1 if element == "i1" else int(element.lstrip("suibf") or 0)
+
+
+def _exact_unsigned(b: TorchBuilder, x, target: str):
+    """`x` itself, or for an unsigned x that the cast to `target` widens (to a float or a
+    wider integer), the same values in the next wider signed type."""
+    info = b.info(x)
+    if info.element not in _UNSIGNED_WIDENING or target == "i1":
+        return x
+    if not TensorInfo((), target).is_float and _bits(target) <= _bits(info.element):
+        return x  # a truncation keeps the low bits whatever the signedness
+    wider, mask = _UNSIGNED_WIDENING[info.element]
+    widened = b.to_dtype(x, wider)
+    return b.op("aten.bitwise_and.Scalar", widened.type, widened, b.constant_int(mask))
+
+
+def _refuse_two_bit_types(node: OnnxNode):
+    """The ONNX dialect spells 2-bit tensors i2/ui2, which no Torch type holds."""
+    for value in list(node.op.operands) + list(node.op.results):
+        if _TWO_BIT_SPELLINGS.search(str(value.type)):
+            node.fail("2-bit integer tensors have no Torch dialect type; the torch-ONNX form of our "
+                      "importer holds them in 8 bits")
+
+
 def _cast(node: OnnxNode, b: TorchBuilder, element: str):
     x = node.input(0)
     info = b.info(x)
+    if element in _FOUR_BIT and info.element != element:
+        node.fail("a cast to int4 or uint4 is not supported: torch has no 4-bit dtype to cast to "
+                  "(casts from them are)")
     if info.element == element:
         return x
+    x = _exact_unsigned(b, x, element)
     false, none = b.constant_bool(False), b.constant_none()
     return b.op("aten.to.dtype", node.result_type(), x, b.dtype(element), false, false, none)
 
 
+def _cast_to_two_bit(node: OnnxNode, b: TorchBuilder, signed: bool):
+    """To int2/uint2, held in 8 bits: truncated to an integer, then wrapped to [-2, 1] or [0, 3]."""
+    x = node.input(0)
+    wide = b.to_dtype(_exact_unsigned(b, x, "si64"), "si64")
+    if signed:  # ((v + 2) & 3) - 2
+        one = b.constant_int(1)
+        wide = b.op("aten.add.Scalar", wide.type, wide, b.constant_int(2), one)
+        wide = b.op("aten.bitwise_and.Scalar", wide.type, wide, b.constant_int(3))
+        wide = b.op("aten.sub.Scalar", wide.type, wide, b.constant_int(2), one)
+    else:
+        wide = b.op("aten.bitwise_and.Scalar", wide.type, wide, b.constant_int(3))
+    return b.to_dtype(wide, node.result_info().element)
+
+
+def _cast_target(node: OnnxNode) -> int | None:
+    """The ONNX data type code of `to` when it is a 2-bit or 4-bit integer type, else None."""
+    raw = node.raw_attribute("to")
+    if raw is None:
+        return None
+    raw = raw.maybe_downcast()
+    if isinstance(raw, ir.IntegerAttr):
+        return raw.value
+    if isinstance(raw, ir.StringAttr):
+        return onnx.TensorProto.DataType.Value(raw.value) if raw.value in onnx.TensorProto.DataType.keys() else None
+    if isinstance(raw, ir.TypeAttr):
+        return {"i2": onnx.TensorProto.INT2, "ui2": onnx.TensorProto.UINT2, "i4": onnx.TensorProto.INT4,
+                "si4": onnx.TensorProto.INT4, "ui4": onnx.TensorProto.UINT4}.get(str(raw.value))
+    return None
+
+
 @converts("Cast", since=1)
 def cast(node: OnnxNode, b: TorchBuilder):
-    """`to` is an ONNX data type: an int, a type (ONNX dialect spelling) or, at opset 1, a name."""
+    """`to` is an ONNX data type: an int, a type (ONNX dialect spelling) or, at opset 1, a name.
+
+    Integers that do not fit the target are wrapped (two's complement); floats that do not
+    fit are undefined in ONNX."""
+    _refuse_two_bit_types(node)
+    target = _cast_target(node)
+    if target in (onnx.TensorProto.INT4, onnx.TensorProto.UINT4):
+        return _cast(node, b, "si4" if target == onnx.TensorProto.INT4 else "ui4")
+    if target in _TWO_BIT_TARGETS:
+        return _cast_to_two_bit(node, b, signed=target == onnx.TensorProto.INT2)
     return _cast(node, b, node.attr_element_type("to"))
 
 
 @converts("CastLike", since=15)
 def cast_like(node: OnnxNode, b: TorchBuilder):
+    """Casts to the element type of input 1. A 2-bit target_type reaches us as the 8 bits our
+    importer holds it in, so no wrapping to 2 bits happens here (unlike Cast to int2/uint2)."""
+    _refuse_two_bit_types(node)
     return _cast(node, b, node.input_info(1).element)
