@@ -7,7 +7,7 @@ func.func @gather(%data: !torch.vtensor<[?,4],f32>, %indices: !torch.vtensor<[2,
   // CHECK: %[[NEG:.*]] = torch.aten.lt.Scalar %arg1
   // CHECK: %[[WRAP:.*]] = torch.aten.add.Scalar %arg1, %[[SIZE]]
   // CHECK: %[[IDX:.*]] = torch.aten.where.self %[[NEG]], %[[WRAP]], %arg1
-  // CHECK: %[[FLAT:.*]] = torch.aten.reshape %[[IDX]], {{.*}} -> !torch.vtensor<[6],si64>
+  // CHECK: %[[FLAT:.*]] = torch.aten.flatten.using_ints %[[IDX]], {{.*}} -> !torch.vtensor<[6],si64>
   // CHECK: %[[SEL:.*]] = torch.aten.index_select %arg0, %{{.*}}, %[[FLAT]] : {{.*}} -> !torch.vtensor<[6,4],f32>
   // CHECK: torch.aten.reshape %[[SEL]], {{.*}} -> !torch.vtensor<[2,3,4],f32>
   %0 = torch.operator "onnx.Gather"(%data, %indices) : (!torch.vtensor<[?,4],f32>, !torch.vtensor<[2,3],si64>) -> !torch.vtensor<[2,3,4],f32>
@@ -136,9 +136,9 @@ func.func @non_zero(%x: !torch.vtensor<[2,2],i1>) -> !torch.vtensor<[2,?],si64> 
 // CHECK-LABEL: func.func @compress
 func.func @compress(%x: !torch.vtensor<[3,2],f32>, %condition: !torch.vtensor<[3],i1>) -> (!torch.vtensor<[?,2],f32>, !torch.vtensor<[?],f32>) attributes {torch.onnx_meta.opset_version = 11 : si64} {
   // CHECK: %[[FOUND:.*]] = torch.aten.nonzero %arg1
-  // CHECK: %[[CHOSEN:.*]] = torch.aten.reshape %[[FOUND]]
+  // CHECK: %[[CHOSEN:.*]] = torch.aten.flatten.using_ints %[[FOUND]]
   // CHECK: torch.aten.index_select %arg0, %{{.*}}, %[[CHOSEN]] : {{.*}} -> !torch.vtensor<[?,2],f32>
-  // CHECK: %[[FLAT:.*]] = torch.aten.reshape %arg0, {{.*}} -> !torch.vtensor<[6],f32>
+  // CHECK: %[[FLAT:.*]] = torch.aten.flatten.using_ints %arg0, {{.*}} -> !torch.vtensor<[6],f32>
   // CHECK: torch.aten.index_select %[[FLAT]]
   %0 = torch.operator "onnx.Compress"(%x, %condition) {torch.onnx.axis = -2 : si64} : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[3],i1>) -> !torch.vtensor<[?,2],f32>
   %1 = torch.operator "onnx.Compress"(%x, %condition) : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[3],i1>) -> !torch.vtensor<[?],f32>

@@ -16,6 +16,8 @@ from torch_mlir import ir
 
 from .types import TensorInfo, tensor_info, torch_dtype_code, vtensor_type
 
+INT64_MAX = 2**63 - 1
+
 
 class TorchBuilder:
     """Builds torch ops and constants before `anchor` (the ONNX op), at `location`."""
@@ -63,6 +65,99 @@ class TorchBuilder:
         if single:
             return created.result
         return list(created.results) if created.results else created
+
+    # -- compositions with computed result types -------------------------------
+    def type_like(self, x: ir.Value) -> ir.Type:
+        """The tensor type of `x`."""
+        info = self.info(x)
+        return self.tensor_type(info.sizes, info.element)
+
+    def binary(self, torch_op: str, x: ir.Value, y: ir.Value, result_type: ir.Type | None = None) -> ir.Value:
+        """`aten.add/sub.Tensor` (with alpha 1) or `aten.mul/div.Tensor`, numpy-broadcast result type."""
+        result_type = result_type or self.broadcast_type(x, y)
+        if torch_op in ("aten.add.Tensor", "aten.sub.Tensor"):
+            return self.op(torch_op, result_type, x, y, self.constant_int(1))
+        return self.op(torch_op, result_type, x, y)
+
+    def scalar_op(self, torch_op: str, x: ir.Value, scalar: float, result_type: ir.Type | None = None) -> ir.Value:
+        """`aten.{add,sub}.Scalar` (alpha 1), `aten.{mul,div,pow}.Tensor_Scalar`-like ops with a float."""
+        result_type = result_type or self.type_like(x)
+        value = self.constant_float(scalar)
+        if torch_op in ("aten.add.Scalar", "aten.sub.Scalar"):
+            return self.op(torch_op, result_type, x, value, self.constant_int(1))
+        return self.op(torch_op, result_type, x, value)
+
+    def unary(self, torch_op: str, x: ir.Value) -> ir.Value:
+        """A same-shape, same-type unary op (`aten.sqrt`, `aten.abs`, ...)."""
+        return self.op(torch_op, x.type, x)
+
+    def cast_to(self, value: ir.Value, result_type: ir.Type) -> ir.Value:
+        """`value` retyped to `result_type` (same element type; sizes more or less static)."""
+        if value.type == result_type:
+            return value
+        return self.op("tensor_static_info_cast", result_type, value)
+
+    def unsqueeze_trailing(self, x: ir.Value, count: int) -> ir.Value:
+        """Append `count` size-1 dims: a per-channel [C] vector becomes [C, 1, ..., 1]."""
+        for _ in range(count):
+            x = self.unsqueeze(x, -1)
+        return x
+
+    def reduce_mean(self, x: ir.Value, dims: list[int], keepdim: bool = True) -> ir.Value:
+        info = self.info(x)
+        rank = info.rank
+        dims = [d + rank if d < 0 else d for d in dims]
+        if keepdim:
+            sizes = [1 if i in dims else s for i, s in enumerate(info.sizes)]
+        else:
+            sizes = [s for i, s in enumerate(info.sizes) if i not in dims]
+        return self.op(
+            "aten.mean.dim", self.tensor_type(sizes, info.element), x, self.int_list(dims),
+            self.constant_bool(keepdim), self.constant_none(),
+        )
+
+    def pad_spatial(self, x: ir.Value, begins: list[int], ends: list[int], value: float) -> ir.Value:
+        """`aten.constant_pad_nd` of the trailing len(begins) dims of x (negative pads crop)."""
+        if not any(begins) and not any(ends):
+            return x
+        info = self.info(x)
+        count = len(begins)
+        pad = []
+        for i in reversed(range(count)):  # torch lists the last dim first
+            pad += [begins[i], ends[i]]
+        sizes = list(info.sizes)
+        for i in range(count):
+            dim = info.rank - count + i
+            if sizes[dim] is not None:
+                sizes[dim] += begins[i] + ends[i]
+        return self.op(
+            "aten.constant_pad_nd", self.tensor_type(sizes, info.element), x, self.int_list(pad),
+            self.constant_float(value),
+        )
+
+    def slice_dim(self, x: ir.Value, dim: int, start: int, end_from_back: int) -> ir.Value:
+        """x[start : size - end_from_back] along `dim` (both >= 0)."""
+        if start == 0 and end_from_back == 0:
+            return x
+        info = self.info(x)
+        sizes = list(info.sizes)
+        if sizes[dim] is not None:
+            sizes[dim] = max(sizes[dim] - start - end_from_back, 0)
+        end = -end_from_back if end_from_back else INT64_MAX
+        return self.op(
+            "aten.slice.Tensor", self.tensor_type(sizes, info.element), x, self.constant_int(dim),
+            self.constant_int(start), self.constant_int(end), self.constant_int(1),
+        )
+
+    def slice_range(self, x: ir.Value, dim: int, start: int, end: int) -> ir.Value:
+        """x[start:end] along `dim` (non-negative bounds)."""
+        info = self.info(x)
+        sizes = list(info.sizes)
+        sizes[dim] = end - start
+        return self.op(
+            "aten.slice.Tensor", self.tensor_type(sizes, info.element), x, self.constant_int(dim),
+            self.constant_int(start), self.constant_int(end), self.constant_int(1),
+        )
 
     # -- constants --------------------------------------------------------------
     def constant_int(self, value: int) -> ir.Value:

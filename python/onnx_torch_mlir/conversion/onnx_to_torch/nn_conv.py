@@ -9,9 +9,6 @@ from __future__ import annotations
 
 
 from .builder import TorchBuilder
-from .nn import (
-    binary, cast_to, pad_spatial, resolve_pads, sizes_or_fail, slice_dim, slice_range, spatial_ints, unsqueeze_trailing,
-)
 from .node import OnnxNode
 from .registry import converts
 
@@ -40,13 +37,13 @@ def _convolution(b, result_type, x, weight, bias, strides, padding, dilations, t
 
 def _convolution_geometry(node: OnnxNode):
     """Input and weight sizes, spatial dim count, kernel, strides and dilations of Conv/ConvTranspose."""
-    x_sizes, weight_sizes = sizes_or_fail(node, 0), sizes_or_fail(node, 1)
+    x_sizes, weight_sizes = node.input_sizes(0), node.input_sizes(1)
     count = len(x_sizes) - 2
     if count < 1 or len(weight_sizes) != len(x_sizes):
         node.fail(f"input rank {len(x_sizes)} and weight rank {len(weight_sizes)} do not form a convolution")
     kernel = _kernel(node, weight_sizes)
-    strides = spatial_ints(node, "strides", count, 1)
-    dilations = spatial_ints(node, "dilations", count, 1)
+    strides = node.spatial_ints("strides", count, 1)
+    dilations = node.spatial_ints("dilations", count, 1)
     return x_sizes, weight_sizes, count, kernel, strides, dilations
 
 
@@ -55,10 +52,10 @@ def conv(node: OnnxNode, b: TorchBuilder):
     """Y = conv(X, W) + B with strides, dilations, group and pads (or auto_pad)."""
     x, weight, bias = node.input(0), node.input(1), node.optional_input(2)
     x_sizes, weight_sizes, count, kernel, strides, dilations = _convolution_geometry(node)
-    begins, ends = resolve_pads(node, x_sizes[2:], kernel, strides, dilations)
+    begins, ends = node.resolve_pads(x_sizes[2:], kernel, strides, dilations)
     padding = [min(p, q) for p, q in zip(begins, ends)]
     if begins != ends:
-        x = pad_spatial(b, x, [p - s for p, s in zip(begins, padding)], [q - s for q, s in zip(ends, padding)], 0.0)
+        x = b.pad_spatial(x, [p - s for p, s in zip(begins, padding)], [q - s for q, s in zip(ends, padding)], 0.0)
     group = node.attr_int("group")
     static_channels = None not in (b.info(x).sizes[1], weight_sizes[0])
     if group == 1 or count < 3 or not static_channels or node.result_info().rank is None:
@@ -70,9 +67,9 @@ def conv(node: OnnxNode, b: TorchBuilder):
     result = node.result_info()
     parts = []
     for g in range(group):
-        part_x = slice_range(b, x, 1, g * group_inputs, (g + 1) * group_inputs)
-        part_weight = slice_range(b, weight, 0, g * group_outputs, (g + 1) * group_outputs)
-        part_bias = None if bias is None else slice_range(b, bias, 0, g * group_outputs, (g + 1) * group_outputs)
+        part_x = b.slice_range(x, 1, g * group_inputs, (g + 1) * group_inputs)
+        part_weight = b.slice_range(weight, 0, g * group_outputs, (g + 1) * group_outputs)
+        part_bias = None if bias is None else b.slice_range(bias, 0, g * group_outputs, (g + 1) * group_outputs)
         part_type = b.tensor_type([result.sizes[0], group_outputs] + list(result.sizes[2:]), result.element)
         parts.append(
             _convolution(
@@ -128,12 +125,12 @@ def conv_transpose(node: OnnxNode, b: TorchBuilder):
     grouped transposed convolutions."""
     x, weight, bias = node.input(0), node.input(1), node.optional_input(2)
     x_sizes, weight_sizes, count, kernel, strides, dilations = _convolution_geometry(node)
-    output_padding = spatial_ints(node, "output_padding", count, 0)
+    output_padding = node.spatial_ints("output_padding", count, 0)
     begins, ends = _transpose_pads(node, x_sizes[2:], kernel, strides, dilations, output_padding)
     window = (kernel, strides, dilations, output_padding, begins, ends)
     group = node.attr_int("group")
     if group == 1:
-        return cast_to(b, _conv_transpose(node, b, x, weight, bias, *window), node.result_type())
+        return b.cast_to(_conv_transpose(node, b, x, weight, bias, *window), node.result_type())
     channels, group_outputs = x_sizes[1], weight_sizes[1]
     if channels is None or group_outputs is None or weight_sizes[0] is None:
         node.fail(f"group {group} needs static input channels and weight sizes")
@@ -142,14 +139,14 @@ def conv_transpose(node: OnnxNode, b: TorchBuilder):
     group_inputs = channels // group
     parts = []
     for g in range(group):
-        part_x = slice_range(b, x, 1, g * group_inputs, (g + 1) * group_inputs)
-        part_weight = slice_range(b, weight, 0, g * group_inputs, (g + 1) * group_inputs)
-        part_bias = None if bias is None else slice_range(b, bias, 0, g * group_outputs, (g + 1) * group_outputs)
+        part_x = b.slice_range(x, 1, g * group_inputs, (g + 1) * group_inputs)
+        part_weight = b.slice_range(weight, 0, g * group_inputs, (g + 1) * group_inputs)
+        part_bias = None if bias is None else b.slice_range(bias, 0, g * group_outputs, (g + 1) * group_outputs)
         parts.append(_conv_transpose(node, b, part_x, part_weight, part_bias, *window))
     sizes = list(b.info(parts[0]).sizes)
     sizes[1] = group_outputs * group
     joined = b.op("aten.cat", b.tensor_type(sizes, b.info(parts[0]).element), b.tensor_list(parts), b.constant_int(1))
-    return cast_to(b, joined, node.result_type())
+    return b.cast_to(joined, node.result_type())
 
 
 def _conv_transpose(node, b, x, weight, bias, kernel, strides, dilations, output_padding, begins, ends):
@@ -196,11 +193,11 @@ def _conv_transpose(node, b, x, weight, bias, kernel, strides, dilations, output
     for i in range(count):
         start = begins[i] - padding[i]  # < 0 only if begins[i] < 0: extend at the front
         trailing = ends[i] - padding[i] - output_padding[i]  # < 0: extend at the end
-        y = slice_dim(b, y, i + 2, max(start, 0), max(trailing, 0))
+        y = b.slice_dim(y, i + 2, max(start, 0), max(trailing, 0))
         if start < 0 or trailing < 0:
             front, back = [0] * count, [0] * count
             front[i], back[i] = max(-start, 0), max(-trailing, 0)
-            y = pad_spatial(b, y, front, back, 0.0)
+            y = b.pad_spatial(y, front, back, 0.0)
     if bias is not None:
-        y = binary(b, "aten.add.Tensor", y, unsqueeze_trailing(b, bias, count))
+        y = b.binary("aten.add.Tensor", y, b.unsqueeze_trailing(bias, count))
     return y

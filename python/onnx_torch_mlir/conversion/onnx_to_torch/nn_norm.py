@@ -6,9 +6,6 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from .builder import TorchBuilder
-from .nn import (
-    binary, cast_to, pad_spatial, reduce_mean, scalar_op, sizes_or_fail, slice_dim, unary, unsqueeze_trailing,
-)
 from .node import OnnxNode
 from .registry import converts
 
@@ -23,25 +20,25 @@ def _batch_norm_manual(node: OnnxNode, b: TorchBuilder, training: bool, spatial:
     In training the statistics are the batch's (biased variance), and the running ones are
     updated as running * momentum + batch * (1 - momentum)."""
     x = node.input(0)
-    rank = len(sizes_or_fail(node, 0))
+    rank = len(node.input_sizes(0))
     epsilon, momentum = node.attr_float("epsilon"), node.attr_float("momentum", 0.9)
 
     def per_channel(value):
-        return unsqueeze_trailing(b, value, rank - 2) if spatial or b.info(value).rank == 1 else value
+        return b.unsqueeze_trailing(value, rank - 2) if spatial or b.info(value).rank == 1 else value
 
     scale, bias = per_channel(node.input(1)), per_channel(node.input(2))
     input_mean, input_var = node.input(3), node.input(4)
     if training:
         dims = [0] + list(range(2, rank)) if spatial else [0]
-        mean = reduce_mean(b, x, dims)
-        centered = binary(b, "aten.sub.Tensor", x, mean)
-        var = reduce_mean(b, binary(b, "aten.mul.Tensor", centered, centered), dims)
+        mean = b.reduce_mean(x, dims)
+        centered = b.binary("aten.sub.Tensor", x, mean)
+        var = b.reduce_mean(b.binary("aten.mul.Tensor", centered, centered), dims)
     else:
         mean, var = per_channel(input_mean), per_channel(input_var)
-        centered = binary(b, "aten.sub.Tensor", x, mean)
-    inverse_std = unary(b, "aten.rsqrt", scalar_op(b, "aten.add.Scalar", var, epsilon))
-    y = binary(b, "aten.mul.Tensor", centered, inverse_std)
-    y = binary(b, "aten.add.Tensor", binary(b, "aten.mul.Tensor", y, scale), bias, node.result_type())
+        centered = b.binary("aten.sub.Tensor", x, mean)
+    inverse_std = b.unary("aten.rsqrt", b.scalar_op("aten.add.Scalar", var, epsilon))
+    y = b.binary("aten.mul.Tensor", centered, inverse_std)
+    y = b.binary("aten.add.Tensor", b.binary("aten.mul.Tensor", y, scale), bias, node.result_type())
     results = [y]
     if not training:
         return results + [None] * (node.num_results - 1)
@@ -52,12 +49,12 @@ def _batch_norm_manual(node: OnnxNode, b: TorchBuilder, training: bool, spatial:
     batch_mean, batch_var = squeezed(mean, input_mean), squeezed(var, input_var)
     for index, (running, batch) in enumerate([(input_mean, batch_mean), (input_var, batch_var)], start=1):
         if index < node.num_results:
-            kept = scalar_op(b, "aten.mul.Scalar", running, momentum)
-            new = scalar_op(b, "aten.mul.Scalar", batch, 1.0 - momentum)
-            results.append(cast_to(b, binary(b, "aten.add.Tensor", kept, new), node.result_type(index)))
+            kept = b.scalar_op("aten.mul.Scalar", running, momentum)
+            new = b.scalar_op("aten.mul.Scalar", batch, 1.0 - momentum)
+            results.append(b.cast_to(b.binary("aten.add.Tensor", kept, new), node.result_type(index)))
     for index, saved in ((3, batch_mean), (4, batch_var)):
         if index < node.num_results:
-            results.append(cast_to(b, saved, node.result_type(index)) if node.result_is_used(index) else None)
+            results.append(b.cast_to(saved, node.result_type(index)) if node.result_is_used(index) else None)
     return results
 
 
@@ -116,24 +113,24 @@ def instance_norm(node: OnnxNode, b: TorchBuilder):
     """Per (sample, channel) normalization over the spatial dims, then per-channel scale and B.
     Composed here: torch-mlir's `aten.instance_norm` decomposition miscounts dynamic spatial dims."""
     x = node.input(0)
-    rank = len(sizes_or_fail(node, 0))
+    rank = len(node.input_sizes(0))
     if rank < 3:
         node.fail(f"input rank {rank}: needs at least one spatial dim")
     dims = list(range(2, rank))
-    mean = reduce_mean(b, x, dims)
-    centered = binary(b, "aten.sub.Tensor", x, mean)
-    variance = reduce_mean(b, binary(b, "aten.mul.Tensor", centered, centered), dims)
-    inverse_std = unary(b, "aten.rsqrt", scalar_op(b, "aten.add.Scalar", variance, node.attr_float("epsilon")))
-    y = binary(b, "aten.mul.Tensor", centered, inverse_std)
-    y = binary(b, "aten.mul.Tensor", y, unsqueeze_trailing(b, node.input(1), rank - 2))
-    return binary(b, "aten.add.Tensor", y, unsqueeze_trailing(b, node.input(2), rank - 2), node.result_type())
+    mean = b.reduce_mean(x, dims)
+    centered = b.binary("aten.sub.Tensor", x, mean)
+    variance = b.reduce_mean(b.binary("aten.mul.Tensor", centered, centered), dims)
+    inverse_std = b.unary("aten.rsqrt", b.scalar_op("aten.add.Scalar", variance, node.attr_float("epsilon")))
+    y = b.binary("aten.mul.Tensor", centered, inverse_std)
+    y = b.binary("aten.mul.Tensor", y, b.unsqueeze_trailing(node.input(1), rank - 2))
+    return b.binary("aten.add.Tensor", y, b.unsqueeze_trailing(node.input(2), rank - 2), node.result_type())
 
 
 @converts("LayerNormalization", since=17)
 def layer_norm(node: OnnxNode, b: TorchBuilder):
     """Normalize over dims [axis, rank); outputs Y, Mean and InvStdDev (keepdim shapes)."""
     x = node.input(0)
-    sizes = sizes_or_fail(node, 0)
+    sizes = node.input_sizes(0)
     rank = len(sizes)
     axis = node.attr_int("axis")
     axis = axis + rank if axis < 0 else axis
@@ -156,15 +153,15 @@ def layer_norm(node: OnnxNode, b: TorchBuilder):
         b.constant_float(node.attr_float("epsilon")),
     )
     if not fits(scale):
-        y = binary(b, "aten.mul.Tensor", y, scale)
+        y = b.binary("aten.mul.Tensor", y, scale)
     if bias is not None and not fits(bias):
-        y = binary(b, "aten.add.Tensor", y, bias)
-    results = [cast_to(b, b.to_dtype(y, node.result_info().element), node.result_type())]
+        y = b.binary("aten.add.Tensor", y, bias)
+    results = [b.cast_to(b.to_dtype(y, node.result_info().element), node.result_type())]
     for index, statistic in ((1, mean), (2, inverse_std)):
         if index < node.num_results:
             if node.result_is_used(index):
                 statistic = b.to_dtype(statistic, node.result_info(index).element)
-                results.append(cast_to(b, statistic, node.result_type(index)))
+                results.append(b.cast_to(statistic, node.result_type(index)))
             else:
                 results.append(None)
     return _single_or_list(results)
@@ -181,7 +178,7 @@ def _group_norm(node: OnnxNode, b: TorchBuilder, scale: ir.Value, bias: ir.Value
 @converts("GroupNormalization", since=18)
 def group_norm_18(node: OnnxNode, b: TorchBuilder):
     """Opset 18: scale and bias have one value per group; each repeats over its C/G channels."""
-    sizes = sizes_or_fail(node, 0)
+    sizes = node.input_sizes(0)
     groups = node.attr_int("num_groups")
     if sizes[1] is None:
         node.fail("per-group scale and bias (opset 18) need a static channel count (dim 1)")
@@ -226,7 +223,7 @@ def group_norm(node: OnnxNode, b: TorchBuilder):
 def lp_normalization(node: OnnxNode, b: TorchBuilder):
     """X / ||X||_p along `axis` (p is 1 or 2)."""
     x = node.input(0)
-    sizes = sizes_or_fail(node, 0)
+    sizes = node.input_sizes(0)
     axis, p = node.attr_int("axis"), node.attr_int("p")
     if p not in (1, 2):
         node.fail(f"p {p} is not supported: ONNX allows 1 or 2")
@@ -240,7 +237,7 @@ def lp_normalization(node: OnnxNode, b: TorchBuilder):
     # Where the norm is 0, X is 0 along the axis and ONNX gives 0: divide by 1 there.
     is_zero = b.op("aten.eq.Scalar", b.tensor_type(norm_sizes, "i1"), norm, b.constant_float(0.0))
     norm = b.op("aten.masked_fill.Scalar", norm.type, norm, is_zero, b.constant_float(1.0))
-    return binary(b, "aten.div.Tensor", x, norm, node.result_type())
+    return b.binary("aten.div.Tensor", x, norm, node.result_type())
 
 
 @converts("LRN", since=1)
@@ -248,7 +245,7 @@ def lrn(node: OnnxNode, b: TorchBuilder):
     """Y = X / (bias + alpha / size * sum of X^2 over `size` neighbouring channels)^beta;
     the window around channel c is [c - floor((size-1)/2), c + ceil((size-1)/2)]."""
     x = node.input(0)
-    sizes = sizes_or_fail(node, 0)
+    sizes = node.input_sizes(0)
     rank = len(sizes)
     if rank < 2:
         node.fail(f"input rank {rank}: needs a channel dim")
@@ -256,32 +253,32 @@ def lrn(node: OnnxNode, b: TorchBuilder):
     if size < 1:
         node.fail(f"size {size} must be positive")
     alpha, beta, bias = node.attr_float("alpha"), node.attr_float("beta"), node.attr_float("bias")
-    squared = binary(b, "aten.mul.Tensor", x, x)
+    squared = b.binary("aten.mul.Tensor", x, x)
     before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
     # Pad the channel dim (dim 1, counted as the first of rank-1 "spatial" dims) with zeros.
-    padded = pad_spatial(b, squared, [before] + [0] * (rank - 2), [after] + [0] * (rank - 2), 0.0)
+    padded = b.pad_spatial(squared, [before] + [0] * (rank - 2), [after] + [0] * (rank - 2), 0.0)
     total = None
     for offset in range(size):
-        window = slice_dim(b, padded, 1, offset, size - 1 - offset)
-        window = cast_to(b, window, squared.type)
-        total = window if total is None else binary(b, "aten.add.Tensor", total, window)
-    denominator = scalar_op(b, "aten.mul.Scalar", total, alpha / size)
-    denominator = scalar_op(b, "aten.add.Scalar", denominator, bias)
-    denominator = scalar_op(b, "aten.pow.Tensor_Scalar", denominator, beta)
-    return binary(b, "aten.div.Tensor", x, denominator, node.result_type())
+        window = b.slice_dim(padded, 1, offset, size - 1 - offset)
+        window = b.cast_to(window, squared.type)
+        total = window if total is None else b.binary("aten.add.Tensor", total, window)
+    denominator = b.scalar_op("aten.mul.Scalar", total, alpha / size)
+    denominator = b.scalar_op("aten.add.Scalar", denominator, bias)
+    denominator = b.scalar_op("aten.pow.Tensor_Scalar", denominator, beta)
+    return b.binary("aten.div.Tensor", x, denominator, node.result_type())
 
 
 @converts("MeanVarianceNormalization", since=9)
 def mean_variance_normalization(node: OnnxNode, b: TorchBuilder):
     """(X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9) over `axes` (default [0, 2, 3])."""
     x = node.input(0)
-    rank = len(sizes_or_fail(node, 0))
+    rank = len(node.input_sizes(0))
     axes = node.attr_ints("axes")
     if any(not -rank <= a < rank for a in axes):
         node.fail(f"axes {axes} are out of range for rank {rank}")
-    mean = reduce_mean(b, x, axes)
-    mean_of_squares = reduce_mean(b, binary(b, "aten.mul.Tensor", x, x), axes)
-    variance = binary(b, "aten.sub.Tensor", mean_of_squares, binary(b, "aten.mul.Tensor", mean, mean))
-    deviation = scalar_op(b, "aten.add.Scalar", unary(b, "aten.sqrt", variance), 1e-9)
-    return binary(b, "aten.div.Tensor", binary(b, "aten.sub.Tensor", x, mean), deviation, node.result_type())
+    mean = b.reduce_mean(x, axes)
+    mean_of_squares = b.reduce_mean(b.binary("aten.mul.Tensor", x, x), axes)
+    variance = b.binary("aten.sub.Tensor", mean_of_squares, b.binary("aten.mul.Tensor", mean, mean))
+    deviation = b.scalar_op("aten.add.Scalar", b.unary("aten.sqrt", variance), 1e-9)
+    return b.binary("aten.div.Tensor", b.binary("aten.sub.Tensor", x, mean), deviation, node.result_type())
 

@@ -21,9 +21,9 @@ import numpy as np
 from torch_mlir import ir
 
 from .builder import TorchBuilder
-from .nn import binary, cast_to, pad_spatial, product_of, resolve_pads, scalar_op, sizes_or_fail, spatial_ints, unary
 from .node import OnnxNode
 from .registry import converts
+from .types import static_product
 
 
 # Dilated MaxPool unrolls one slice per kernel element up to this window size.
@@ -32,14 +32,14 @@ MAX_UNROLLED_WINDOW = 128
 
 def _pool_attributes(node: OnnxNode):
     """(sizes, kernel, strides, dilations, begins, ends, ceil_mode) of a windowed pool."""
-    sizes = sizes_or_fail(node, 0)
+    sizes = node.input_sizes(0)
     count = len(sizes) - 2
     kernel = node.attr_ints("kernel_shape")
     if count < 1 or len(kernel) != count:
         node.fail(f"attribute 'kernel_shape' {kernel} does not match input rank {len(sizes)}")
-    strides = spatial_ints(node, "strides", count, 1)
-    dilations = spatial_ints(node, "dilations", count, 1)
-    begins, ends = resolve_pads(node, sizes[2:], kernel, strides, dilations)
+    strides = node.spatial_ints("strides", count, 1)
+    dilations = node.spatial_ints("dilations", count, 1)
+    begins, ends = node.resolve_pads(sizes[2:], kernel, strides, dilations)
     ceil_mode = node.attr_int("ceil_mode", 0)
     if ceil_mode:
         # Drop ceil_mode where it changes nothing: some backends lower only floor mode.
@@ -99,7 +99,7 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
         node.fail(f"{count} spatial dims: only 1 to 3 are supported")
     want_indices = node.num_results > 1 and node.result_is_used(1)
     storage_order = node.attr_int("storage_order", 0)
-    small_kernel = product_of(kernel) <= MAX_UNROLLED_WINDOW
+    small_kernel = static_product(kernel) <= MAX_UNROLLED_WINDOW
     window = (kernel, strides, dilations, begins, ends, ceil_mode)
     if want_indices and small_kernel and None not in sizes:
         if storage_order == 1 and count != 2:
@@ -119,7 +119,7 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
             node.fail(
                 f"output Indices with pads {begins + ends} (asymmetric or over half the kernel) needs a static input shape"
             )
-        x = pad_spatial(b, x, begins, ends, _lowest(node.input_info(0).element))
+        x = b.pad_spatial(x, begins, ends, _lowest(node.input_info(0).element))
         padding = [0] * count
     operands = [
         x, b.int_list(kernel), b.int_list(strides), b.int_list(padding), b.int_list(dilations),
@@ -140,8 +140,8 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
         row = b.op("aten.floor_divide.Scalar", plane_type, indices, b.constant_int(width))
         column = b.op("aten.remainder.Scalar", plane_type, indices, b.constant_int(width))
         column = b.op("aten.mul.Scalar", plane_type, column, b.constant_int(height))
-        indices = binary(b, "aten.add.Tensor", row, column, plane_type)
-    return [values, binary(b, "aten.add.Tensor", indices, _plane_offsets(node, b, sizes), node.result_type(1))]
+        indices = b.binary("aten.add.Tensor", row, column, plane_type)
+    return [values, b.binary("aten.add.Tensor", indices, _plane_offsets(node, b, sizes), node.result_type(1))]
 
 
 def _unrolled_max_pool(
@@ -156,10 +156,10 @@ def _unrolled_max_pool(
     count = len(kernel)
     extra = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
     padded_ends = [e + extra_i for e, extra_i in zip(ends, extra)]
-    x = pad_spatial(b, x, begins, padded_ends, lowest)
+    x = b.pad_spatial(x, begins, padded_ends, lowest)
     indices = None
     if indices_order is not None:
-        indices = pad_spatial(b, _onnx_indices(b, sizes, indices_order), begins, padded_ends, -1)
+        indices = b.pad_spatial(_onnx_indices(b, sizes, indices_order), begins, padded_ends, -1)
 
     def window_of(value, offsets):
         for i, offset in enumerate(offsets):
@@ -184,16 +184,16 @@ def _unrolled_max_pool(
             chosen = window_of(indices, offsets)
             result_indices = b.op("aten.where.self", chosen.type, greater, chosen, result_indices)
         result = b.op("aten.maximum", window.type, result, window)
-    result = cast_to(b, result, node.result_type())
+    result = b.cast_to(result, node.result_type())
     if indices is not None:
-        return [result, cast_to(b, result_indices, node.result_type(1))]
+        return [result, b.cast_to(result_indices, node.result_type(1))]
     return [result, None] if node.num_results > 1 else result
 
 
 def _onnx_indices(b: TorchBuilder, sizes, storage_order: int) -> ir.Value:
     """si64 tensor of x's shape holding each element's flattened ONNX index; storage_order 1
     numbers each plane column-major."""
-    total = product_of(sizes)
+    total = static_product(sizes)
     none = b.constant_none()
     flat = b.op(
         "aten.arange.start_step", b.tensor_type([total], "si64"), b.constant_int(0), b.constant_int(total),
@@ -210,7 +210,7 @@ def _onnx_indices(b: TorchBuilder, sizes, storage_order: int) -> ir.Value:
 
 def _plane_offsets(node: OnnxNode, b: TorchBuilder, sizes) -> ir.Value:
     """[N, C, 1, ...] si64 tensor of (n * C + c) * plane size: torch's indices are per plane."""
-    plane = product_of(sizes[2:])
+    plane = static_product(sizes[2:])
     if plane is None or sizes[1] is None:
         node.fail("output Indices needs static channel and spatial sizes")
     batch = sizes[0]
@@ -246,8 +246,8 @@ def _window_sum(node: OnnxNode, b: TorchBuilder, x, kernel, strides, dilations, 
             node.fail(f"ceil_mode needs static spatial sizes (dims 2 to {count + 1})")
         extra = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
     outer = b.sizes_of(x)[:2]
-    x = pad_spatial(b, x, begins, ends, pad_value)
-    x = pad_spatial(b, x, [0] * count, extra, 0.0)
+    x = b.pad_spatial(x, begins, ends, pad_value)
+    x = b.pad_spatial(x, [0] * count, extra, 0.0)
     info = b.info(x)
     element = info.element
     planes = None if None in sizes[:2] else sizes[0] * sizes[1]
@@ -297,7 +297,7 @@ def average_pool(node: OnnxNode, b: TorchBuilder):
     none = b.constant_none()
     ones = b.op("aten.ones_like", x.type, x, none, none, none, none, none)
     counted = _window_sum(node, b, ones, *window, 1.0 if include_pad else 0.0)
-    return cast_to(b, binary(b, "aten.div.Tensor", total, counted), node.result_type())
+    return b.cast_to(b.binary("aten.div.Tensor", total, counted), node.result_type())
 
 
 @converts("LpPool", since=1)
@@ -306,17 +306,17 @@ def lp_pool(node: OnnxNode, b: TorchBuilder):
     x = node.input(0)
     _, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node)
     p = node.attr_float("p")
-    powered = unary(b, "aten.abs", x)
+    powered = b.unary("aten.abs", x)
     if p != 1.0:
-        powered = scalar_op(b, "aten.pow.Tensor_Scalar", powered, p)
+        powered = b.scalar_op("aten.pow.Tensor_Scalar", powered, p)
     total = _window_sum(node, b, powered, kernel, strides, dilations, begins, ends, ceil_mode, 0.0)
     if p != 1.0:
-        total = scalar_op(b, "aten.pow.Tensor_Scalar", total, 1.0 / p)
-    return cast_to(b, total, node.result_type())
+        total = b.scalar_op("aten.pow.Tensor_Scalar", total, 1.0 / p)
+    return b.cast_to(total, node.result_type())
 
 
 def _spatial_dims(node: OnnxNode) -> list[int]:
-    rank = len(sizes_or_fail(node, 0))
+    rank = len(node.input_sizes(0))
     if rank < 3:
         node.fail(f"input rank {rank}: needs at least one spatial dim")
     return list(range(2, rank))
@@ -356,7 +356,7 @@ def max_roi_pool(node: OnnxNode, b: TorchBuilder):
     pooled = node.attr_ints("pooled_shape")
     if len(pooled) != 2:
         node.fail(f"attribute 'pooled_shape' {pooled} must have 2 values")
-    x_sizes, rois_sizes = sizes_or_fail(node, 0), sizes_or_fail(node, 1)
+    x_sizes, rois_sizes = node.input_sizes(0), node.input_sizes(1)
     if len(x_sizes) != 4 or None in x_sizes or len(rois_sizes) != 2 or None in rois_sizes or rois_sizes[1] != 5:
         node.fail(f"needs a static [N, C, H, W] input and static [K, 5] rois, not {x_sizes} and {rois_sizes}")
     _, channels, height, width = x_sizes
@@ -371,9 +371,9 @@ def max_roi_pool(node: OnnxNode, b: TorchBuilder):
         value = b.op("aten.select.int", t([count], element), rois, b.constant_int(1), b.constant_int(index))
         if scale is None:
             return value
-        value = scalar_op(b, "aten.mul.Scalar", value, scale)
-        magnitude = unary(b, "aten.floor", scalar_op(b, "aten.add.Scalar", unary(b, "aten.abs", value), 0.5))
-        return binary(b, "aten.mul.Tensor", unary(b, "aten.sign", value), magnitude)
+        value = b.scalar_op("aten.mul.Scalar", value, scale)
+        magnitude = b.unary("aten.floor", b.scalar_op("aten.add.Scalar", b.unary("aten.abs", value), 0.5))
+        return b.binary("aten.mul.Tensor", b.unary("aten.sign", value), magnitude)
 
     def positions(size):  # [size] of 0, 1, ... as floats
         return b.op(
@@ -383,19 +383,19 @@ def max_roi_pool(node: OnnxNode, b: TorchBuilder):
 
     def bins(start, end, bin_count, limit):
         """(mask [K, bins, limit], empty [K, bins]) of the bins of each roi along one axis."""
-        extent = binary(b, "aten.sub.Tensor", end, start)
+        extent = b.binary("aten.sub.Tensor", end, start)
         extent = b.op("aten.clamp_min", t([count], element), extent, b.constant_float(0.0))
-        bin_size = scalar_op(b, "aten.div.Scalar", scalar_op(b, "aten.add.Scalar", extent, 1.0), float(bin_count))
+        bin_size = b.scalar_op("aten.div.Scalar", b.scalar_op("aten.add.Scalar", extent, 1.0), float(bin_count))
         bin_size = b.unsqueeze(bin_size, 1)  # [K, 1]
         offset = b.unsqueeze(start, 1)
         index = b.unsqueeze(positions(bin_count), 0)  # [1, bins]
         kind = t([count, bin_count], element)
-        lower = unary(b, "aten.floor", binary(b, "aten.mul.Tensor", index, bin_size, kind))
-        next_index = scalar_op(b, "aten.add.Scalar", index, 1.0)
-        upper = unary(b, "aten.ceil", binary(b, "aten.mul.Tensor", next_index, bin_size, kind))
+        lower = b.unary("aten.floor", b.binary("aten.mul.Tensor", index, bin_size, kind))
+        next_index = b.scalar_op("aten.add.Scalar", index, 1.0)
+        upper = b.unary("aten.ceil", b.binary("aten.mul.Tensor", next_index, bin_size, kind))
         lower, upper = [
             b.op(
-                "aten.clamp", kind, binary(b, "aten.add.Tensor", bound, offset, kind), b.constant_float(0.0),
+                "aten.clamp", kind, b.binary("aten.add.Tensor", bound, offset, kind), b.constant_float(0.0),
                 b.constant_float(float(limit)),
             )
             for bound in (lower, upper)

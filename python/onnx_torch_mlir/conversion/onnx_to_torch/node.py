@@ -214,6 +214,58 @@ class OnnxNode:
             return False
         return any(True for _ in self.op.results[index].uses)
 
+    # -- shapes and spatial attributes --------------------------------------------
+    def input_sizes(self, index: int, what: str = "input") -> list:
+        """The sizes of input `index` (None per dynamic dim); the node fails if it is unranked."""
+        info = self.input_info(index)
+        if info.rank is None:
+            self.fail(f"{what} {index} needs a static rank")
+        return list(info.sizes)
+
+    def spatial_ints(self, name: str, count: int, default: int) -> list[int]:
+        """An ints attribute with one value per spatial dim (`strides`, `dilations`), checked."""
+        values = self.attr_ints(name, None)
+        if values is None:
+            return [default] * count
+        if len(values) != count:
+            self.fail(f"attribute '{name}' has {len(values)} values for {count} spatial dims")
+        return values
+
+    def resolve_pads(self, spatial_sizes, kernel, strides, dilations) -> tuple[list[int], list[int]]:
+        """(begins, ends) per spatial dim from `auto_pad` and `pads` (Conv and the pools).
+
+        SAME_UPPER/SAME_LOWER give output size ceil(in / stride); with stride 1 the padding does
+        not depend on the input size, otherwise the spatial size must be static.
+        """
+        count = len(kernel)
+        auto_pad = self.attr_string("auto_pad", "NOTSET") or "NOTSET"
+        if auto_pad == "NOTSET":
+            pads = self.attr_ints("pads", None) or [0] * (2 * count)
+            if len(pads) != 2 * count:
+                self.fail(f"attribute 'pads' has {len(pads)} values for {count} spatial dims")
+            return list(pads[:count]), list(pads[count:])
+        if auto_pad == "VALID":
+            return [0] * count, [0] * count
+        if auto_pad not in ("SAME_UPPER", "SAME_LOWER"):
+            self.fail(f"auto_pad '{auto_pad}' is not supported")
+        begins, ends = [], []
+        for i in range(count):
+            if kernel[i] is None:
+                self.fail(f"auto_pad {auto_pad} needs a static kernel size")
+            effective = (kernel[i] - 1) * dilations[i] + 1
+            if strides[i] == 1:
+                total = effective - 1
+            else:
+                size = spatial_sizes[i]
+                if size is None:
+                    self.fail(f"auto_pad {auto_pad} with stride {strides[i]} needs a static spatial size (dim {i + 2})")
+                out = -(-size // strides[i])
+                total = max((out - 1) * strides[i] + effective - size, 0)
+            small, large = total // 2, total - total // 2
+            begins.append(small if auto_pad == "SAME_UPPER" else large)
+            ends.append(large if auto_pad == "SAME_UPPER" else small)
+        return begins, ends
+
     # -- attributes -------------------------------------------------------------
     def has_attr(self, name: str) -> bool:
         return (self._attribute_prefix + name) in self.op.attributes

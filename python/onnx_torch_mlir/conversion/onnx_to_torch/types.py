@@ -148,3 +148,13 @@ def torch_dtype_code(element: str) -> int:
 
 def onnx_dtype_to_element(onnx_code: int) -> str | None:
     return ONNX_TO_TORCH_ELEMENT.get(onnx_code)
+
+
+def static_product(sizes) -> int | None:
+    """The product of static sizes, None if any is dynamic (or the sizes are unknown)."""
+    if sizes is None or any(size is None for size in sizes):
+        return None
+    product = 1
+    for size in sizes:
+        product *= size
+    return product
