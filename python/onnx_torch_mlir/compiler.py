@@ -53,7 +53,7 @@ def compile(
         from .transforms.custom_ops_onnx import keep_onnx_ops as keep
 
         keep(module, keep_onnx_ops)
-    convert_to_torch(module, converter, legal)
+    convert_to_torch(module, converter, legal, target=output_type)
     lower_torch_to_backend(module, output_type, backend_legal_ops=legal, custom_op_encoding=custom_op_encoding)
     return module
 
@@ -79,12 +79,19 @@ def import_model(model, importer: str, context: ir.Context) -> ir.Module:
     raise ValueError(f"unknown importer '{importer}': expected one of {', '.join(IMPORTERS)}")
 
 
-def convert_to_torch(module: ir.Module, converter: str, backend_legal_ops: tuple = ()) -> None:
-    """torch-ONNX spelling -> torch-mlir's backend contract, in place, by `converter`."""
+def convert_to_torch(module: ir.Module, converter: str, backend_legal_ops: tuple = (), target: str = "torch") -> None:
+    """torch-ONNX spelling -> torch-mlir's backend contract, in place, by `converter`.
+
+    `target` is the output type the module is headed for: our conversion emits forms that
+    backend's lowering takes (OnnxNode.target)."""
     if converter == "torch-mlir":
         config.require("torch")
     if converter == "ours":
         from .conversion import convert_onnx_to_torch_backend_contract
+        from .conversion.onnx_to_torch.driver import TARGET_ATTRIBUTE
+
+        if target != "torch":
+            module.operation.attributes[TARGET_ATTRIBUTE] = ir.StringAttr.get(target, module.context)
 
         convert_onnx_to_torch_backend_contract(module, backend_legal_ops=backend_legal_ops)
         return

@@ -77,7 +77,7 @@ def _run_stages(case: CasePayload, configuration: Configuration, backend: str) -
     if configuration.upgrade_opset:
         model = peers.upgrade_opset(model, configuration.upgrade_opset)
     module = _stage("import", compiler.import_model, model, configuration.importer, make_context())
-    _stage("convert", compiler.convert_to_torch, module, configuration.converter)
+    _stage("convert", compiler.convert_to_torch, module, configuration.converter, target=backend)
     _stage("lower", pipelines.lower_torch_to_backend, module, backend)
     program = _stage("compile", runtime.compile_for_cpu, module, input_dialect=backend)
     result_dtypes = declared_output_dtypes(model)

@@ -35,6 +35,9 @@ LATEST_ONNX_OPSET = onnx.defs.onnx_opset_version()
 DEFAULT_OPSET_ATTRIBUTES = ("torch.onnx_meta.opset_version", "onnx.opset_version")
 DOMAIN_OPSETS_ATTRIBUTES = ("torch.onnx_meta.opset_versions", "onnx.opset_versions", "onnx.opset_import")
 NOT_ONNX_OPS = {"onnx.NoValue", "onnx.EntryPoint", "onnx.Return", "onnx.Yield"}
+# A module attribute naming the backend the module is compiled for (see OnnxNode.target); the
+# conversion reads it and removes it.
+TARGET_ATTRIBUTE = "onnx_torch_mlir.target"
 
 
 @dataclass
@@ -111,12 +114,16 @@ def convert_onnx_to_torch(module_op: ir.Operation) -> list[Failure]:
     A failed node stays in the IR unchanged; conversion goes on with the next one.
     """
     failures: list[Failure] = []
+    target = None
+    if TARGET_ATTRIBUTE in module_op.attributes:
+        target = ir.StringAttr(module_op.attributes[TARGET_ATTRIBUTE]).value
+        del module_op.attributes[TARGET_ATTRIBUTE]
     functions = [op for op in module_op.regions[0].blocks[0].operations if op.operation.name == "func.func"]
     for function in functions:
         function = function.operation
         opsets = model_opsets(function, module_op)
         for op, (op_type, domain, spelling) in _collect_onnx_ops(function):
-            node = OnnxNode(op, op_type, domain, opset_for(opsets, domain), spelling)
+            node = OnnxNode(op, op_type, domain, opset_for(opsets, domain), spelling, target)
             failure = convert_node(node)
             if failure is not None:
                 failures.append(failure)

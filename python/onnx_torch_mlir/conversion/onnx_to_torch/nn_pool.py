@@ -28,6 +28,8 @@ from .types import static_product
 
 # Dilated MaxPool unrolls one slice per kernel element up to this window size.
 MAX_UNROLLED_WINDOW = 128
+# Unsigned max pools are computed in these types where a backend cannot take the unsigned one.
+_WIDER_SIGNED = {"ui8": "si16", "ui16": "si32", "ui32": "si64"}
 
 
 def _pool_attributes(node: OnnxNode):
@@ -113,20 +115,25 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
         extras = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
         ends = [end + extra for end, extra in zip(ends, extras)]
         ceil_mode = 0
+    lowest = _lowest(node.input_info(0).element)
+    if not want_indices and node.target == "stablehlo" and node.input_info(0).element in _WIDER_SIGNED:
+        # torch-mlir's StableHLO lowering of an unsigned max pool crashes; the max is exact in a wider signed type.
+        x = b.to_dtype(x, _WIDER_SIGNED[node.input_info(0).element])
     padding = begins
     if not _torch_pads_fit(kernel, begins, ends):
         if want_indices:
             node.fail(
                 f"output Indices with pads {begins + ends} (asymmetric or over half the kernel) needs a static input shape"
             )
-        x = b.pad_spatial(x, begins, ends, _lowest(node.input_info(0).element))
+        x = b.pad_spatial(x, begins, ends, lowest)
         padding = [0] * count
     operands = [
         x, b.int_list(kernel), b.int_list(strides), b.int_list(padding), b.int_list(dilations),
         b.constant_bool(bool(ceil_mode)),
     ]
     if not want_indices:
-        result = b.op(f"aten.max_pool{count}d", node.result_type(), *operands)
+        pooled_type = b.tensor_type(node.result_info().sizes, b.info(x).element)
+        result = b.to_dtype(b.op(f"aten.max_pool{count}d", pooled_type, *operands), node.result_info().element)
         return [result, None] if node.num_results > 1 else result
     indices_info = node.result_info(1)
     plane_type = b.tensor_type(indices_info.sizes, "si64")

@@ -88,12 +88,15 @@ def _attribute_python_value(attribute: ir.Attribute):
 class OnnxNode:
     """A typed view of one ONNX op: operands, attributes with defaults, result types, name."""
 
-    def __init__(self, op: ir.Operation, op_type: str, domain: str, opset: int, spelling: str):
+    def __init__(self, op: ir.Operation, op_type: str, domain: str, opset: int, spelling: str, target: str | None = None):
         self.op = op
         self.op_type = op_type
         self.domain = domain
         self.opset = opset
         self.spelling = spelling  # "torch-onnx" or "onnx"
+        # The backend the module is compiled for ("linalg-on-tensors", "tosa", "stablehlo"), or None
+        # (plain Torch output): where a backend's lowering cannot take a form, a pattern emits another.
+        self.target = target
         self.location = op.location
         self._attribute_prefix = TORCH_ATTRIBUTE_PREFIX if spelling == "torch-onnx" else ""
         self._bridged: dict[int, ir.Value] = {}
