@@ -177,7 +177,8 @@ def build_in_this_process(model: zoo_models.ZooModel, directory: Path) -> dict:
     record = {"ok": False, "name": model.name, "versions": package_versions()}
 
     def fail(stage: str, error: BaseException) -> dict:
-        record.update(stage=stage, error=first_error_line(error), seconds=round(time.perf_counter() - started, 2))
+        line = first_error_line(error).replace(str(directory) + "/", "")  # no machine-specific paths
+        record.update(stage=stage, error=line, seconds=round(time.perf_counter() - started, 2))
         return record
 
     try:

@@ -318,7 +318,8 @@ def main(argv=None) -> int:
     if args.update:
         written = zoo_report.update_files(
             REPOSITORY, cells, builds, configurations, [m.name for m in models],
-            run_note={"seconds": round(elapsed), "jobs": args.jobs, "models": len(models)},
+            run_note={"date": time.strftime("%Y-%m-%d", time.gmtime()), "seconds": round(elapsed), "jobs": args.jobs,
+                      "models": len(models), "cells": len(cells)},
         )
         for path in written:
             print(f"wrote {path.relative_to(REPOSITORY)}")

@@ -334,9 +334,11 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
         "A compile error is ours (stage `compile`) or the consumer's compiler's (stage `consumer compile`).",
         "Times and peak memory (RSS) are those of the child process that compiled or ran the model.",
     ]
-    if run_note:
-        out += ["", f"Last full run: {run_note.get('models')} models, {run_note.get('jobs')} jobs in parallel, "
-                    f"{run_note.get('seconds')} s on this machine (2 cores)." if run_note.get("seconds") else ""]
+    if run_note and run_note.get("seconds"):
+        minutes = int(run_note["seconds"]) / 60
+        out += ["", f"Last full run ({run_note.get('date', 'date not recorded')}): {run_note.get('models')} models, "
+                    f"{run_note.get('cells')} cells, {run_note.get('jobs')} child processes at a time, "
+                    f"{minutes:.0f} minutes on 2 cores, building the models included."]
     out += ["", "## Summary", "", "Cells per configuration, backend and consumer:", ""]
     header = ["configuration", "backend", "consumer", *OUTCOMES, "total"]
     out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]

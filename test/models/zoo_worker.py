@@ -174,7 +174,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     record = compile_model(args) if args.command == "compile" else run_module(args)
     if record.get("error"):
-        record["error"] = re.sub(r"\s+", " ", record["error"]).strip()
+        # Locations name the model file by its path in the cache: the file name is enough, and keeps
+        # the generated tables free of machine-specific paths.
+        error = record["error"]
+        for directory in {str(Path(args.model).resolve().parent), str(Path(args.model).parent), str(Path(args.record).parent)}:
+            error = error.replace(directory + "/", "")
+        record["error"] = re.sub(r"\s+", " ", error).strip()
     Path(args.record).write_text(json.dumps(record) + "\n")
     return 0
 
