@@ -13,29 +13,6 @@ from .node import OnnxNode
 from .registry import converts
 
 
-def legacy_broadcast_operand(node: OnnxNode, b: TorchBuilder):
-    """Operand B of an opset<7 binary op, reshaped so that numpy broadcasting gives ONNX's result.
-
-    With `broadcast=1` and `axis`, B's dims are placed at A's dims axis..axis+rank(B)-1:
-    trailing size-1 dims are appended to B. Without `axis` suffix matching is numpy's
-    own rule; with `broadcast=0` the shapes are equal.
-    """
-    rhs = node.input(1)
-    if not node.attr_int("broadcast", 0) or not node.has_attr("axis"):
-        return rhs
-    lhs_rank, rhs_rank = node.input_info(0).rank, node.input_info(1).rank
-    if lhs_rank is None or rhs_rank is None:
-        node.fail("broadcast with 'axis' needs ranked inputs")
-    axis = node.attr_int("axis")
-    axis = axis + lhs_rank if axis < 0 else axis
-    trailing = lhs_rank - axis - rhs_rank
-    if axis < 0 or trailing < 0:
-        node.fail(f"axis {node.attr_int('axis')} does not place a rank-{rhs_rank} B inside a rank-{lhs_rank} A")
-    for _ in range(trailing):
-        rhs = b.unsqueeze(rhs, -1)
-    return rhs
-
-
 def _add_like(torch_op: str, node: OnnxNode, b: TorchBuilder, rhs):
     return b.op(torch_op, node.result_type(), node.input(0), rhs, b.constant_int(1))
 
@@ -49,7 +26,7 @@ def _divide(node: OnnxNode, b: TorchBuilder, rhs):
 
 @converts("Add", since=1)
 def add_legacy(node: OnnxNode, b: TorchBuilder):
-    return _add_like("aten.add.Tensor", node, b, legacy_broadcast_operand(node, b))
+    return _add_like("aten.add.Tensor", node, b, node.legacy_broadcast_input(b))
 
 
 @converts("Add", since=7)
@@ -59,7 +36,7 @@ def add(node: OnnxNode, b: TorchBuilder):
 
 @converts("Sub", since=1)
 def sub_legacy(node: OnnxNode, b: TorchBuilder):
-    return _add_like("aten.sub.Tensor", node, b, legacy_broadcast_operand(node, b))
+    return _add_like("aten.sub.Tensor", node, b, node.legacy_broadcast_input(b))
 
 
 @converts("Sub", since=7)
@@ -69,7 +46,7 @@ def sub(node: OnnxNode, b: TorchBuilder):
 
 @converts("Mul", since=1)
 def mul_legacy(node: OnnxNode, b: TorchBuilder):
-    return b.op("aten.mul.Tensor", node.result_type(), node.input(0), legacy_broadcast_operand(node, b))
+    return b.op("aten.mul.Tensor", node.result_type(), node.input(0), node.legacy_broadcast_input(b))
 
 
 @converts("Mul", since=7)
@@ -79,7 +56,7 @@ def mul(node: OnnxNode, b: TorchBuilder):
 
 @converts("Div", since=1)
 def div_legacy(node: OnnxNode, b: TorchBuilder):
-    return _divide(node, b, legacy_broadcast_operand(node, b))
+    return _divide(node, b, node.legacy_broadcast_input(b))
 
 
 @converts("Div", since=7)

@@ -2,13 +2,12 @@
 And, Or, Xor, Not, BitwiseAnd/Or/Xor/Not, BitShift.
 
 Before opset 7 the binary ones broadcast B onto A only with `broadcast=1`
-(see `elementwise.legacy_broadcast_operand`).
+(see `OnnxNode.legacy_broadcast_input`).
 """
 
 from __future__ import annotations
 
 from .builder import TorchBuilder
-from .elementwise import legacy_broadcast_operand
 from .node import OnnxNode
 from .registry import converts
 
@@ -30,7 +29,7 @@ BINARY = {
 
 def _binary_pattern(torch_op: str, legacy: bool):
     def pattern(node: OnnxNode, b: TorchBuilder):
-        rhs = legacy_broadcast_operand(node, b) if legacy else node.input(1)
+        rhs = node.legacy_broadcast_input(b) if legacy else node.input(1)
         return b.op(torch_op, node.result_type(), node.input(0), rhs)
 
     return pattern

@@ -9,7 +9,6 @@ import onnx
 from torch_mlir import ir
 
 from .builder import TorchBuilder
-from .elementwise import legacy_broadcast_operand
 from .node import OnnxNode
 from .registry import converts
 from .types import TensorInfo
@@ -72,7 +71,7 @@ def _pow(node: OnnxNode, b: TorchBuilder, exponent):
 
 @converts("Pow", since=1)
 def pow_legacy(node: OnnxNode, b: TorchBuilder):
-    return _pow(node, b, legacy_broadcast_operand(node, b))
+    return _pow(node, b, node.legacy_broadcast_input(b))
 
 
 @converts("Pow", since=7)

@@ -217,6 +217,28 @@ class OnnxNode:
             return False
         return any(True for _ in self.op.results[index].uses)
 
+    def legacy_broadcast_input(self, b) -> ir.Value:
+        """Input 1 of an opset<7 binary op, reshaped so that numpy broadcasting gives ONNX's result.
+
+        With `broadcast=1` and `axis`, B's dims are placed at A's dims axis..axis+rank(B)-1:
+        trailing size-1 dims are appended to B (with builder `b`). Without `axis` suffix
+        matching is numpy's own rule; with `broadcast=0` the shapes are equal.
+        """
+        rhs = self.input(1)
+        if not self.attr_int("broadcast", 0) or not self.has_attr("axis"):
+            return rhs
+        lhs_rank, rhs_rank = self.input_info(0).rank, self.input_info(1).rank
+        if lhs_rank is None or rhs_rank is None:
+            self.fail("broadcast with 'axis' needs ranked inputs")
+        axis = self.attr_int("axis")
+        axis = axis + lhs_rank if axis < 0 else axis
+        trailing = lhs_rank - axis - rhs_rank
+        if axis < 0 or trailing < 0:
+            self.fail(f"axis {self.attr_int('axis')} does not place a rank-{rhs_rank} B inside a rank-{lhs_rank} A")
+        for _ in range(trailing):
+            rhs = b.unsqueeze(rhs, -1)
+        return rhs
+
     # -- shapes and spatial attributes --------------------------------------------
     def input_sizes(self, index: int, what: str = "input") -> list:
         """The sizes of input `index` (None per dynamic dim); the node fails if it is unranked."""
