@@ -235,6 +235,23 @@ class TorchBuilder:
             "aten.reshape", self.tensor_type(result_sizes, info.element), x, self.list(size_values, "!torch.int")
         )
 
+    def arange(self, end, static_end: int | None = None, element: str = "si64") -> ir.Value:
+        """[0, end) of `element` (`end` an int or a `!torch.int`; `static_end` its value if known)."""
+        if isinstance(end, int):
+            static_end, end = end, self.constant_int(end)
+        none = self.constant_none()
+        return self.op("aten.arange", self.tensor_type([static_end], element), end, self.dtype(element), none, none, none)
+
+    def full(self, sizes: Sequence, fill, element: str) -> ir.Value:
+        """`aten.full` of `sizes` (ints or `!torch.int` values) filled with the number `fill`."""
+        none = self.constant_none()
+        static = [size if isinstance(size, int) else None for size in sizes]
+        size_values = [self.constant_int(size) if isinstance(size, int) else size for size in sizes]
+        return self.op(
+            "aten.full", self.tensor_type(static, element), self.list(size_values, "!torch.int"),
+            self.constant_scalar(fill, element), self.dtype(element), none, none, none,
+        )
+
     def flatten(self, x: ir.Value) -> ir.Value:
         """`x` as a 1-D tensor (`aten.flatten.using_ints` over every dim: unambiguous in every lowering)."""
         info = self.info(x)

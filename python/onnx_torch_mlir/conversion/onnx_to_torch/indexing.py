@@ -51,24 +51,6 @@ def _product(b: TorchBuilder, sizes: Sequence[ir.Value], static: Sequence) -> tu
     return (result if result is not None else b.constant_int(1)), None
 
 
-def _static_product(static: Sequence) -> int | None:
-    total = 1
-    for size in static:
-        if size is None:
-            return None
-        total *= size
-    return total
-
-
-def _reshape(b: TorchBuilder, x: ir.Value, sizes: Sequence[ir.Value], static: Sequence) -> ir.Value:
-    """`x` reshaped to `sizes` (`!torch.int` values; `static` gives the result type's sizes)."""
-    return b.reshape(x, sizes, static)
-
-
-def _flatten(b: TorchBuilder, x: ir.Value) -> ir.Value:
-    return b.flatten(x)
-
-
 def _to_int64(b: TorchBuilder, x: ir.Value) -> ir.Value:
     return b.to_dtype(x, "si64")
 
@@ -104,12 +86,6 @@ def _linear_index(b: TorchBuilder, indices: ir.Value, dims: Sequence[ir.Value]) 
     return offset
 
 
-def _arange(b: TorchBuilder, end: ir.Value, static_end: int | None) -> ir.Value:
-    """[0, end) as si64."""
-    none = b.constant_none()
-    return b.op("aten.arange", b.tensor_type([static_end], "si64"), end, b.dtype("si64"), none, none, none)
-
-
 def _expand(b: TorchBuilder, x: ir.Value, sizes: Sequence[ir.Value], static: Sequence) -> ir.Value:
     info = b.info(x)
     return b.op(
@@ -127,7 +103,7 @@ def gather(node: OnnxNode, b: TorchBuilder):
     data_sizes, index_sizes = _sizes(node, 0), _sizes(node, 1)
     axis = _normalize_axis(node, node.attr_int("axis"), len(data_sizes))
     data_dims = b.sizes_of(data)
-    flat = _flatten(b, _normalize_indices(b, indices, data_dims[axis]))
+    flat = b.flatten(_normalize_indices(b, indices, data_dims[axis]))
     selected_sizes = list(data_sizes)
     selected_sizes[axis] = b.info(flat).sizes[0]
     selected = b.op(
@@ -137,7 +113,7 @@ def gather(node: OnnxNode, b: TorchBuilder):
         return selected
     sizes = data_dims[:axis] + b.sizes_of(indices) + data_dims[axis + 1 :]
     static = list(data_sizes[:axis]) + list(index_sizes) + list(data_sizes[axis + 1 :])
-    return _reshape(b, selected, sizes, static)
+    return b.reshape(selected, sizes, static)
 
 
 @converts("GatherElements", since=11)
@@ -175,23 +151,23 @@ def gather_nd(node: OnnxNode, b: TorchBuilder):
     if batch_dims:
         indexed_count, _ = _product(b, indexed, indexed_static)
         batch_count, batch_count_static = _product(b, batch, batch_static)
-        batch_start = _arange(b, batch_count, batch_count_static)
+        batch_start = b.arange(batch_count, batch_count_static)
         batch_start = b.op("aten.mul.Scalar", batch_start.type, batch_start, indexed_count)
         # [prod(B)] -> [B..., 1 (per query dim)] to broadcast over the queries.
         start_static = list(batch_static) + [1] * len(queries)
-        batch_start = _reshape(b, batch_start, batch + [b.constant_int(1)] * len(queries), start_static)
+        batch_start = b.reshape(batch_start, batch + [b.constant_int(1)] * len(queries), start_static)
         offset = b.op("aten.add.Tensor", offset.type, offset, batch_start, b.constant_int(1))
     rows, rows_static = _product(b, batch + indexed, list(batch_static) + list(indexed_static))
     width, width_static = _product(b, rest, rest_static)
     element = b.info(data).element
-    table = _reshape(b, data, [rows, width], [rows_static, width_static])
-    flat_offset = _flatten(b, offset)
+    table = b.reshape(data, [rows, width], [rows_static, width_static])
+    flat_offset = b.flatten(offset)
     picked = b.op(
         "aten.index_select", b.tensor_type([b.info(flat_offset).sizes[0], width_static], element),
         table, b.constant_int(0), flat_offset,
     )
     result_static = list(batch_static) + list(queries_static) + list(rest_static)
-    return _reshape(b, picked, batch + queries + rest, result_static)
+    return b.reshape(picked, batch + queries + rest, result_static)
 
 
 # -- Scatter -----------------------------------------------------------------------------
@@ -245,15 +221,15 @@ def scatter_nd(node: OnnxNode, b: TorchBuilder):
     rows, rows_static = _product(b, data_dims[:k], data_sizes[:k])
     width, width_static = _product(b, data_dims[k:], data_sizes[k:])
     element = b.info(data).element
-    table = _reshape(b, data, [rows, width], [rows_static, width_static])
-    offset = _flatten(b, _linear_index(b, indices, data_dims[:k]))
+    table = b.reshape(data, [rows, width], [rows_static, width_static])
+    offset = b.flatten(_linear_index(b, indices, data_dims[:k]))
     count = b.info(offset).sizes[0]
     count_value = b.sizes_of(offset)[0]
-    update_rows = _reshape(b, updates, [count_value, width], [count, width_static])
+    update_rows = b.reshape(updates, [count_value, width], [count, width_static])
     row_index = _expand(b, b.unsqueeze(offset, 1), [count_value, width], [count, width_static])
     table_type = b.tensor_type([rows_static, width_static], element)
     scattered = _scatter_along(node, b, table_type, table, 0, row_index, update_rows, reduction)
-    return _reshape(b, scattered, data_dims, data_sizes)
+    return b.reshape(scattered, data_dims, data_sizes)
 
 
 # -- OneHot, NonZero, Compress, ReverseSequence ----------------------------------------------
@@ -284,7 +260,7 @@ def one_hot(node: OnnxNode, b: TorchBuilder):
         depth, depth_static = _scalar_int(node, b, 1)
     indices = _normalize_indices(b, node.input(0), depth)  # float indices truncate (ONNX casts to int64)
     indices = b.unsqueeze(indices, axis)
-    positions = _arange(b, depth, depth_static)
+    positions = b.arange(depth, depth_static)
     for _ in range(rank - axis):
         positions = b.unsqueeze(positions, -1)
     result = node.result_info()
@@ -317,12 +293,12 @@ def compress(node: OnnxNode, b: TorchBuilder):
     sizes = _sizes(node, 0)
     axis = node.attr_int("axis", None)
     if axis is None:
-        x, axis = _flatten(b, x), 0
+        x, axis = b.flatten(x), 0
     else:
         axis = _normalize_axis(node, axis, len(sizes))
-    condition = _flatten(b, condition)
+    condition = b.flatten(condition)
     chosen = b.op("aten.nonzero", b.tensor_type([None, 1], "si64"), condition)
-    chosen = _flatten(b, chosen)
+    chosen = b.flatten(chosen)
     return b.op("aten.index_select", node.result_type(), x, b.constant_int(axis), chosen)
 
 
@@ -338,7 +314,7 @@ def reverse_sequence(node: OnnxNode, b: TorchBuilder):
     if sorted((batch_axis, time_axis)) != [0, 1]:
         node.fail(f"batch_axis {batch_axis} and time_axis {time_axis} must be 0 and 1")
     dims = b.sizes_of(x)
-    steps = b.unsqueeze(_arange(b, dims[time_axis], sizes[time_axis]), 1 - time_axis)  # time along time_axis
+    steps = b.unsqueeze(b.arange(dims[time_axis], sizes[time_axis]), 1 - time_axis)  # time along time_axis
     lengths = b.unsqueeze(_to_int64(b, lengths), 1 - batch_axis)  # batch along batch_axis
     plane_sizes = [None, None]
     plane_sizes[time_axis], plane_sizes[batch_axis] = sizes[time_axis], sizes[batch_axis]

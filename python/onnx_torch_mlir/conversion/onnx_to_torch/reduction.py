@@ -172,16 +172,6 @@ def _numpy_name(element: str) -> str:
             "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64"}[element]
 
 
-def _full(b: TorchBuilder, sizes: list, fill, element: str) -> ir.Value:
-    """`aten.full` of `sizes` (each a `!torch.int` value) and `fill`, of element type `element`."""
-    none = b.constant_none()
-    static = [None if not isinstance(s, int) else s for s in sizes]
-    size_values = [b.constant_int(s) if isinstance(s, int) else s for s in sizes]
-    fill_value = b.constant_float(fill) if TensorInfo((), element).is_float else b.constant_int(int(fill))
-    return b.op("aten.full", b.tensor_type(static, element), b.list(size_values, "!torch.int"), fill_value,
-                b.dtype(element), none, none, none)
-
-
 def _reduce_with_dims(node: OnnxNode, b: TorchBuilder, x: ir.Value, dims: list[int], keepdim: bool) -> ir.Value:
     """Reduce `x` over the constant, normalized, non-empty `dims`."""
     reduce, identity, in_float = REDUCTIONS[node.op_type]
@@ -197,7 +187,7 @@ def _reduce_with_dims(node: OnnxNode, b: TorchBuilder, x: ir.Value, dims: list[i
                     sizes.append(1)
             else:
                 sizes.append(size if size is not None else _size(b, x, d))
-        return _full(b, sizes, _identity_value(identity, element), element)
+        return b.full(sizes, _identity_value(identity, element), element)
     if in_float and not info.is_float:
         return b.to_dtype(reduce(b, b.to_dtype(x, "f64"), dims, keepdim), element)
     return reduce(b, x, dims, keepdim)
@@ -354,7 +344,7 @@ def _reduce_dimension_by_dimension(node: OnnxNode, b: TorchBuilder, x, axes, red
         # reduced empty dimension gives the identity; a kept one is sliced back to nothing.
         identity = {"sum": 0, "prod": 1, "aten.amax": "lowest", "aten.amin": "highest"}[reduce_one]
         element_now = b.info(x).element
-        x = _full(b, [max(size, 1) if size is not None else _size(b, x, d) for d, size in enumerate(info.sizes)],
+        x = b.full([max(size, 1) if size is not None else _size(b, x, d) for d, size in enumerate(info.sizes)],
                   _identity_value(identity, element_now), element_now)
     empty = _axes_empty(b, axes) if reduce_all_when_empty else None
     reduced_flags = []
