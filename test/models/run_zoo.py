@@ -271,6 +271,7 @@ def main(argv=None) -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--update", action="store_true", help="rewrite docs/models.md, results and passing lists")
     mode.add_argument("--check", action="store_true", help="fail when a listed model no longer passes (slice, ours)")
+    mode.add_argument("--report", action="store_true", help="only regenerate docs/models.md from the results files")
     parser.add_argument("--all", action="store_true", help="with --check: every model, not just the slice")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the models even when cached")
     parser.add_argument("--disable", action="append", default=[], metavar="PATH", help="switch a path off (tosa, stablehlo, torch)")
@@ -280,6 +281,9 @@ def main(argv=None) -> int:
 
         config.disable_in_environment([name for value in args.disable for name in value.split(",")])
 
+    if args.report:
+        print(f"wrote {zoo_report.rewrite_document(REPOSITORY).relative_to(REPOSITORY)}")
+        return 0
     if args.check:
         configurations, notes = ["ours"], []
         slice_only = not args.all

@@ -485,7 +485,14 @@ _SLICE = {
 
 
 # What a reader of the results should know about a particular export.
+_TRACED_MASK = (
+    "the TorchScript exporter fails inside transformers 4.57's causal-mask construction "
+    "(masking_utils.sdpa_mask_recent_torch builds it with torch.vmap, which torch.jit tracing cannot follow); "
+    "optimum's exporter patches that function, see the optimum entries"
+)
 _EXPORT_NOTES = {
+    **{f"{architecture}-torchscript-{shapes}": _TRACED_MASK
+       for architecture in ("gpt2", "llama", "whisper") for shapes in ("static", "dynamic")},
     "mobilenetv2-torchscript-dynamic": "the TorchScript exporter bakes MobileNetV2's TensorFlow-style padding for "
     "the 64x64 example into the graph, so at other sizes the ONNX model (and onnxruntime) differs from PyTorch; "
     "the zoo judges the ONNX model's semantics",

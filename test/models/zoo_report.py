@@ -437,20 +437,12 @@ def update_files(repository: Path, new_cells: list[Cell], builds: dict, configur
     known = {model.name for model in zoo_models.MODELS}
     written = []
     results_directory = repository / RESULTS_DIRECTORY
-    results = {}
-    for configuration in CONFIGURATIONS:
+    for configuration in configurations:
         path = results_directory / f"{configuration}.tsv"
-        old = read_cells(path)
-        if configuration in configurations:
-            cells = merge(old, [c for c in new_cells if c.configuration == configuration], known)
-            write_cells(path, cells)
-            written.append(path)
-            lists = passing_from_cells(cells)
-            written += write_passing(repository / PASSING_DIRECTORY, {key: value for key, value in lists.items() if key[0] == configuration})
-        else:
-            cells = [c for c in old if c.model in known]
-        if cells:
-            results[configuration] = cells
+        cells = merge(read_cells(path), [c for c in new_cells if c.configuration == configuration], known)
+        write_cells(path, cells)
+        written.append(path)
+        written += write_passing(repository / PASSING_DIRECTORY, passing_from_cells(cells))
     build_path = results_directory / "builds.tsv"
     merged_builds = {name: row for name, row in read_builds(build_path).items() if name in known}
     merged_builds.update({row["model"]: row for row in build_rows(builds)})
@@ -460,11 +452,25 @@ def update_files(repository: Path, new_cells: list[Cell], builds: dict, configur
     if run_note and set(run_models) == known:
         note_path.write_text("".join(f"{key}\t{value}\n" for key, value in run_note.items()))
         written.append(note_path)
+    written.append(rewrite_document(repository))
+    return written
+
+
+def rewrite_document(repository: Path) -> Path:
+    """docs/models.md from the results files as they are."""
+    known = {model.name for model in zoo_models.MODELS}
+    results_directory = repository / RESULTS_DIRECTORY
+    results = {}
+    for configuration in CONFIGURATIONS:
+        cells = [cell for cell in read_cells(results_directory / f"{configuration}.tsv") if cell.model in known]
+        if cells:
+            results[configuration] = cells
+    builds = {name: row for name, row in read_builds(results_directory / "builds.tsv").items() if name in known}
+    note_path = results_directory / "last-run.txt"
     note = None
     if note_path.exists():
         note = dict(line.split("\t", 1) for line in note_path.read_text().splitlines() if "\t" in line)
     document = repository / DOCUMENT
     document.parent.mkdir(parents=True, exist_ok=True)
-    document.write_text(render(zoo_models.MODELS, merged_builds, results, note))
-    written.append(document)
-    return written
+    document.write_text(render(zoo_models.MODELS, builds, results, note))
+    return document

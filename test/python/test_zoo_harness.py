@@ -197,3 +197,11 @@ def test_one_real_cell_end_to_end(tmp_path, monkeypatch):
     assert (cell.outcome, cell.error) == ("pass", "")
     assert cell.compile_seconds > 0 and cell.run_seconds is not None and cell.run_peak_mb > 0
     assert cell.max_abs_error is not None and cell.max_abs_error <= model.atol
+
+
+def test_a_missing_iree_consumer_is_unavailable_not_a_crash(monkeypatch):
+    monkeypatch.setitem(sys.modules, "onnx_torch_mlir.runtime.iree", None)  # import now raises ImportError
+    program, reason = zoo_worker._load_consumer("iree", "tosa")
+    assert program is None and reason.startswith("onnx_torch_mlir.runtime.iree cannot be used: ")
+    monkeypatch.setattr(run_zoo.importlib.util, "find_spec", lambda name: None)
+    assert run_zoo.iree_available() == "onnx_torch_mlir.runtime.iree does not exist yet"
