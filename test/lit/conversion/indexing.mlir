@@ -194,10 +194,20 @@ func.func @resize_11_sizes(%x: !torch.vtensor<[1,1,2,2],f32>, %roi: !torch.vtens
 
 // -----
 
+// Scales known at run time with a static declared result: the taps' coordinates are computed at
+// run time (here asymmetric x / scale, rounded up, clamped to the edge); no interpolate op.
 // CHECK-LABEL: func.func @resize_13_scales
+// CHECK-NOT: torch.aten.__interpolate
+// CHECK: %[[SCALE_H:.*]] = torch.aten.select.int %arg1, %int0{{.*}}, %int2 : !torch.vtensor<[4],f32>, !torch.int, !torch.int -> !torch.vtensor<[],f32>
+// CHECK: %[[Y:.*]] = torch.vtensor.literal(dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<4xf32>)
+// CHECK: %[[X:.*]] = torch.aten.div.Tensor %[[Y]], %[[SCALE_H]] : !torch.vtensor<[4],f32>, !torch.vtensor<[],f32> -> !torch.vtensor<[4],f32>
+// CHECK: torch.aten.floor %[[X]]
+// CHECK: %[[CEIL:.*]] = torch.aten.add.Scalar %{{.*}}, %float1.000000e00
+// CHECK: %[[INDEX_H:.*]] = torch.aten.clamp %[[CEIL]], %float0.000000e00, %float1.000000e00
+// CHECK: %[[INDEX_H_INT:.*]] = torch.aten.to.dtype %[[INDEX_H]], %int4
+// CHECK: %[[ROWS:.*]] = torch.aten.index_select %arg0, %int2{{.*}}, %[[INDEX_H_INT]] : !torch.vtensor<[1,1,2,2],f32>, !torch.int, !torch.vtensor<[4],si64> -> !torch.vtensor<[1,1,4,2],f32>
+// CHECK: torch.aten.index_select %[[ROWS]], %int3{{.*}} -> !torch.vtensor<[1,1,4,4],f32>
 func.func @resize_13_scales(%x: !torch.vtensor<[1,1,2,2],f32>, %scales: !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,4,4],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
-  // CHECK: %[[MODE:.*]] = torch.constant.str "nearest,ceil"
-  // CHECK: torch.aten.__interpolate.size_list_scale_list %arg0, {{.*}}, %[[MODE]]
   %none = torch.constant.none
   %0 = torch.operator "onnx.Resize"(%x, %none, %scales) {torch.onnx.mode = "nearest", torch.onnx.nearest_mode = "ceil", torch.onnx.coordinate_transformation_mode = "asymmetric"} : (!torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,4,4],f32>
   return %0 : !torch.vtensor<[1,1,4,4],f32>
@@ -205,14 +215,22 @@ func.func @resize_13_scales(%x: !torch.vtensor<[1,1,2,2],f32>, %scales: !torch.v
 
 // -----
 
+// Constant scales: the taps are computed at compile time, axis by axis in the order of `axes`
+// (W by 3, then H by 2): an index_select and a weight per tap, summed.
 // CHECK-LABEL: func.func @resize_18_axes
+// CHECK-NOT: torch.runtime.assert
+// CHECK-NOT: torch.aten.__interpolate
+// CHECK: %[[I0:.*]] = torch.vtensor.literal(dense<[0, 0, 0, 0, 1, 0]> : tensor<6xsi64>)
+// CHECK: %[[T0:.*]] = torch.aten.index_select %arg0, %int3, %[[I0]] : !torch.vtensor<[1,1,2,2],f32>, !torch.int, !torch.vtensor<[6],si64> -> !torch.vtensor<[1,1,2,6],f32>
+// CHECK: %[[W0:.*]] = torch.vtensor.literal(dense<[1.11111116, 1.000000e+00, 0.685185194, 0.314814806, 1.000000e+00, -0.111111112]> : tensor<6xf32>)
+// CHECK: %[[P0:.*]] = torch.aten.mul.Tensor %[[T0]], %[[W0]]
+// CHECK: %[[I1:.*]] = torch.vtensor.literal(dense<[1, 0, 1, 1, 1, 1]> : tensor<6xsi64>)
+// CHECK: %[[T1:.*]] = torch.aten.index_select %arg0, %int3{{.*}}, %[[I1]]
+// CHECK: %[[P1:.*]] = torch.aten.mul.Tensor %[[T1]], %{{.*}}
+// CHECK: %[[W:.*]] = torch.aten.add.Tensor %[[P0]], %[[P1]], %int1 : {{.*}} -> !torch.vtensor<[1,1,2,6],f32>
+// CHECK: torch.aten.index_select %[[W]], %int2, %{{.*}} : !torch.vtensor<[1,1,2,6],f32>, !torch.int, !torch.vtensor<[4],si64> -> !torch.vtensor<[1,1,4,6],f32>
+// CHECK: torch.vtensor.literal(dense<{{\[\[}}1.10546875], [0.7734375], [0.2265625], [-0.10546875]]> : tensor<4x1xf32>)
 func.func @resize_18_axes(%x: !torch.vtensor<[1,1,2,2],f32>) -> !torch.vtensor<[1,1,4,6],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
-  // CHECK-NOT: torch.runtime.assert
-  // CHECK: %[[H:.*]] = torch.constant.float 2.000000e+00
-  // CHECK: %[[W:.*]] = torch.constant.float 3.000000e+00
-  // CHECK: %[[SCALES:.*]] = torch.prim.ListConstruct %[[H]], %[[W]]
-  // CHECK: %[[MODE:.*]] = torch.constant.str "cubic"
-  // CHECK: torch.aten.__interpolate.size_list_scale_list %arg0, %{{.*}}, %[[SCALES]], %[[MODE]]
   %none = torch.constant.none
   %scales = torch.vtensor.literal(dense<[3.0, 2.0]> : tensor<2xf32>) : !torch.vtensor<[2],f32>
   %0 = torch.operator "onnx.Resize"(%x, %none, %scales) {torch.onnx.mode = "cubic", torch.onnx.axes = [3 : si64, 2 : si64]} : (!torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.vtensor<[2],f32>) -> !torch.vtensor<[1,1,4,6],f32>
@@ -221,11 +239,35 @@ func.func @resize_18_axes(%x: !torch.vtensor<[1,1,2,2],f32>) -> !torch.vtensor<[
 
 // -----
 
+// align_corners from scales maps by the fractional output length in * scale (ONNX's reference
+// and Resize cases): W 4 -> 2.4 (from the float32 scale), so output 1 reads x = 1 * 3 / 1.4 = 2.142857,
+// between 2 and 3.
+// CHECK-LABEL: func.func @resize_align_corners_downsample
+// CHECK: torch.vtensor.literal(dense<[0, 2]> : tensor<2xsi64>)
+// CHECK: torch.vtensor.literal(dense<[1.000000e+00, 0.857142984]> : tensor<2xf32>)
+// CHECK: torch.vtensor.literal(dense<[0, 3]> : tensor<2xsi64>)
+// CHECK: torch.vtensor.literal(dense<[0.000000e+00, 1.428570e-01]> : tensor<2xf32>)
+func.func @resize_align_corners_downsample(%x: !torch.vtensor<[1,1,2,4],f32>) -> !torch.vtensor<[1,1,1,2],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  %none = torch.constant.none
+  %scales = torch.vtensor.literal(dense<[1.0, 1.0, 0.6, 0.6]> : tensor<4xf32>) : !torch.vtensor<[4],f32>
+  %0 = torch.operator "onnx.Resize"(%x, %none, %scales) {torch.onnx.mode = "linear", torch.onnx.coordinate_transformation_mode = "align_corners"} : (!torch.vtensor<[1,1,2,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,1,2],f32>
+  return %0 : !torch.vtensor<[1,1,1,2],f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @resize_19_onnx_dialect
 module attributes {onnx.opset_version = 19 : i64} {
   func.func @resize_19_onnx_dialect(%x: tensor<1x1x1x4xf32>, %scales: tensor<4xf32>) -> tensor<1x1x1x2xf32> {
-    // CHECK: %[[MODE:.*]] = torch.constant.str "bilinear_half_pixel_symmetric"
-    // CHECK: torch.aten.__interpolate.size_list_scale_list {{.*}}, %[[MODE]]
+    // half_pixel_symmetric at run time: offset = 4 / 2 * (1 - 2 / (4 * scale)).
+    // CHECK: %[[SCALE_W:.*]] = torch.aten.select.int %{{.*}}, %int0{{.*}}, %int3
+    // CHECK: %[[WIDTH:.*]] = torch.aten.mul.Scalar %[[SCALE_W]], %float4.000000e00
+    // CHECK: %[[INVERSE:.*]] = torch.aten.reciprocal %[[WIDTH]]
+    // CHECK: %[[RATIO:.*]] = torch.aten.mul.Scalar %[[INVERSE]], %float2.000000e00
+    // CHECK: %[[ADJUST:.*]] = torch.aten.rsub.Scalar %[[RATIO]], %float1.000000e00
+    // CHECK: torch.aten.mul.Scalar %[[ADJUST]], %float2.000000e00
+    // CHECK: torch.aten.index_select {{.*}} -> !torch.vtensor<[1,1,1,2],f32>
+    // CHECK-NOT: torch.aten.__interpolate
     %none = "onnx.NoValue"() {value} : () -> none
     %0 = "onnx.Resize"(%x, %none, %scales, %none) {mode = "linear", coordinate_transformation_mode = "half_pixel_symmetric"} : (tensor<1x1x1x4xf32>, none, tensor<4xf32>, none) -> tensor<1x1x1x2xf32>
     return %0 : tensor<1x1x1x2xf32>
@@ -274,16 +316,16 @@ func.func @one_hot_declared_depth(%indices: !torch.vtensor<[3],si64>, %depth: !t
 
 // -----
 
-// Resize with sizes and a static declared result: the result sizes are used, nothing is read at run time.
+// Resize with sizes and a static declared result: the result sizes are used, nothing is read at
+// run time, and the nearest taps are one compile-time index_select per axis.
 // CHECK-LABEL: func.func @resize_sizes_declared
 func.func @resize_sizes_declared(%x: !torch.vtensor<[1,1,2,2],f32>, %sizes: !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,1,3,5],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
   %none = torch.constant.none
   // CHECK-NOT: torch.aten.item
-  // CHECK: %[[H:.*]] = torch.constant.int 3
-  // CHECK: %[[W:.*]] = torch.constant.int 5
-  // CHECK: %[[SIZES:.*]] = torch.prim.ListConstruct %[[H]], %[[W]]
-  // CHECK: %[[MODE:.*]] = torch.constant.str "nearest_half_pixel,round_prefer_floor"
-  // CHECK: torch.aten.__interpolate.size_list_scale_list %arg0, %[[SIZES]], %{{.*}}, %[[MODE]]
+  // CHECK: %[[H:.*]] = torch.vtensor.literal(dense<[0, 0, 1]> : tensor<3xsi64>)
+  // CHECK: %[[ROWS:.*]] = torch.aten.index_select %arg0, %int2, %[[H]] : !torch.vtensor<[1,1,2,2],f32>, !torch.int, !torch.vtensor<[3],si64> -> !torch.vtensor<[1,1,3,2],f32>
+  // CHECK: %[[W:.*]] = torch.vtensor.literal(dense<[0, 0, 0, 1, 1]> : tensor<5xsi64>)
+  // CHECK: torch.aten.index_select %[[ROWS]], %int3, %[[W]] : !torch.vtensor<[1,1,3,2],f32>, !torch.int, !torch.vtensor<[5],si64> -> !torch.vtensor<[1,1,3,5],f32>
   %0 = torch.operator "onnx.Resize"(%x, %none, %none, %sizes) {torch.onnx.mode = "nearest"} : (!torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.none, !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,1,3,5],f32>
   return %0 : !torch.vtensor<[1,1,3,5],f32>
 }

@@ -1,16 +1,31 @@
 """Resize (opsets 10, 11, 13, 18, 19) and Upsample (opsets 7, 9; deprecated from 10).
 
-Both become `aten.__interpolate.size_list_scale_list` over the spatial dimensions (2 and
-up). torch-mlir's lowering of that op reads the ONNX coordinate transformation and
-nearest rounding from the mode string: `<mode>[_<coordinate_transformation_mode>][,<nearest_mode>]`
-where mode is `nearest`, `bilinear` or `cubic`; the coordinate mode is omitted when it is the
-mode's own default (`asymmetric` for nearest, `half_pixel` for bilinear and cubic) and
-`align_corners` for bilinear is the `align_corners` operand instead. Forms that lowering
-cannot express (antialias, tf_crop_and_resize, a cubic coefficient other than -0.75,
-exclude_outside, resizing the batch or channel dimension) are refused by name.
+From opset 11, when the extents of the resized axes are static and the output size is known at
+compile time (constant scales or sizes, or a static declared result with sizes), Resize is built
+here as ONNX defines it, one axis at a time: each output position is a weighted sum of a few input
+positions along the axis (its taps), whose indices and weights are computed at compile time in
+float64 by the formulas of the ONNX specification (and its reference implementation). Every mode,
+coordinate transformation, nearest rounding, antialias, exclude_outside, cubic coefficient,
+extrapolation value, keep_aspect_ratio_policy, axes and rank comes out exact, and the result is an
+`index_select`, `mul` and `add` per tap that every backend lowers the same way.
+
+Otherwise (dynamic extents, scales computed at run time), and for Resize-10 and Upsample, the
+op becomes `aten.__interpolate.size_list_scale_list` over the spatial dimensions (2 and up).
+torch-mlir's lowering of that op reads the ONNX coordinate transformation and nearest rounding
+from the mode string: `<mode>[_<coordinate_transformation_mode>][,<nearest_mode>]` where mode is
+`nearest`, `bilinear` or `cubic`; the coordinate mode is omitted when it is the mode's own default
+(`asymmetric` for nearest, `half_pixel` for bilinear and cubic) and `align_corners` for bilinear is
+the `align_corners` operand instead. Forms that lowering gets wrong or cannot express are refused
+by name: antialias, tf_crop_and_resize, a cubic coefficient other than -0.75, exclude_outside,
+nearest with a coordinate mode other than half_pixel and asymmetric, align_corners with scales
+(ONNX maps by the fractional length in * scale, the lowering by the integer output length),
+linear or cubic over other than two spatial dimensions, resizing the batch or channel dimension.
 """
 
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
 
 import numpy as np
 from torch_mlir import ir
@@ -105,25 +120,6 @@ def _spatial_values(node: OnnxNode, b: TorchBuilder, index: int, rank: int, axes
     return values
 
 
-def _aspect_sizes(node: OnnxNode, b: TorchBuilder, policy: str, rank: int, axes: list[int]) -> list:
-    """Spatial output sizes for keep_aspect_ratio_policy not_larger / not_smaller: from a
-    literal sizes input and static input dimensions, else from the static declared result."""
-    literal = node.constant_input(3)
-    x_sizes = node.input_info(0).sizes
-    if literal is not None and all(x_sizes[axis] is not None for axis in axes):
-        requested = literal.reshape(-1).astype(np.float64)
-        ratios = [requested[i] / x_sizes[axis] for i, axis in enumerate(axes)]
-        scale = min(ratios) if policy == "not_larger" else max(ratios)
-        sizes = list(x_sizes)
-        for axis in axes:
-            sizes[axis] = int(np.floor(scale * x_sizes[axis] + 0.5))
-    else:
-        sizes = list(node.result_info().sizes or [None] * rank)
-    if any(size is None for size in sizes[2:]):
-        node.fail(f"keep_aspect_ratio_policy '{policy}' needs constant sizes or a static result shape")
-    return [b.constant_int(size) for size in sizes[2:]]
-
-
 def _static_result_sizes(node: OnnxNode, b: TorchBuilder) -> list | None:
     """The declared spatial result sizes as constants, if all static."""
     sizes = node.result_info().sizes
@@ -167,18 +163,82 @@ def _resize(node: OnnxNode, b: TorchBuilder, *, scales_index: int, sizes_index: 
         mode_text, align = _mode_string(node, mode, "asymmetric", None)
         return _interpolate(node, b, mode_text, b.constant_bool(align), None,
                             _spatial_values(node, b, scales_index, rank, list(range(rank)), "scale"))
-    if node.attr_int("antialias", 0):
-        if mode != "nearest":
-            node.fail(f"antialias=1 with mode '{mode}' is not supported")
+    options = _options(node, mode, rank)
+    use_sizes = sizes_index is not None and node.has_input(sizes_index)
+    scales_literal = node.constant_input(scales_index)
+    if not use_sizes and (not node.has_input(scales_index) or (scales_literal is not None and scales_literal.size == 0)):
+        node.fail("needs either scales or sizes")
+    plan = _static_plan(node, b, options, rank, scales_index, sizes_index if use_sizes else None)
+    if plan is not None:
+        return _resize_by_taps(node, b, options, plan)
+    return _resize_by_interpolate(node, b, options, rank, scales_index, sizes_index if use_sizes else None)
+
+
+def _resize_by_interpolate(node: OnnxNode, b: TorchBuilder, options: "_Options", rank: int, scales_index: int,
+                           sizes_index: int | None):
+    """The forms without a static plan, through torch-mlir's interpolate lowering."""
+    mode, coordinate_mode, axes = options.mode, options.coordinate_mode, options.axes
+    why = "needs static input extents and a known output size on the resized axes"
+    if options.antialias and mode != "nearest":
+        node.fail(f"antialias=1 with mode '{mode}' {why}")
     if mode == "cubic":
-        coefficient = node.attr_float("cubic_coeff_a", -0.75)
-        if coefficient != -0.75:
-            node.fail(f"cubic_coeff_a {coefficient:g} is not supported (only -0.75)")
-        if node.attr_int("exclude_outside", 0):
-            node.fail("exclude_outside=1 is not supported")
+        if options.cubic_coeff_a != -0.75:
+            node.fail(f"cubic_coeff_a {options.cubic_coeff_a:g} {why} (only -0.75 otherwise)")
+        if options.exclude_outside:
+            node.fail(f"exclude_outside=1 {why}")
+    if coordinate_mode == "tf_crop_and_resize":
+        node.fail(f"coordinate_transformation_mode 'tf_crop_and_resize' {why}")
+    if mode == "nearest" and coordinate_mode not in ("half_pixel", "asymmetric"):
+        node.fail(f"mode 'nearest' with coordinate_transformation_mode '{coordinate_mode}' {why}")
+    if mode != "nearest" and rank != 4:
+        node.fail(f"mode '{mode}' over {rank - 2} spatial dimensions {why} (two otherwise)")
+    if coordinate_mode == "align_corners" and sizes_index is None:
+        node.fail(f"coordinate_transformation_mode 'align_corners' with scales {why}")
+    mode_text, align = _mode_string(node, mode, coordinate_mode, options.nearest_mode)
+    if sizes_index is None:
+        scales = _spatial_values(node, b, scales_index, rank, axes, "scale")
+        return _interpolate(node, b, mode_text, b.constant_bool(align), None, scales)
+    if options.policy != "stretch":
+        node.fail(f"keep_aspect_ratio_policy '{options.policy}' {why}")
+    # The declared result is the requested size: use it when static (no run-time reads).
+    sizes = _static_result_sizes(node, b) if _keeps_batch_and_channel(node) else None
+    if sizes is None:
+        sizes = _spatial_values(node, b, sizes_index, rank, axes, "size")
+    return _interpolate(node, b, mode_text, b.constant_bool(align), sizes, None)
+
+
+# -- Resize by taps ------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Options:
+    mode: str
+    coordinate_mode: str
+    nearest_mode: str
+    cubic_coeff_a: float
+    exclude_outside: bool
+    antialias: bool
+    extrapolation_value: float
+    policy: str
+    axes: list
+
+
+def _options(node: OnnxNode, mode: str, rank: int) -> _Options:
+    """The attributes of Resize-11 and later, checked."""
+    if mode not in TORCH_MODES:
+        node.fail(f"mode '{mode}' is not one of 'nearest', 'linear', 'cubic'")
     coordinate_mode = node.attr_string("coordinate_transformation_mode", "half_pixel")
-    nearest_mode = node.attr_string("nearest_mode", "round_prefer_floor") if mode == "nearest" else None
-    mode_text, align = _mode_string(node, mode, coordinate_mode, nearest_mode)
+    if coordinate_mode not in COORDINATE_MODES:
+        node.fail(f"coordinate_transformation_mode '{coordinate_mode}' is not a Resize coordinate mode")
+    if coordinate_mode == "tf_half_pixel_for_nn" and mode != "nearest":
+        node.fail(f"coordinate_transformation_mode 'tf_half_pixel_for_nn' with mode '{mode}' is not supported")
+    nearest_mode = node.attr_string("nearest_mode", "round_prefer_floor")
+    if mode == "nearest" and nearest_mode not in NEAREST_MODES:
+        node.fail(f"nearest_mode '{nearest_mode}' is not one of {', '.join(NEAREST_MODES)}")
+    antialias = bool(node.attr_int("antialias", 0))
+    if antialias and mode == "nearest":
+        node.fail("antialias=1 applies to modes 'linear' and 'cubic', not 'nearest'")
+    policy = node.attr_string("keep_aspect_ratio_policy", "stretch")
+    if policy not in ("stretch", "not_larger", "not_smaller"):
+        node.fail(f"keep_aspect_ratio_policy '{policy}' is not one of 'stretch', 'not_larger', 'not_smaller'")
     axes = node.attr_ints("axes", None)
     if axes is None:
         axes = list(range(rank))
@@ -187,29 +247,406 @@ def _resize(node: OnnxNode, b: TorchBuilder, *, scales_index: int, sizes_index: 
             if not -rank <= axis < rank:
                 node.fail(f"axes entry {axis} is out of range for rank {rank}")
         axes = [axis + rank if axis < 0 else axis for axis in axes]
-    use_sizes = sizes_index is not None and node.has_input(sizes_index)
-    scales_literal = node.constant_input(scales_index)
-    if not use_sizes and (not node.has_input(scales_index) or (scales_literal is not None and scales_literal.size == 0)):
-        node.fail("needs either scales or sizes")
-    if use_sizes:
-        policy = node.attr_string("keep_aspect_ratio_policy", "stretch")
-        if policy not in ("stretch", "not_larger", "not_smaller"):
-            node.fail(f"keep_aspect_ratio_policy '{policy}' is not one of 'stretch', 'not_larger', 'not_smaller'")
-        if policy != "stretch":
-            sizes = _aspect_sizes(node, b, policy, rank, axes)
+        if len(set(axes)) != len(axes):
+            node.fail(f"axes {node.attr_ints('axes')} repeat an axis")
+    return _Options(
+        mode=mode, coordinate_mode=coordinate_mode, nearest_mode=nearest_mode,
+        cubic_coeff_a=node.attr_float("cubic_coeff_a", -0.75), exclude_outside=bool(node.attr_int("exclude_outside", 0)),
+        antialias=antialias, extrapolation_value=node.attr_float("extrapolation_value", 0.0), policy=policy, axes=axes,
+    )
+
+
+@dataclass(frozen=True)
+class _AxisPlan:
+    axis: int
+    in_length: int
+    out_length: int
+    # length_resized / length_original as ONNX computes it (fractional for scales), and the
+    # tf_crop_and_resize (start, end): Python floats, or 0-d f32 tensors known at run time.
+    scale: object
+    roi: tuple | None
+
+    @property
+    def at_compile_time(self) -> bool:
+        return not isinstance(self.scale, ir.Value) and not (self.roi and isinstance(self.roi[0], ir.Value))
+
+
+def _static_plan(node: OnnxNode, b: TorchBuilder, options: _Options, rank: int, scales_index: int,
+                 sizes_index: int | None):
+    """One _AxisPlan per axis of `axes` that is not left as it is, or None when an extent is
+    known only at run time: scales and sizes may be, but then the declared result gives the
+    output lengths, and the coordinates are computed at run time."""
+    x_sizes = node.input_info(0).sizes
+    result_sizes = node.result_info().sizes
+    axes = options.axes
+    declared = {axis: None if result_sizes is None else result_sizes[axis] for axis in axes}
+    if sizes_index is None:
+        literal = node.constant_input(scales_index)
+        count = b.info(node.input(scales_index)).sizes[0] if literal is None else literal.size
+        if count is not None and count != len(axes):
+            node.fail(f"scales has {count} entries for {len(axes)} axes")
+        if literal is not None:
+            scale_of = {axis: float(scale) for axis, scale in zip(axes, literal.reshape(-1))}  # float32 -> float64
+            if any(x_sizes[axis] is None and scale_of[axis] != 1.0 for axis in axes):
+                return None
+            lengths = {axis: None if x_sizes[axis] is None else int(np.floor(scale_of[axis] * x_sizes[axis])) for axis in axes}
         else:
-            # The declared result is the requested size: use it when static (no run-time reads).
-            sizes = _static_result_sizes(node, b) if _keeps_batch_and_channel(node) else None
-            if sizes is None:
-                sizes = _spatial_values(node, b, sizes_index, rank, axes, "size")
-        return _interpolate(node, b, mode_text, b.constant_bool(align), sizes, None)
-    if coordinate_mode == "align_corners" and _keeps_batch_and_channel(node):
-        # align_corners maps by the lengths alone; torch-mlir's lowering would use the scale.
-        sizes = _static_result_sizes(node, b)
-        if sizes is not None:
-            return _interpolate(node, b, mode_text, b.constant_bool(align), sizes, None)
-    scales = _spatial_values(node, b, scales_index, rank, axes, "scale")
-    return _interpolate(node, b, mode_text, b.constant_bool(align), None, scales)
+            if any(x_sizes[axis] is None or declared[axis] is None for axis in axes):
+                return None
+            scales = node.input(scales_index)
+            scale_of = {axis: _entry(b, scales, position) for position, axis in enumerate(axes)}
+            lengths = dict(declared)
+    else:
+        literal = node.constant_input(sizes_index)
+        if literal is not None:
+            requested = {axis: int(size) for axis, size in zip(axes, literal.reshape(-1))}
+            if literal.size != len(axes):
+                node.fail(f"sizes has {literal.size} entries for {len(axes)} axes")
+        elif all(declared[axis] is not None for axis in axes):
+            requested = None
+        else:
+            return None
+        if any(x_sizes[axis] is None for axis in axes):
+            return None
+        if options.policy == "stretch":
+            lengths = requested or dict(declared)
+            scale_of = {axis: lengths[axis] / x_sizes[axis] for axis in axes}
+        elif requested is not None:
+            scale = (min if options.policy == "not_larger" else max)(requested[axis] / x_sizes[axis] for axis in axes)
+            scale_of = {axis: scale for axis in axes}
+            lengths = {axis: int(scale * x_sizes[axis] + 0.5) for axis in axes}
+        else:
+            sizes = node.input(sizes_index)
+            ratios = [_entry(b, sizes, position, divisor=x_sizes[axis]) for position, axis in enumerate(axes)]
+            pick = "aten.minimum" if options.policy == "not_larger" else "aten.maximum"
+            scale = ratios[0]
+            for ratio in ratios[1:]:
+                scale = b.op(pick, scale.type, scale, ratio)
+            scale_of = {axis: scale for axis in axes}
+            lengths = dict(declared)
+    rois = _rois(node, b, options)
+    plans = []
+    for axis in axes:
+        plan = _AxisPlan(axis, x_sizes[axis], lengths[axis], scale_of[axis], None if rois is None else rois[axis])
+        if plan.out_length is not None:
+            if declared[axis] is not None and plan.out_length != declared[axis]:
+                node.fail(f"the declared result has {declared[axis]} elements on axis {axis}, Resize gives {plan.out_length}")
+            if plan.out_length < 0:
+                node.fail(f"output length {plan.out_length} on axis {axis} is negative")
+        if plan.in_length == 1 and plan.out_length == 1:
+            continue  # whatever the scale and roi, every tap reads the one element, their weights sum to 1
+        if plan.at_compile_time:
+            trivial_roi = plan.roi is None or (math.isclose(plan.roi[0], 0.0) and math.isclose(plan.roi[1], 1.0))
+            if math.isclose(plan.scale, 1.0) and plan.out_length == plan.in_length and trivial_roi:
+                continue  # identity, as in onnx.reference
+        elif options.antialias:
+            node.fail("antialias=1 needs constant scales or sizes (the number of taps depends on the scale)")
+        plans.append(plan)
+    return plans
+
+
+def _entry(b: TorchBuilder, vector: ir.Value, position: int, divisor: int = 1) -> ir.Value:
+    """vector[position] (/ divisor) as a 0-d f32 tensor."""
+    entry = b.op("aten.select.int", b.tensor_type([], b.info(vector).element), vector, b.constant_int(0),
+                 b.constant_int(position))
+    entry = b.to_dtype(entry, "f32")
+    if divisor != 1:
+        entry = b.op("aten.div.Scalar", entry.type, entry, b.constant_float(float(divisor)))
+    return entry
+
+
+def _rois(node: OnnxNode, b: TorchBuilder, options: _Options) -> dict | None:
+    """{axis: (start, end)} for tf_crop_and_resize."""
+    if options.coordinate_mode != "tf_crop_and_resize":
+        return None
+    count = len(options.axes)
+    literal = node.constant_input(1) if node.has_input(1) else None
+    if literal is not None:
+        roi = literal.reshape(-1).astype(np.float64)
+        if roi.size != 2 * count:
+            node.fail(f"roi has {roi.size} entries, not 2 * {count}")
+        return {axis: (float(roi[i]), float(roi[count + i])) for i, axis in enumerate(options.axes)}
+    if not node.has_input(1):
+        node.fail("coordinate_transformation_mode 'tf_crop_and_resize' needs a roi")
+    roi = node.input(1)
+    if b.info(roi).sizes != (2 * count,):
+        node.fail(f"roi needs 2 * {count} entries, has type {roi.type}")
+    return {axis: (_entry(b, roi, i), _entry(b, roi, count + i)) for i, axis in enumerate(options.axes)}
+
+
+class _RunTime:
+    """A float32 or bool tensor built as torch ops, with the arithmetic of a numpy array, so
+    that the formulas of `_axis_taps` run unchanged at compile time (numpy, float64) or at
+    run time (these, float32) when a scale or roi is an input of the graph."""
+
+    def __init__(self, b: TorchBuilder, value: ir.Value):
+        self.b, self.value = b, value
+
+    def _sizes(self, *others):
+        """The broadcast sizes: every operand is 0-d or [m] of one m."""
+        sizes = [self.b.info(value.value).sizes for value in (self, *others) if isinstance(value, _RunTime)]
+        return list(max(sizes, key=len))
+
+    def _binary(self, tensor_op, scalar_op, other, element="f32"):
+        b = self.b
+        identity = {"aten.add.Scalar": 0, "aten.sub.Scalar": 0, "aten.mul.Scalar": 1, "aten.div.Scalar": 1}
+        if not isinstance(other, _RunTime) and identity.get(scalar_op) == other:
+            return self
+        result = b.tensor_type(self._sizes(other), element)
+        if isinstance(other, _RunTime):
+            operands = (self.value, other.value)
+        else:
+            operands = (self.value, b.constant_float(float(other)))
+            tensor_op = scalar_op
+        if tensor_op.startswith(("aten.add.", "aten.sub.", "aten.rsub.")):
+            operands += (b.constant_int(1),)
+        return _RunTime(b, b.op(tensor_op, result, *operands))
+
+    def __add__(self, other):
+        return self._binary("aten.add.Tensor", "aten.add.Scalar", other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return self._binary("aten.sub.Tensor", "aten.sub.Scalar", other)
+
+    def __rsub__(self, other):
+        return self._binary("aten.rsub.Scalar", "aten.rsub.Scalar", other)
+
+    def __mul__(self, other):
+        return self._binary("aten.mul.Tensor", "aten.mul.Scalar", other)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return self._binary("aten.div.Tensor", "aten.div.Scalar", other)
+
+    def __rtruediv__(self, other):
+        reciprocal = _RunTime(self.b, self.b.op("aten.reciprocal", self.value.type, self.value))
+        return reciprocal * other
+
+    def _compare(self, name, other):
+        return self._binary(f"aten.{name}.Tensor", f"aten.{name}.Scalar", other, element="i1")
+
+    def __eq__(self, other):  # noqa: D105 - elementwise, as numpy's
+        return self._compare("eq", other)
+
+    __hash__ = None
+
+    def __lt__(self, other):
+        return self._compare("lt", other)
+
+    def __le__(self, other):
+        return self._compare("le", other)
+
+    def __gt__(self, other):
+        return self._compare("gt", other)
+
+    def __ge__(self, other):
+        return self._compare("ge", other)
+
+    def __or__(self, other):
+        return self._binary("aten.logical_or", None, other, element="i1")
+
+    def __and__(self, other):
+        return self._binary("aten.logical_and", None, other, element="i1")
+
+
+class _RunTimeMath:
+    """The few numpy functions `_axis_taps` uses, for _RunTime values (and Python numbers)."""
+
+    def __init__(self, b: TorchBuilder):
+        self.b = b
+
+    def _unary(self, name, x):
+        return _RunTime(self.b, self.b.op(name, x.value.type, x.value))
+
+    def floor(self, x):
+        return self._unary("aten.floor", x)
+
+    def abs(self, x):
+        return self._unary("aten.abs", x)
+
+    def where(self, condition, when_true, when_false):
+        b = self.b
+        sizes = condition._sizes(*(v for v in (when_true, when_false) if isinstance(v, _RunTime)))
+        result = b.tensor_type(sizes, "f32")
+
+        def operand(value):
+            return value.value if isinstance(value, _RunTime) else b.constant_float(float(value))
+
+        name = {(True, True): "aten.where.self", (True, False): "aten.where.ScalarOther",
+                (False, True): "aten.where.ScalarSelf", (False, False): "aten.where.Scalar"}[
+            (isinstance(when_true, _RunTime), isinstance(when_false, _RunTime))]
+        return _RunTime(b, b.op(name, result, condition.value, operand(when_true), operand(when_false)))
+
+    def clip(self, x, low, high):
+        b = self.b
+        return _RunTime(b, b.op("aten.clamp", x.value.type, x.value, b.constant_float(low), b.constant_float(high)))
+
+
+def _source_coordinates(options: _Options, plan: _AxisPlan, y):
+    """x_original for each output position y (numpy or _RunTime), and where tf_crop_and_resize
+    extrapolates. `width` is the output length before flooring, fractional when scales give
+    it. A length-1 output reads at 0 (at the roi's centre for tf_crop_and_resize) as ONNX
+    specifies and onnxruntime does; onnx.reference instead tests the fractional width == 1."""
+    n, m, scale = plan.in_length, plan.out_length, plan.scale
+    mode = options.coordinate_mode
+    if mode == "half_pixel":
+        return (y + 0.5) / scale - 0.5, None
+    if mode == "half_pixel_symmetric":
+        return n / 2 * (1 - m / (scale * n)) + (y + 0.5) / scale - 0.5, None
+    if mode == "pytorch_half_pixel":
+        return (y * 0 if m == 1 else (y + 0.5) / scale - 0.5), None
+    if mode == "align_corners":
+        return (y * 0 if m == 1 else y * (n - 1) / (scale * n - 1)), None
+    if mode == "asymmetric":
+        return y / scale, None
+    if mode == "tf_half_pixel_for_nn":
+        return (y + 0.5) / scale, None
+    start, end = plan.roi  # tf_crop_and_resize
+    if m == 1:
+        x = y * 0 + (start + end) * ((n - 1) / 2)
+    else:
+        x = y * (end - start) * (n - 1) / (scale * n - 1) + start * (n - 1)
+    return x, (x < 0) | (x > n - 1)
+
+
+def _cubic_kernel(xp, distance, a: float):
+    d = xp.abs(distance)
+    near = ((a + 2) * d - (a + 3)) * d * d + 1
+    far = ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    return xp.where(d <= 1, near, xp.where(d < 2, far, 0.0))
+
+
+def _axis_taps(xp, options: _Options, plan: _AxisPlan, y):
+    """([(indices, weights)], extrapolated) along one axis, per ONNX: the taps of x_original
+    start left of it (at x - 1 when x is an integer, so the ratio to the left one is in (0, 1]),
+    clamp to the edge, and exclude_outside drops and renormalizes those outside. Weights None
+    mean 1. Antialias (numpy only) widens the taps by 1 / scale when downsampling."""
+    x, extrapolated = _source_coordinates(options, plan, y)
+    base = xp.floor(x)
+    integral = x == base
+    base = xp.where(integral, x - 1, base)
+    ratio = x - base
+    scale = min(plan.scale, 1.0) if options.antialias else 1.0
+    if options.mode == "nearest":  # the right neighbour, or the left one (an integer x is the right one)
+        if options.nearest_mode == "ceil":
+            offset = 1.0
+        else:
+            right = {"round_prefer_floor": lambda: (ratio > 0.5) | integral, "round_prefer_ceil": lambda: (ratio >= 0.5) | integral,
+                     "floor": lambda: integral}[options.nearest_mode]()
+            offset = xp.where(right, 1.0, 0.0)
+        taps = [(base + offset, None)]
+    else:
+        reach = 1 if options.mode == "linear" else 2
+        start = math.floor(-reach / scale) + 1
+        taps = []
+        for offset in range(start, 2 - start):
+            distance = (offset - ratio) * scale
+            if options.mode == "linear":
+                weight = xp.clip(1 - xp.abs(distance), 0.0, 1.0)
+            else:
+                weight = _cubic_kernel(xp, distance, options.cubic_coeff_a)
+            taps.append((base + offset, weight))
+        if options.antialias:
+            total = sum(weight for _, weight in taps)
+            taps = [(index, weight / total) for index, weight in taps]
+    if options.exclude_outside:
+        taps = [(index, xp.where((index < 0) | (index > plan.in_length - 1), 0.0, 1.0 if weight is None else weight))
+                for index, weight in taps]
+        total = sum(weight for _, weight in taps)
+        total = xp.where(total == 0, 1.0, total)
+        taps = [(index, weight / total) for index, weight in taps]
+    return [(xp.clip(index, 0, plan.in_length - 1), weight) for index, weight in taps], extrapolated
+
+
+def _merged_taps(taps, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """Compile-time taps as [length, k] indices and weights, each input index once per row and
+    no zero weights, padded (with a row's own index and weight 0) to the longest row."""
+    indices = np.stack([index.astype(np.int64) for index, _ in taps], axis=1)
+    weights = np.stack([np.ones(length) if weight is None else weight for _, weight in taps], axis=1)
+    rows = []
+    for row_indices, row_weights in zip(indices.tolist(), weights.tolist()):
+        merged = {}
+        for index, weight in zip(row_indices, row_weights):
+            merged[index] = merged.get(index, 0.0) + weight
+        rows.append([(index, weight) for index, weight in merged.items() if weight != 0.0] or [(row_indices[0], 0.0)])
+    width = max((len(row) for row in rows), default=1)
+    merged_indices = [[index for index, _ in row] + [row[0][0]] * (width - len(row)) for row in rows]
+    merged_weights = [[weight for _, weight in row] + [0.0] * (width - len(row)) for row in rows]
+    return (np.array(merged_indices, np.int64).reshape(length, width),
+            np.array(merged_weights, np.float64).reshape(length, width))
+
+
+FLOAT_COMPUTE = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64"}
+NUMPY_FLOAT = {"f32": np.float32, "f64": np.float64}
+
+
+def _resize_by_taps(node: OnnxNode, b: TorchBuilder, options: _Options, plans: list):
+    """Each planned axis in turn: the sum over taps of x.index_select(axis, indices) * weights."""
+    info = node.input_info(0)
+    rank = info.rank
+    axis_taps = []
+    for plan in plans:
+        if plan.at_compile_time:
+            taps, extrapolated = _axis_taps(np, options, plan, np.arange(plan.out_length, dtype=np.float64))
+            indices, weights = _merged_taps(taps, plan.out_length)
+            taps = [(indices[:, k], None if np.all(weights[:, k] == 1.0) else weights[:, k]) for k in range(indices.shape[1])]
+            if extrapolated is not None and not extrapolated.any():
+                extrapolated = None
+        else:
+            def run_time(value):
+                return _RunTime(b, value) if isinstance(value, ir.Value) else value
+
+            roi = None if plan.roi is None else tuple(run_time(bound) for bound in plan.roi)
+            y = _RunTime(b, b.literal(np.arange(plan.out_length, dtype=np.float32), "f32"))
+            taps, extrapolated = _axis_taps(_RunTimeMath(b), options, replace(plan, scale=run_time(plan.scale), roi=roi), y)
+        axis_taps.append((plan, taps, extrapolated))
+    selection_only = all(weight is None and extrapolated is None for _, taps, extrapolated in axis_taps for _, weight in taps)
+    compute = info.element if selection_only else FLOAT_COMPUTE.get(info.element)
+    if compute is None:
+        node.fail(f"mode '{options.mode}' on {info.element} input: interpolation needs a float input")
+    value = b.to_dtype(node.input(0), compute)
+    sizes = list(info.sizes)
+    for plan, taps, extrapolated in axis_taps:
+        sizes[plan.axis] = plan.out_length
+        result_type = b.tensor_type(sizes, compute)
+        column_shape = [plan.out_length] + [1] * (rank - 1 - plan.axis)
+        total = None
+        for index, weight in taps:
+            term = _select(b, value, plan, index, result_type)
+            if weight is not None:
+                term = b.op("aten.mul.Tensor", result_type, term, _column(b, weight, column_shape, compute))
+            total = term if total is None else b.op("aten.add.Tensor", result_type, total, term, b.constant_int(1))
+        if extrapolated is not None:
+            fill = b.scalar_tensor_literal(options.extrapolation_value, compute)
+            mask = _column(b, extrapolated, column_shape, "i1")
+            total = b.op("aten.where.self", result_type, mask, fill, total)
+        value = total
+    value = b.to_dtype(value, info.element)
+    if value.type != node.result_type():
+        value = b.op("tensor_static_info_cast", node.result_type(), value)
+    return value
+
+
+def _select(b: TorchBuilder, value: ir.Value, plan: _AxisPlan, index, result_type: ir.Type) -> ir.Value:
+    """value.index_select(axis, index); value itself for a compile-time identity."""
+    if isinstance(index, np.ndarray):
+        if plan.out_length == plan.in_length and np.array_equal(index, np.arange(plan.in_length)):
+            return value
+        index_value = b.literal(index, "si64")
+    else:
+        index_value = b.to_dtype(index.value, "si64")
+    return b.op("aten.index_select", result_type, value, b.constant_int(plan.axis), index_value)
+
+
+def _column(b: TorchBuilder, values, shape: list, element: str) -> ir.Value:
+    """A per-output-position vector (numpy or _RunTime) shaped to broadcast along its axis."""
+    if isinstance(values, np.ndarray):
+        return b.literal(values.astype(np.bool_ if element == "i1" else NUMPY_FLOAT[element]).reshape(shape), element)
+    value = values.value if element == "i1" else b.to_dtype(values.value, element)
+    return b.op("aten.reshape", b.tensor_type(shape, element), value, b.int_list(shape))
 
 
 @converts("Resize", since=10)
