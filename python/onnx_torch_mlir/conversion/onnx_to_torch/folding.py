@@ -205,6 +205,9 @@ def fold_constant_node(node: OnnxNode, b: TorchBuilder) -> ir.Value | None:
     evaluate = _EVALUATORS.get(node.op_type)
     if evaluate is None or node.domain != "" or node.num_results != 1 or node.opset < _SINCE.get(node.op_type, 1):
         return None
+    for index in range(node.num_inputs):  # cheap checks first: no literal is read unless all are small
+        if node.has_input(index) and not _small_static(node, index):
+            return None
     inputs = []
     for index in range(node.num_inputs):
         if not node.has_input(index):
@@ -224,6 +227,11 @@ def fold_constant_node(node: OnnxNode, b: TorchBuilder) -> ir.Value | None:
     if result is None or result.size > MAX_ELEMENTS:
         return None
     return _as_declared_literal(node, b, np.asarray(result))
+
+
+def _small_static(node: OnnxNode, index: int) -> bool:
+    info = node.input_info(index)
+    return info.is_static and int(np.prod(info.sizes, dtype=np.int64)) <= MAX_ELEMENTS
 
 
 def _as_declared_literal(node: OnnxNode, b: TorchBuilder, result: np.ndarray) -> ir.Value | None:

@@ -7,110 +7,22 @@ Sizes are handled as "dims": a Python int when known at conversion time, else a
 `aten.select.int` + `aten.item`). Arithmetic on dims folds when both sides are
 ints, so static models get constant lists and dynamic ones get scalar torch ops.
 Shape-like inputs (Reshape's shape, Slice's starts, ...) are read as numbers when
-a literal produces them, including the `dense_resource` blobs of the importers.
+a literal produces them, including the `dense_resource` blobs of the importers
+(`constants.py`).
 """
 
 from __future__ import annotations
-
-import ctypes
-import functools
-import os
 
 import numpy as np
 from torch_mlir import ir
 
 from .builder import TorchBuilder
+from .constants import NUMPY_DTYPES as _NUMPY_DTYPES
+from .constants import literal_value, read_resource, shaped_type
 from .node import OnnxNode
 from .registry import converts
 
 _INT64_MAX = 2**63 - 1
-# Literal shape inputs bigger than this are not read element by element.
-MAX_READ_ELEMENTS = 1 << 16
-
-
-# -- reading literals -----------------------------------------------------------
-# The Python bindings cannot read a DenseResourceElementsAttr; the C API can.
-# (This belongs in node.constant_input.)
-_RESOURCE_GETTERS = {
-    "i1": ("Bool", ctypes.c_bool), "si8": ("Int8", ctypes.c_int8), "i8": ("Int8", ctypes.c_int8),
-    "ui8": ("UInt8", ctypes.c_uint8), "si16": ("Int16", ctypes.c_int16), "i16": ("Int16", ctypes.c_int16),
-    "ui16": ("UInt16", ctypes.c_uint16), "si32": ("Int32", ctypes.c_int32), "i32": ("Int32", ctypes.c_int32),
-    "ui32": ("UInt32", ctypes.c_uint32), "si64": ("Int64", ctypes.c_int64), "i64": ("Int64", ctypes.c_int64),
-    "ui64": ("UInt64", ctypes.c_uint64), "f32": ("Float", ctypes.c_float), "f64": ("Double", ctypes.c_double),
-}
-_NUMPY_DTYPES = {
-    "i1": np.bool_, "si8": np.int8, "i8": np.int8, "ui8": np.uint8, "si16": np.int16, "i16": np.int16,
-    "ui16": np.uint16, "si32": np.int32, "i32": np.int32, "ui32": np.uint32, "si64": np.int64, "i64": np.int64,
-    "ui64": np.uint64, "f32": np.float32, "f64": np.float64,
-}
-
-
-@functools.lru_cache(maxsize=None)
-def _capi():
-    """(the MLIR C API library, PyCapsule_GetName, PyCapsule_GetPointer) with our own prototypes."""
-    import torch_mlir._mlir_libs as libs
-
-    library = ctypes.CDLL(os.path.join(os.path.dirname(libs.__file__), "libTorchMLIRAggregateCAPI.so"))
-    library.mlirAttributeIsADenseResourceElements.argtypes = [ctypes.c_void_p]
-    library.mlirAttributeIsADenseResourceElements.restype = ctypes.c_bool
-    # pythonapi[...] gives fresh function objects: no prototype is changed for anyone else.
-    get_name = ctypes.pythonapi["PyCapsule_GetName"]
-    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
-    get_pointer = ctypes.pythonapi["PyCapsule_GetPointer"]
-    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-    return library, get_name, get_pointer
-
-
-def _attribute_pointer(attribute: ir.Attribute) -> int:
-    _, get_name, get_pointer = _capi()
-    capsule = attribute._CAPIPtr
-    return get_pointer(capsule, get_name(capsule))
-
-
-def _shaped_type(attribute: ir.Attribute):
-    try:
-        return ir.ShapedType(attribute.type)
-    except (ValueError, AttributeError):
-        return None
-
-
-def read_resource(attribute: ir.Attribute, limit: int = MAX_READ_ELEMENTS) -> np.ndarray | None:
-    """The values of a `dense_resource` elements attribute (small ones only), else None."""
-    shaped = _shaped_type(attribute)
-    if shaped is None or not shaped.has_static_shape:
-        return None
-    element = str(shaped.element_type)
-    count = int(np.prod(shaped.shape)) if shaped.rank else 1
-    if element not in _RESOURCE_GETTERS or count > limit:
-        return None
-    library = _capi()[0]
-    pointer = _attribute_pointer(attribute)
-    if not library.mlirAttributeIsADenseResourceElements(pointer):
-        return None
-    name, restype = _RESOURCE_GETTERS[element]
-    getter = getattr(library, f"mlirDense{name}ResourceElementsAttrGetValue")
-    getter.argtypes, getter.restype = [ctypes.c_void_p, ctypes.c_long], restype
-    values = [getter(pointer, i) for i in range(count)]
-    return np.array(values, dtype=_NUMPY_DTYPES[element]).reshape(shaped.shape)
-
-
-def literal_value(value: ir.Value | None) -> np.ndarray | None:
-    """The numpy value of `value` if a `torch.vtensor.literal` (dense or small resource) produces it."""
-    if value is None:
-        return None
-    owner = value.owner
-    owner = owner.operation if hasattr(owner, "operation") else owner
-    if not isinstance(owner, ir.Operation) or owner.name != "torch.vtensor.literal":
-        return None
-    attribute = owner.attributes["value"].maybe_downcast()
-    if isinstance(attribute, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr)):
-        return np.array(attribute)
-    if isinstance(attribute, ir.DenseElementsAttr):
-        if attribute.is_splat:
-            shaped = ir.ShapedType(attribute.type)
-            return np.full(shaped.shape, np.array(ir.DenseElementsAttr(attribute).get_splat_value()))
-        return None
-    return read_resource(attribute)
 
 
 def _constant(node: OnnxNode, index: int) -> np.ndarray | None:
@@ -226,24 +138,10 @@ def _constant_ints(node: OnnxNode, index: int, what: str) -> list[int] | None:
     return [int(v) for v in constant.reshape(-1)]
 
 
-# -- literals ---------------------------------------------------------------------
-def _element_type(element: str, context) -> ir.Type:
-    return ir.Type.parse(element, context)
-
-
-def _literal(b: TorchBuilder, array: np.ndarray, element: str) -> ir.Value:
-    if array.ndim == 0:
-        return b.scalar_tensor_literal(array.item(), element)
-    array = np.ascontiguousarray(array)
-    attribute = ir.DenseElementsAttr.get(array, type=_element_type(element, b.context), shape=list(array.shape))
-    return b.op("vtensor.literal", b.tensor_type(array.shape, element), attributes={"value": attribute})
-
-
-# -- Constant, ConstantOfShape, Shape, Size, Range --------------------------------
 def _constant_from_value(node: OnnxNode, b: TorchBuilder):
     attribute = node.raw_attribute("value").maybe_downcast()
     result = node.result_info()
-    shaped = _shaped_type(attribute)
+    shaped = shaped_type(attribute)
     if shaped is None:
         node.fail(f"attribute 'value' ({attribute}) is not a tensor this conversion can read")
     element = str(shaped.element_type)
@@ -252,7 +150,7 @@ def _constant_from_value(node: OnnxNode, b: TorchBuilder):
     if element.startswith("i") and element != "i1":  # ONNX dialect: signless integers become signed
         values = np.array(attribute) if isinstance(attribute, ir.DenseElementsAttr) else read_resource(attribute)
         if values is not None:
-            return _literal(b, values.astype(_NUMPY_DTYPES[element]), result.element)
+            return b.literal(values.astype(_NUMPY_DTYPES[element]), result.element)
     return b.op("vtensor.literal", node.result_type(), attributes={"value": attribute})
 
 
@@ -270,13 +168,13 @@ def constant(node: OnnxNode, b: TorchBuilder):
 def constant_value_attributes(node: OnnxNode, b: TorchBuilder):
     """From opset 12 the literal may also be `value_float(s)` or `value_int(s)`."""
     if node.has_attr("value_float"):
-        return _literal(b, np.array(node.attr_float("value_float"), dtype=np.float32), "f32")
+        return b.literal(np.array(node.attr_float("value_float"), dtype=np.float32), "f32")
     if node.has_attr("value_floats"):
-        return _literal(b, np.array(node.attr_floats("value_floats"), dtype=np.float32), "f32")
+        return b.literal(np.array(node.attr_floats("value_floats"), dtype=np.float32), "f32")
     if node.has_attr("value_int"):
-        return _literal(b, np.array(node.attr_int("value_int"), dtype=np.int64), "si64")
+        return b.literal(np.array(node.attr_int("value_int"), dtype=np.int64), "si64")
     if node.has_attr("value_ints"):
-        return _literal(b, np.array(node.attr_ints("value_ints"), dtype=np.int64), "si64")
+        return b.literal(np.array(node.attr_ints("value_ints"), dtype=np.int64), "si64")
     for name in ("value_string", "value_strings"):
         if node.has_attr(name):
             node.fail(f"attribute '{name}': string tensors have no torch equivalent")
@@ -305,7 +203,7 @@ def _shape(node: OnnxNode, b: TorchBuilder, start: int, end: int | None):
     end = rank if end is None else min(max(end + rank if end < 0 else end, 0), rank)
     sizes = b.info(x).sizes[start:end] if end > start else ()
     if all(size is not None for size in sizes):
-        return _literal(b, np.array(sizes, dtype=np.int64).reshape(len(sizes)), "si64")
+        return b.literal(np.array(sizes, dtype=np.int64).reshape(len(sizes)), "si64")
     dims = [
         size if size is not None else b.op("aten.size.int", b.type("!torch.int"), x, b.constant_int(dim))
         for dim, size in enumerate(b.info(x).sizes[start:end], start=start)
@@ -330,7 +228,7 @@ def size(node: OnnxNode, b: TorchBuilder):
     x = node.input(0)
     info = node.input_info(0)
     if info.is_static:
-        return _literal(b, np.array(int(np.prod(info.sizes)), dtype=np.int64), "si64")
+        return b.literal(np.array(int(np.prod(info.sizes)), dtype=np.int64), "si64")
     count = b.op("aten.numel", b.type("!torch.int"), x)
     return b.op("prim.NumToTensor.Scalar", node.result_type(), count)
 
@@ -692,7 +590,7 @@ def _slice_by_gather(node: OnnxNode, b: TorchBuilder):
     def int64_vector(index, default):
         value = node.optional_input(index)
         if value is None:
-            return _literal(b, np.array(default, dtype=np.int64), "si64")
+            return b.literal(np.array(default, dtype=np.int64), "si64")
         return b.to_dtype(value, "si64")
 
     starts = int64_vector(1, None)
@@ -924,7 +822,7 @@ def _pad_by_gather(node: OnnxNode, b: TorchBuilder, modes):
     else:
         if count != rank:
             node.fail(f"'pads' has {pads_sizes[0]} values for a rank-{rank} input")
-        axes = _literal(b, np.arange(rank, dtype=np.int64), "si64")
+        axes = b.literal(np.arange(rank, dtype=np.int64), "si64")
     element = node.input_info(0).element
     vector, scalar, none = b.tensor_type([count], "si64"), b.tensor_type([], "si64"), b.constant_none()
     begins = b.op("aten.slice.Tensor", vector, pads, b.constant_int(0), b.constant_int(0), b.constant_int(count), b.constant_int(1))
