@@ -174,7 +174,9 @@ def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configurat
             run_measures = {**measures, "run_peak_mb": ran.peak_mb}
             if ran.record is None:
                 outcome, error = death_message(ran, timeout)
-                results.append(Cell(model.name, configuration, backend, consumer, outcome, "run", error, **run_measures))
+                stage_path = Path(str(record_path) + ".stage")
+                stage = stage_path.read_text().strip() if stage_path.exists() else "consumer compile"
+                results.append(Cell(model.name, configuration, backend, consumer, outcome, stage, error, **run_measures))
                 continue
             record = ran.record
             results.append(Cell(

@@ -12,10 +12,11 @@ torch and transformers are imported inside the builders, so the harness can read
 without loading them.
 
 Tolerances are stated per model; every model here is fp32 and compares with onnxruntime at rtol 1e-3,
-atol 1e-4. That was checked against a second fp32 implementation: PyTorch's own outputs match
-onnxruntime's at that tolerance for every torch-exported model (largest differences 3.3e-6 on outputs
-of order 1-4, BERT-base included; 3.2e-4 on MobileNetV2's outputs, which reach 6), so a compiled program
-that misses it computes something else, not the same thing in another order.
+atol 1e-4, except MobileNetV2 (atol 5e-4, see _TOLERANCES). That was checked against a second fp32
+implementation: PyTorch's own outputs match onnxruntime's at the stated tolerance for every
+torch-exported model (largest differences 3.3e-6 on outputs of order 1-4, BERT-base included; 3.2e-4
+on MobileNetV2's, which reach 6), so a compiled program that misses it computes something else, not
+the same thing in another order.
 """
 
 from __future__ import annotations
@@ -499,6 +500,14 @@ _EXPORT_NOTES = {
 }
 
 
+# (rtol, atol) where the default (1e-3, 1e-4) is tighter than fp32 arithmetic in another order allows.
+_TOLERANCES = {
+    # Outputs reach 6 (ReLU6) after 17 inverted-residual blocks: PyTorch's own outputs differ from
+    # onnxruntime's by up to 3.2e-4 absolute, and so do IREE's and our runner's, on the same elements.
+    "mobilenetv2": (1e-3, 5e-4),
+}
+
+
 def _torch_exports() -> list[ZooModel]:
     models = []
     for architecture, family in _FAMILIES.items():
@@ -506,8 +515,9 @@ def _torch_exports() -> list[ZooModel]:
             for dynamic in (False, True):
                 name = f"{architecture}-{exporter}-{'dynamic' if dynamic else 'static'}"
                 what = "batch" if architecture == "vit" else ("image size" if family == "vision" else "sequence")
+                rtol, atol = _TOLERANCES.get(architecture, (1e-3, 1e-4))
                 models.append(ZooModel(
-                    name=name, family=family, exporter=exporter, dynamic=dynamic, slice=name in _SLICE,
+                    name=name, family=family, exporter=exporter, dynamic=dynamic, slice=name in _SLICE, rtol=rtol, atol=atol,
                     builder=build_torch_export, make_inputs=inputs_for_torch_export,
                     parameters={"architecture": architecture, "exporter": exporter, "dynamic": dynamic},
                     description=f"{architecture}, {exporter} exporter, "

@@ -264,6 +264,7 @@ def normalize_error(error: str) -> str:
             index += 1
         text = text[:start] + "loc(...)" + text[index + 1:]
         start += len("loc(...)")
+    text = re.sub(r"\b(node|result|value|input|output) '[^']*'", r"\1 '...'", text)
     text = re.sub(r": %[\w#]+ = .*", "", text)  # the op printed after a diagnostic
     text = re.sub(r"%[\w#]+", "%N", text)
     text = re.sub(r"\d+ of \d+ values", "N values", text)
@@ -275,10 +276,10 @@ def normalize_error(error: str) -> str:
 
 def common_errors(cells: list[Cell], configuration: str = "ours", limit: int = 10) -> list[tuple[int, str, list[str]]]:
     """The `limit` most common (normalized) first error lines of `configuration`'s failing cells:
-    (cells, outcome: line, models hit)."""
+    (cells, outcome: line, models hit). Build errors are the exporters', not the configuration's: left out."""
     groups: dict[str, list[Cell]] = collections.defaultdict(list)
     for cell in cells:
-        if cell.configuration == configuration and cell.outcome not in ("pass", "unavailable"):
+        if cell.configuration == configuration and cell.outcome not in ("pass", "unavailable", "build error"):
             groups[f"{cell.outcome}: {normalize_error(cell.error)}"].append(cell)
     ranked = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))[:limit]
     order = {model.name: index for index, model in enumerate(zoo_models.MODELS)}
@@ -356,7 +357,7 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
                 + ", ".join(f"{model.name} ({model.waiting_on})" for model in waiting) + "."]
 
     if "ours" in results:
-        out += ["", "## Most common first errors (ours)", "", "| cells | first error line (normalized) | models |", "|---|---|---|"]
+        out += ["", "## Most common first errors (ours)", "", "Per cell, over every backend and consumer; build errors (the exporters') are under Models.", "", "| cells | first error line (normalized) | models |", "|---|---|---|"]
         for count, line, names in common_errors(results["ours"], "ours", 10):
             out.append(f"| {count} | {_table_text(_code(line, 220))} | {', '.join(names)} |")
 

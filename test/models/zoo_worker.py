@@ -112,7 +112,14 @@ def run_module(args) -> dict:
     from onnx_torch_mlir.runtime.backend import declared_output_dtypes
     from torch_mlir import ir
 
-    record = {"stage": "consumer compile"}
+    stage_path = Path(args.record + ".stage")  # what the parent reports if this process dies
+
+    def enter(stage: str) -> None:
+        record["stage"] = stage
+        stage_path.write_text(stage)
+
+    record = {}
+    enter("consumer compile")
     make_program, unavailable = _load_consumer(args.consumer, args.backend)
     if unavailable:
         record.update(outcome="unavailable", error=unavailable)
@@ -133,7 +140,7 @@ def run_module(args) -> dict:
         record["consumer_compile_seconds"] = round(time.perf_counter() - started, 3)
         return record
     record["consumer_compile_seconds"] = round(time.perf_counter() - started, 3)
-    record["stage"] = "run"
+    enter("run")
     started = time.perf_counter()
     try:
         outputs = _as_declared(list(program(*inputs)), declared)
@@ -142,7 +149,7 @@ def run_module(args) -> dict:
         record["run_seconds"] = round(time.perf_counter() - started, 3)
         return record
     record["run_seconds"] = round(time.perf_counter() - started, 3)
-    record["stage"] = "compare"
+    enter("compare")
     reason = mismatch(expected, outputs, args.rtol, args.atol)
     absolute, relative = error_sizes(expected, outputs, args.atol)
     record.update(max_abs_error=absolute, max_rel_error=relative)
