@@ -361,6 +361,17 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
         for count, line, names in common_errors(results["ours"], "ours", 10):
             out.append(f"| {count} | {_table_text(_code(line, 220))} | {', '.join(names)} |")
 
+    if "ours" in results and "torch-mlir" in results:
+        behind = [cell for cell in sort_cells(results["ours"]) if cell.outcome != "pass"
+                  and (peer := by_key.get((cell.model, "torch-mlir", cell.backend, cell.consumer))) and peer.outcome == "pass"]
+        out += ["", "## Where torch-mlir's path passes and ours does not", ""]
+        if behind:
+            out += ["| model | backend | consumer | ours |", "|---|---|---|---|"]
+            out += [f"| {c.model} | {c.backend} | {c.consumer} | {_table_text(short_outcome(c))}: {_table_text(_code(c.error, 160))} |"
+                    for c in behind]
+        else:
+            out.append("None.")
+
     out += ["", "## Models", "",
             "| model | family | exporter | shapes | slice | build | tolerance | waiting on |", "|---|---|---|---|---|---|---|---|"]
     for model in models:
