@@ -621,3 +621,22 @@ func.func @split_zero_size(%x: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],f
   %0:2 = torch.operator "onnx.Split"(%x, %s) : (!torch.vtensor<[3],f32>, !torch.vtensor<[2],si64>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[0],f32>)
   return %0#0, %0#1 : !torch.vtensor<[3],f32>, !torch.vtensor<[0],f32>
 }
+
+// -----
+
+// A boolean constant stored as a resource blob (the dynamo exporter's static causal mask) becomes a
+// dense literal: neither MLIR's lowering to LLVM nor IREE reads i1 blobs.
+// CHECK-LABEL: func.func @constant_bool_blob
+// CHECK: torch.vtensor.literal(dense<{{\[}}[true, false], [true, true]]> : tensor<2x2xi1>) : !torch.vtensor<[2,2],i1>
+func.func @constant_bool_blob() -> !torch.vtensor<[2,2],i1> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  %0 = torch.operator "onnx.Constant"() {torch.onnx.value = dense_resource<mask_blob> : tensor<2x2xi1>} : () -> !torch.vtensor<[2,2],i1>
+  return %0 : !torch.vtensor<[2,2],i1>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      mask_blob: "0x0100000001000101"
+    }
+  }
+#-}

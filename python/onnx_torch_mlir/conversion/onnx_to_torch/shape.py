@@ -151,7 +151,28 @@ def _constant_from_value(node: OnnxNode, b: TorchBuilder):
         values = np.array(attribute) if isinstance(attribute, ir.DenseElementsAttr) else read_resource(attribute)
         if values is not None:
             return b.literal(values.astype(_NUMPY_DTYPES[element]), result.element)
+    if element == "i1" and not isinstance(attribute, ir.DenseElementsAttr):
+        return _dense_bool_literal(node, b, attribute, shaped)
     return b.op("vtensor.literal", node.result_type(), attributes={"value": attribute})
+
+
+# Boolean blobs up to this many elements are read into dense literals (one C call an element).
+MAX_BOOL_BLOB_ELEMENTS = 1 << 22
+
+
+def _dense_bool_literal(node: OnnxNode, b: TorchBuilder, attribute, shaped):
+    """A boolean `dense_resource` constant as a dense literal.
+
+    Neither MLIR's lowering to LLVM nor IREE reads i1 resource blobs (the dynamo exporter
+    stores a static causal mask as one: the JIT failed with 'no known conversion for
+    innermost element type' and IREE's compiler aborted); dense i1 elements lower everywhere.
+    """
+    count = int(np.prod(shaped.shape)) if shaped.rank else 1
+    values = read_resource(attribute, limit=MAX_BOOL_BLOB_ELEMENTS)
+    if values is None:
+        node.fail(f"a boolean constant of {count} elements stored as a resource blob is too large to make dense "
+                  f"(at most {MAX_BOOL_BLOB_ELEMENTS}); no backend lowers boolean blobs")
+    return b.literal(values.astype(np.bool_), "i1")
 
 
 @converts("Constant", since=1)
