@@ -59,3 +59,13 @@ def test_softmax_of_opset_11_over_two_dynamic_dims():
     model.opset_import[0].version = 11
     _check_at_sizes(model, lambda a, b, c: [np.random.default_rng(a).standard_normal((a, b, c)).astype(np.float32)],
                     [(2, 3, 4), (3, 1, 5)])
+
+
+def test_flatten_of_two_dynamic_dims_to_a_trailing_one():
+    """Flatten(axis=2) of [b, s] is [b*s, 1]: optimum's GPT-2 attention mask; it came out [b, 1]."""
+    model = _model(
+        [helper.make_node("Flatten", ["x"], ["y"], axis=2)],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "s"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 1])],
+    )
+    _check_at_sizes(model, lambda b, s: [np.arange(b * s, dtype=np.float32).reshape(b, s)], [(3, 11), (1, 4)])

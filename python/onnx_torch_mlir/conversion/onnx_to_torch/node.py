@@ -159,10 +159,13 @@ class OnnxNode:
         return [self.optional_input(i) for i in range(self.num_inputs) if self.has_input(i)]
 
     def input_info(self, index: int) -> TensorInfo:
-        """Shape and element type of operand `index`."""
-        info = tensor_info(self.input(index).type)
+        """Shape and element type of operand `index` (reads the type only: creates nothing)."""
+        value = self._bridged.get(index) or self._raw_operand(index)
+        if value is None:
+            self.fail(f"input {index} is required but absent")
+        info = tensor_info(value.type)
         if info is None:
-            self.fail(f"input {index} has type {self.input(index).type}, not a tensor")
+            self.fail(f"input {index} has type {value.type}, not a tensor")
         return info
 
     def constant_input(self, index: int) -> np.ndarray | None:

@@ -98,7 +98,7 @@ def _scalar(b: TorchBuilder, tensor: ir.Value) -> ir.Value:
     """`aten.item` of a one-element tensor, as `!torch.float` or `!torch.int`."""
     info = b.info(tensor)
     if info.rank:
-        tensor = b.op("aten.reshape", b.tensor_type([], info.element), tensor, b.int_list([]))
+        tensor = b.reshape(tensor, [], [])
     return b.op("aten.item", b.type("!torch.float" if info.is_float else "!torch.int"), tensor)
 
 
@@ -297,7 +297,7 @@ def _reshape(node: OnnxNode, b: TorchBuilder, allowzero: int):
         none = b.constant_none()
         return b.op("aten.zeros", node.result_type(), b.int_list(declared), b.dtype(info.element), none, none, none)
     if _constant(node, 1) is None and declared is not None:
-        return b.op("aten.reshape", node.result_type(), x, b.int_list(declared))
+        return b.reshape(x, declared)
     shape = _int_elements(node, b, 1, "shape")
     copies = not allowzero and any(not isinstance(value, int) or value == 0 for value in shape)
     if copies and info.rank is None:
@@ -311,21 +311,7 @@ def _reshape(node: OnnxNode, b: TorchBuilder, allowzero: int):
             sizes.append(input_dims[i] if value == 0 else value)
         else:  # 0 copies the input dim: value + (value == 0) * (dim - value)
             sizes.append(_add(b, value, _mul(b, _eq(b, value, 0), _sub(b, input_dims[i], value))))
-    return b.op("aten.reshape", node.result_type(), _flatten_if_ambiguous(b, x, info), _int_list(b, sizes))
-
-
-def _flatten_if_ambiguous(b: TorchBuilder, x, info):
-    """`x` as 1-D when it has several dynamic dims, else `x`.
-
-    torch-mlir's Linalg lowering of a reshape guesses which input dims each
-    output dim collapses or expands, and with several dynamic input dims it can
-    guess wrong ([?,?,?,4] to [-1,4] became [dim0, rest]). From 1-D the grouping
-    is unambiguous.
-    """
-    if info.sizes is None or len(info.sizes) < 2 or sum(size is None for size in info.sizes) < 2:
-        return x
-    flat = b.tensor_type([None], info.element)
-    return b.op("aten.flatten.using_ints", flat, x, b.constant_int(0), b.constant_int(-1))
+    return b.reshape(x, sizes, node.result_info().sizes)
 
 
 @converts("Reshape", since=5)
@@ -351,7 +337,7 @@ def flatten(node: OnnxNode, b: TorchBuilder):
     axis = axis + rank if axis < 0 else axis
     dims = _dims(b, x)
     outer, inner = _product(b, dims[:axis]), _product(b, dims[axis:])
-    return b.op("aten.reshape", node.result_type(), x, _int_list(b, [outer, inner]))
+    return b.reshape(x, [outer, inner], node.result_info().sizes)
 
 
 def _reshape_to_result(node: OnnxNode, b: TorchBuilder, what: str):
@@ -360,7 +346,7 @@ def _reshape_to_result(node: OnnxNode, b: TorchBuilder, what: str):
     if sizes is None or sum(size is None for size in sizes) > 1:
         node.fail(f"'{what}' is computed at run time and the result type has more than one dynamic dim")
     dims = [-1 if size is None else size for size in sizes]
-    return b.op("aten.reshape", node.result_type(), node.input(0), b.int_list(dims))
+    return b.reshape(node.input(0), dims, sizes)
 
 
 def _squeeze(node: OnnxNode, b: TorchBuilder, axes: list[int] | None):
@@ -888,7 +874,7 @@ def _pad_by_gather(node: OnnxNode, b: TorchBuilder, modes):
             )
             shape = [1] * rank
             shape[d] = out
-            inside = b.op("aten.reshape", b.tensor_type(shape, "i1"), inside, b.int_list(shape))
+            inside = b.reshape(inside, shape)
             if fill is None:
                 gathered = b.op("aten.where.ScalarOther", gathered.type, inside, gathered, b.constant_scalar(0, element))
             else:
@@ -950,10 +936,10 @@ def _block_rearrange(node: OnnxNode, b: TorchBuilder, split_sizes, permutation, 
     """reshape to `split_sizes`, permute, reshape to `final_sizes` (dims as ints or !torch.int)."""
     x = node.input(0)
     element = node.input_info(0).element
-    split = b.op("aten.reshape", b.tensor_type([_static(d) for d in split_sizes], element), x, _int_list(b, split_sizes))
+    split = b.reshape(x, split_sizes, [_static(d) for d in split_sizes])
     permuted_sizes = [_static(split_sizes[p]) for p in permutation]
     permuted = b.op("aten.permute", b.tensor_type(permuted_sizes, element), split, b.int_list(permutation))
-    return b.op("aten.reshape", node.result_type(), permuted, _int_list(b, final_sizes))
+    return b.reshape(permuted, final_sizes, node.result_info().sizes)
 
 
 def _nchw(node: OnnxNode, b: TorchBuilder):
