@@ -157,7 +157,8 @@ func.func @cast_onnx_dialect(%x: tensor<3xf32>) -> tensor<3xi64> {
 // -----
 
 // A widened unsigned value goes through the next wider signed type and a mask: TOSA's
-// lowering reads unsigned tensors as signed and would sign-extend 200 to -56.
+// lowering reads unsigned tensors as signed and would sign-extend 200 to -56. Without a
+// target (Torch output, any consumer) the same.
 // CHECK-LABEL: func.func @cast_from_uint8
 // CHECK: %[[WIDE:.*]] = torch.aten.to.dtype %arg0, %int2, {{.*}} -> !torch.vtensor<[3],si16>
 // CHECK: %[[EXACT:.*]] = torch.aten.bitwise_and.Scalar %[[WIDE]], %int255 : !torch.vtensor<[3],si16>, !torch.int -> !torch.vtensor<[3],si16>
@@ -165,6 +166,19 @@ func.func @cast_onnx_dialect(%x: tensor<3xf32>) -> tensor<3xi64> {
 func.func @cast_from_uint8(%x: !torch.vtensor<[3],ui8>) -> !torch.vtensor<[3],f32> attributes {torch.onnx_meta.opset_version = 25 : si64} {
   %0 = torch.operator "onnx.Cast"(%x) {torch.onnx.to = 1 : si64} : (!torch.vtensor<[3],ui8>) -> !torch.vtensor<[3],f32>
   return %0 : !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// Compiled for Linalg (or StableHLO), whose lowerings widen unsigned values exactly: a plain cast.
+// CHECK-LABEL: func.func @cast_from_uint8_for_linalg
+// CHECK-NOT: torch.aten.bitwise_and.Scalar
+// CHECK: torch.aten.to.dtype %arg0, %int6, {{.*}} : !torch.vtensor<[3],ui8>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[3],f32>
+module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
+  func.func @cast_from_uint8_for_linalg(%x: !torch.vtensor<[3],ui8>) -> !torch.vtensor<[3],f32> attributes {torch.onnx_meta.opset_version = 25 : si64} {
+    %0 = torch.operator "onnx.Cast"(%x) {torch.onnx.to = 1 : si64} : (!torch.vtensor<[3],ui8>) -> !torch.vtensor<[3],f32>
+    return %0 : !torch.vtensor<[3],f32>
+  }
 }
 
 // -----

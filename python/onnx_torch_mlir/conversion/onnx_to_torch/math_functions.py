@@ -173,7 +173,8 @@ _TWO_BIT_TARGETS = {onnx.TensorProto.INT2: "int2", onnx.TensorProto.UINT2: "uint
 _FOUR_BIT = ("si4", "ui4")
 _TWO_BIT_SPELLINGS = re.compile(r"(?:x|<)u?i2>$")
 # TOSA's lowering reads an unsigned tensor as signed, so a cast that widens one sign-extends it
-# there. Widening to the next signed type and masking gives the exact value on every backend.
+# there. Widening to the next signed type and masking gives the exact value on every backend; it
+# is emitted for TOSA and for Torch output (whose consumer is unknown).
 _UNSIGNED_WIDENING = {"ui4": ("si8", 0xF), "ui8": ("si16", 0xFF), "ui16": ("si32", 0xFFFF), "ui32": ("si64", 0xFFFFFFFF)}
 
 
@@ -181,10 +182,12 @@ def _bits(element: str) -> int:
     return 1 if element == "i1" else int(element.lstrip("suibf") or 0)
 
 
-def _exact_unsigned(b: TorchBuilder, x, target: str):
+def _exact_unsigned(node: OnnxNode, b: TorchBuilder, x, target: str):
     """`x` itself, or for an unsigned x that the cast to `target` widens (to a float or a
     wider integer), the same values in the next wider signed type."""
     info = b.info(x)
+    if node.target in ("linalg-on-tensors", "stablehlo"):
+        return x
     if info.element not in _UNSIGNED_WIDENING or target == "i1":
         return x
     if not TensorInfo((), target).is_float and _bits(target) <= _bits(info.element):
@@ -210,7 +213,7 @@ def _cast(node: OnnxNode, b: TorchBuilder, element: str):
                   "(casts from them are)")
     if info.element == element:
         return x
-    x = _exact_unsigned(b, x, element)
+    x = _exact_unsigned(node, b, x, element)
     false, none = b.constant_bool(False), b.constant_none()
     return b.op("aten.to.dtype", node.result_type(), x, b.dtype(element), false, false, none)
 
@@ -218,7 +221,7 @@ def _cast(node: OnnxNode, b: TorchBuilder, element: str):
 def _cast_to_two_bit(node: OnnxNode, b: TorchBuilder, signed: bool):
     """To int2/uint2, held in 8 bits: truncated to an integer, then wrapped to [-2, 1] or [0, 3]."""
     x = node.input(0)
-    wide = b.to_dtype(_exact_unsigned(b, x, "si64"), "si64")
+    wide = b.to_dtype(_exact_unsigned(node, b, x, "si64"), "si64")
     if signed:  # ((v + 2) & 3) - 2
         one = b.constant_int(1)
         wide = b.op("aten.add.Scalar", wide.type, wide, b.constant_int(2), one)
