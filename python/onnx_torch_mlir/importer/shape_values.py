@@ -340,10 +340,13 @@ class _Evaluator:
             return None
         axes = axes if axes is not None else list(range(len(starts)))
         steps = steps if steps is not None else [1] * len(starts)
-        slices = [slice(None)] * data.ndim
+        result = data
         for start, end, axis, step in zip(starts, ends, axes, steps):
-            slices[axis] = slice(*slice(start, end, step).indices(data.shape[axis]))
-        return data[tuple(slices)]
+            axis = axis + data.ndim if axis < 0 else axis
+            # A range, not a slice: slice.indices may give stop -1, "before the first element".
+            positions = np.arange(*slice(start, end, step).indices(data.shape[axis]), dtype=np.int64)
+            result = np.take(result, positions, axis=axis)
+        return result
 
     def _op_Unsqueeze(self, node, inputs):
         axes = _known_ints(inputs[1]) if len(inputs) > 1 else _attribute(node, "axes", None)

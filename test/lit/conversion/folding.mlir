@@ -56,3 +56,24 @@ func.func @float_arithmetic_stays() -> (!torch.vtensor<[2],f32>, !torch.vtensor<
   %1 = torch.operator "onnx.Gather"(%x, %i) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[2],f32>
   return %0, %1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>
 }
+
+// -----
+
+// A reversed Slice (step -1, end INT64_MIN + 1, as the TorchScript exporter writes a flip of pads)
+// folds to the reversed rows, not to an empty tensor; Transpose and Reshape of it fold too.
+// CHECK-LABEL: func.func @reversed_slice
+// CHECK-NOT: torch.aten.flip
+// CHECK-NOT: torch.aten.permute
+// CHECK: torch.vtensor.literal(dense<[6, 4, 2, 0, 7, 5, 3, 1]> : tensor<8xsi64>)
+func.func @reversed_slice() -> !torch.vtensor<[8],si64> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  %data = torch.operator "onnx.Constant"() {torch.onnx.value = dense<[[0, 1], [2, 3], [4, 5], [6, 7]]> : tensor<4x2xsi64>} : () -> !torch.vtensor<[4,2],si64>
+  %start = torch.operator "onnx.Constant"() {torch.onnx.value = dense<-1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %end = torch.operator "onnx.Constant"() {torch.onnx.value = dense<-9223372036854775807> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %axis = torch.operator "onnx.Constant"() {torch.onnx.value = dense<0> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %step = torch.operator "onnx.Constant"() {torch.onnx.value = dense<-1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %reversed = torch.operator "onnx.Slice"(%data, %start, %end, %axis, %step) : (!torch.vtensor<[4,2],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[4,2],si64>
+  %transposed = torch.operator "onnx.Transpose"(%reversed) {torch.onnx.perm = [1 : si64, 0 : si64]} : (!torch.vtensor<[4,2],si64>) -> !torch.vtensor<[2,4],si64>
+  %flat = torch.operator "onnx.Constant"() {torch.onnx.value = dense<-1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %0 = torch.operator "onnx.Reshape"(%transposed, %flat) : (!torch.vtensor<[2,4],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[8],si64>
+  return %0 : !torch.vtensor<[8],si64>
+}

@@ -115,12 +115,21 @@ def _slice(node, inputs):
     steps = inputs[4].reshape(-1) if len(inputs) > 4 and inputs[4] is not None else np.ones(len(starts), np.int64)
     if np.any(steps == 0):
         return None
-    slices = [slice(None)] * data.ndim
+    result = data
     for start, end, axis, step in zip(starts, ends, axes, steps):
         axis = int(axis) + data.ndim if axis < 0 else int(axis)
-        # Python's slice.indices clamps exactly as ONNX specifies for either sign of step.
-        slices[axis] = slice(*slice(int(start), int(end), int(step)).indices(data.shape[axis]))
-    return data[tuple(slices)]
+        result = np.take(result, slice_positions(int(start), int(end), int(step), data.shape[axis]), axis=axis)
+    return result
+
+
+def slice_positions(start: int, end: int, step: int, size: int) -> np.ndarray:
+    """The positions ONNX's Slice takes along a dim of `size`.
+
+    Python's slice.indices clamps exactly as ONNX specifies for either sign of step, but its
+    stop may be -1 ("before the first element" for a negative step), which a slice would read
+    as the last element: so the positions are a range, not a slice.
+    """
+    return np.arange(*slice(start, end, step).indices(size), dtype=np.int64)
 
 
 def _axes_input_or_attribute(node, inputs):
@@ -174,6 +183,22 @@ def _expand(node, inputs):
     return np.broadcast_to(data, target)
 
 
+def _transpose(node, inputs):
+    perm = node.attr_ints("perm", None)
+    return np.transpose(inputs[0], perm)
+
+
+def _flatten(node, inputs):
+    x = inputs[0]
+    axis = node.attr_int("axis")
+    axis = axis + x.ndim if axis < 0 else axis
+    return x.reshape(int(np.prod(x.shape[:axis], dtype=np.int64)), -1)
+
+
+def _tile(node, inputs):
+    return np.tile(inputs[0], [int(repeat) for repeat in inputs[1].reshape(-1)])
+
+
 def _where(node, inputs):
     return np.where(*inputs)
 
@@ -195,9 +220,11 @@ _EVALUATORS = {
     "Xor": _arithmetic(np.logical_xor), "Where": _where, "Cast": _cast, "Identity": _unary(np.asarray, False),
     "ConstantOfShape": _constant_of_shape, "Concat": _concat, "Gather": _gather, "Slice": _slice,
     "Unsqueeze": _unsqueeze, "Squeeze": _squeeze, "Reshape": _reshape, "Range": _range, "Expand": _expand,
+    "Transpose": _transpose, "Flatten": _flatten, "Tile": _tile,
 }
-# Ops whose attributes changed meaning the fold does not model: Slice before opset 10 (attributes).
-_SINCE = {"Slice": 10}
+# Ops whose attributes changed meaning the fold does not model: Slice before opset 10 (attributes),
+# Tile before opset 6 (tiles/axis inputs).
+_SINCE = {"Slice": 10, "Tile": 6}
 
 
 def fold_constant_node(node: OnnxNode, b: TorchBuilder) -> ir.Value | None:
