@@ -150,3 +150,25 @@ def test_a_shape_read_from_a_runtime_tensor_stays_unknown():
     typed = infer_types(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), "runtime_shape")
     dims = _dims(typed, "y")
     assert len(dims) == 2 and not isinstance(dims[0], int)
+
+
+def test_reversed_slice_of_a_shape():
+    """Reshape x [2, 3, 4] to its shape reversed ([4, 3, 2]) through Slice with step -1."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["x_shape"]),
+        helper.make_node("Mul", ["x_shape", "ones"], ["shape_again"]),  # data propagation stops here
+        _constant("start", [-1]),
+        _constant("end", [-(2**63) + 1]),
+        _constant("axis", [0]),
+        _constant("step", [-1]),
+        helper.make_node("Slice", ["shape_again", "start", "end", "axis", "step"], ["reversed"]),
+        helper.make_node("Reshape", ["x", "reversed"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "reversed",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [helper.make_tensor("ones", TensorProto.INT64, [3], [1, 1, 1])],
+    )
+    typed = infer_types(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), "reversed")
+    assert _dims(typed, "y") == [4, 3, 2]
