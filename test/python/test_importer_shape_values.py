@@ -172,3 +172,28 @@ def test_reversed_slice_of_a_shape():
     )
     typed = infer_types(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), "reversed")
     assert _dims(typed, "y") == [4, 3, 2]
+
+
+def test_pad_with_computed_pads_through_transpose():
+    """TorchScript's "same" padding: pads [[0,1],[0,1],[0,0],[0,0]] flipped, transposed, flattened."""
+    nodes = [
+        _constant("pairs", [[0, 1], [0, 1], [0, 0], [0, 0]]),
+        helper.make_node("Mul", ["pairs", "ones"], ["pairs_again"]),  # data propagation stops here
+        _constant("start", [-1]),
+        _constant("end", [-(2**63) + 1]),
+        _constant("axis", [0]),
+        _constant("step", [-1]),
+        helper.make_node("Slice", ["pairs_again", "start", "end", "axis", "step"], ["flipped"]),
+        helper.make_node("Transpose", ["flipped"], ["begins_then_ends"], perm=[1, 0]),
+        _constant("flat", [-1]),
+        helper.make_node("Reshape", ["begins_then_ends", "flat"], ["pads"]),
+        helper.make_node("Pad", ["x", "pads"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "same_padding",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [helper.make_tensor("ones", TensorProto.INT64, [4, 2], [1] * 8)],
+    )
+    typed = infer_types(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), "same_padding")
+    assert _dims(typed, "y") == [2, 3, 9, 9]

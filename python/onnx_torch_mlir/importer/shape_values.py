@@ -31,7 +31,9 @@ from onnx import numpy_helper
 
 # Shape tensors are short; anything longer is data, not a shape.
 MAX_ELEMENTS = 64
-MAX_ROUNDS = 4
+# Each round re-runs inference; a chain of k padded blocks whose pads depend on the previous
+# block's shape (TF-style "same" padding) needs k rounds.
+MAX_ROUNDS = 64
 _INTEGER_TYPES = {
     onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.INT16, onnx.TensorProto.INT8,
     onnx.TensorProto.UINT64, onnx.TensorProto.UINT32, onnx.TensorProto.UINT16, onnx.TensorProto.UINT8,
@@ -373,6 +375,11 @@ class _Evaluator:
         shape = [inputs[0].shape[i] if size == 0 else size for i, size in enumerate(shape)]
         return inputs[0].reshape(shape)
 
+    def _op_Transpose(self, node, inputs):
+        if inputs[0] is None:
+            return None
+        return np.transpose(inputs[0], _attribute(node, "perm", None))
+
     def _op_Range(self, node, inputs):
         numbers = [_known_ints(array) for array in inputs]
         if any(number is None for number in numbers):
@@ -474,6 +481,30 @@ def _tile_dims(evaluator: _Evaluator, node: onnx.NodeProto):
     return [_mul(dim, repeat) for dim, repeat in zip(input_dims, repeats.reshape(-1))]
 
 
+def _pad_dims(evaluator: _Evaluator, node: onnx.NodeProto):
+    """Pad: each padded dim grows by its begin and end pads (opset 2-10: the `pads` attribute)."""
+    input_dims = evaluator.dims(node.input[0])
+    if input_dims is None:
+        return None
+    if len(node.input) > 1 and node.input[1]:
+        pads = evaluator.values.get(node.input[1])
+        pads = None if pads is None else list(pads.reshape(-1))
+    else:
+        pads = _attribute(node, "pads", None)
+    axes = list(range(len(input_dims)))
+    if len(node.input) > 3 and node.input[3]:
+        axes = _known_ints(evaluator.values.get(node.input[3]))
+        if axes is None:
+            return None
+        axes = [axis + len(input_dims) if axis < 0 else axis for axis in axes]
+    if pads is None or len(pads) != 2 * len(axes):
+        return None
+    dims = list(input_dims)
+    for i, axis in enumerate(axes):
+        dims[axis] = _add(_add(dims[axis], pads[i]), pads[i + len(axes)])
+    return dims
+
+
 def _range_dims(evaluator: _Evaluator, node: onnx.NodeProto):
     values = evaluator.values.get(node.output[0])
     return None if values is None else [values.size]
@@ -481,7 +512,7 @@ def _range_dims(evaluator: _Evaluator, node: onnx.NodeProto):
 
 _CONSUMERS = {
     "Expand": _expand_dims, "Reshape": _reshape_dims, "ConstantOfShape": _constant_of_shape_dims,
-    "Tile": _tile_dims, "Range": _range_dims,
+    "Tile": _tile_dims, "Range": _range_dims, "Pad": _pad_dims,
 }
 
 
