@@ -29,6 +29,8 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+from ..onnx_arrays import slice_positions, unsqueeze
+
 # Shape tensors are short; anything longer is data, not a shape.
 MAX_ELEMENTS = 64
 # Each round re-runs inference; a chain of k padded blocks whose pads depend on the previous
@@ -345,20 +347,14 @@ class _Evaluator:
         result = data
         for start, end, axis, step in zip(starts, ends, axes, steps):
             axis = axis + data.ndim if axis < 0 else axis
-            # A range, not a slice: slice.indices may give stop -1, "before the first element".
-            positions = np.arange(*slice(start, end, step).indices(data.shape[axis]), dtype=np.int64)
-            result = np.take(result, positions, axis=axis)
+            result = np.take(result, slice_positions(start, end, step, data.shape[axis]), axis=axis)
         return result
 
     def _op_Unsqueeze(self, node, inputs):
         axes = _known_ints(inputs[1]) if len(inputs) > 1 else _attribute(node, "axes", None)
         if inputs[0] is None or axes is None:
             return None
-        result = inputs[0]
-        rank = result.ndim + len(axes)
-        for axis in sorted(axis + rank if axis < 0 else axis for axis in axes):
-            result = np.expand_dims(result, axis)
-        return result
+        return unsqueeze(inputs[0], axes)
 
     def _op_Squeeze(self, node, inputs):
         if inputs[0] is None:

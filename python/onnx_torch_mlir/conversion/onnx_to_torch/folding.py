@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
+from ...onnx_arrays import slice_positions, unsqueeze
 from .builder import TorchBuilder
 from .constants import NUMPY_DTYPES
 from .node import OnnxNode
@@ -122,16 +123,6 @@ def _slice(node, inputs):
     return result
 
 
-def slice_positions(start: int, end: int, step: int, size: int) -> np.ndarray:
-    """The positions ONNX's Slice takes along a dim of `size`.
-
-    Python's slice.indices clamps exactly as ONNX specifies for either sign of step, but its
-    stop may be -1 ("before the first element" for a negative step), which a slice would read
-    as the last element: so the positions are a range, not a slice.
-    """
-    return np.arange(*slice(start, end, step).indices(size), dtype=np.int64)
-
-
 def _axes_input_or_attribute(node, inputs):
     if len(inputs) > 1 and inputs[1] is not None:
         return [int(axis) for axis in inputs[1].reshape(-1)]
@@ -140,13 +131,7 @@ def _axes_input_or_attribute(node, inputs):
 
 def _unsqueeze(node, inputs):
     axes = _axes_input_or_attribute(node, inputs)
-    if axes is None:
-        return None
-    result = inputs[0]
-    rank = result.ndim + len(axes)
-    for axis in sorted(axis + rank if axis < 0 else axis for axis in axes):
-        result = np.expand_dims(result, axis)
-    return result
+    return None if axes is None else unsqueeze(inputs[0], axes)
 
 
 def _squeeze(node, inputs):
