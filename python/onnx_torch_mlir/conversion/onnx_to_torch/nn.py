@@ -30,6 +30,8 @@ def matmul(node: OnnxNode, b: TorchBuilder):
     lhs, rhs = node.input(0), node.input(1)
     lhs_rank, rhs_rank = node.input_info(0).rank, node.input_info(1).rank
     ranked = None not in (lhs_rank, rhs_rank, node.result_info().rank)
+    if ranked and min(lhs_rank, rhs_rank) >= 3 and _batch_needs_broadcast(node):
+        return _matmul_with_broadcast_batch(node, b, lhs, rhs)
     if not ranked or (lhs_rank == 1) == (rhs_rank == 1) or max(lhs_rank, rhs_rank) <= 2:
         return b.op("aten.matmul", node.result_type(), lhs, rhs)
     squeeze = -2 if lhs_rank == 1 else -1
@@ -40,6 +42,61 @@ def matmul(node: OnnxNode, b: TorchBuilder):
     sizes.insert(len(sizes) + 1 + squeeze, 1)
     product = b.op("aten.matmul", b.tensor_type(sizes, result.element), lhs, rhs)
     return b.op("aten.squeeze.dim", node.result_type(), product, b.constant_int(squeeze))
+
+
+def _batch_needs_broadcast(node: OnnxNode) -> bool:
+    """Whether the batch dims of two operands of rank >= 3 are not provably equal."""
+    lhs, rhs = node.input_info(0).sizes[:-2], node.input_info(1).sizes[:-2]
+    return len(lhs) != len(rhs) or any(l is None or r is None or l != r for l, r in zip(lhs, rhs))
+
+
+def _broadcast_batch_size(b: TorchBuilder, lhs_size, rhs_size, lhs_dim, rhs_dim):
+    """ONNX's broadcast of two batch dims (an int when known, else a `!torch.int`)."""
+    if lhs_size is not None and lhs_size == rhs_size:
+        return lhs_size
+    if lhs_size == 1 or (rhs_size is not None and rhs_size != 1):
+        return rhs_size if rhs_size is not None else rhs_dim()
+    if rhs_size == 1 or lhs_size is not None:
+        return lhs_size if lhs_size is not None else lhs_dim()
+    # both dynamic: rhs unless rhs is 1, computed as rhs + (lhs - rhs) * (rhs == 1)
+    int_type = b.type("!torch.int")
+    lhs_value, rhs_value = lhs_dim(), rhs_dim()
+    rhs_is_one = b.op("aten.Int.bool", int_type, b.op("aten.eq.int", b.type("!torch.bool"), rhs_value, b.constant_int(1)))
+    difference = b.op("aten.sub.int", int_type, lhs_value, rhs_value)
+    return b.op("aten.add.int", int_type, rhs_value, b.op("aten.mul.int", int_type, difference, rhs_is_one))
+
+
+def _broadcast_to_batch(b: TorchBuilder, x: ir.Value, batch: list) -> ir.Value:
+    info = b.info(x)
+    sizes = [size if isinstance(size, int) else None for size in batch] + list(info.sizes[-2:])
+    targets = [b.constant_int(size) if isinstance(size, int) else size for size in batch]
+    targets += [b.constant_int(-1), b.constant_int(-1)]
+    return b.op("aten.broadcast_to", b.tensor_type(sizes, info.element), x, b.list(targets, "!torch.int"))
+
+
+def _matmul_with_broadcast_batch(node: OnnxNode, b: TorchBuilder, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
+    """Both operands broadcast to the common batch dims first, then multiplied.
+
+    torch-mlir's lowerings of `aten.matmul` assume dynamic batch dims equal: on Linalg a
+    run-time batch of 1 against 3 gave wrong numbers, and a 3-D product with a dynamic batch
+    is not decomposed at all (rotary embeddings' [batch, 8, 1] x [batch, 1, sequence]). With
+    the batch broadcast explicitly, the 3-D product is an `aten.bmm`."""
+    lhs_sizes, rhs_sizes = node.input_info(0).sizes, node.input_info(1).sizes
+    rank = max(len(lhs_sizes), len(rhs_sizes))
+    lhs_batch = [1] * (rank - len(lhs_sizes)) + list(lhs_sizes[:-2])
+    rhs_batch = [1] * (rank - len(rhs_sizes)) + list(rhs_sizes[:-2])
+    lhs_offset, rhs_offset = rank - len(lhs_sizes), rank - len(rhs_sizes)
+
+    def dim_of(x, position):
+        return lambda: b.op("aten.size.int", b.type("!torch.int"), x, b.constant_int(position))
+
+    batch = [
+        _broadcast_batch_size(b, l, r, dim_of(lhs, i - lhs_offset), dim_of(rhs, i - rhs_offset))
+        for i, (l, r) in enumerate(zip(lhs_batch, rhs_batch))
+    ]
+    lhs, rhs = _broadcast_to_batch(b, lhs, batch), _broadcast_to_batch(b, rhs, batch)
+    product = "aten.bmm" if rank == 3 else "aten.matmul"
+    return b.op(product, node.result_type(), lhs, rhs)
 
 
 def _transpose_2d(b: TorchBuilder, x: ir.Value) -> ir.Value:
