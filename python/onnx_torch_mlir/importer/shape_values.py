@@ -36,6 +36,7 @@ MAX_ELEMENTS = 64
 # Each round re-runs inference; a chain of k padded blocks whose pads depend on the previous
 # block's shape (TF-style "same" padding) needs k rounds.
 MAX_ROUNDS = 64
+_INT64_MAX = 2**63 - 1
 _INTEGER_TYPES = {
     onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.INT16, onnx.TensorProto.INT8,
     onnx.TensorProto.UINT64, onnx.TensorProto.UINT32, onnx.TensorProto.UINT16, onnx.TensorProto.UINT8,
@@ -501,6 +502,49 @@ def _pad_dims(evaluator: _Evaluator, node: onnx.NodeProto):
     return dims
 
 
+def _slice_dims(evaluator: _Evaluator, node: onnx.NodeProto):
+    """Slice: a sliced dim is known when its size and the start, end and step are; a dim the
+    slice does not touch, or takes whole (start 0, end past it, step 1), keeps its size or name.
+
+    Decoders compute rotate-half's split point from `Shape` (x.shape[-1] // 2), which ONNX's
+    inference does not follow: without this every dim of both halves was unknown."""
+    input_dims = evaluator.dims(node.input[0])
+    if input_dims is None:
+        return None
+    if len(node.input) == 1:  # opset < 10: attributes
+        starts, ends = _attribute(node, "starts", None), _attribute(node, "ends", None)
+        axes, steps = _attribute(node, "axes", None), None
+    else:
+        starts, ends = _input_ints(evaluator, node, 1), _input_ints(evaluator, node, 2)
+        axes, steps = _input_ints(evaluator, node, 3), _input_ints(evaluator, node, 4)
+        if (_has_input(node, 3) and axes is None) or (_has_input(node, 4) and steps is None):
+            return None
+    if starts is None or ends is None or len(starts) != len(ends):
+        return None
+    rank = len(input_dims)
+    axes = list(range(len(starts))) if axes is None else [axis + rank if axis < 0 else axis for axis in axes]
+    steps = [1] * len(starts) if steps is None else steps
+    dims = list(input_dims)
+    for start, end, axis, step in zip(starts, ends, axes, steps):
+        size = input_dims[axis]
+        if _is_int(size):
+            dims[axis] = len(slice_positions(start, end, step, size))
+        elif not (start == 0 and step == 1 and end >= _INT64_MAX // 2):
+            dims[axis] = None
+    return dims
+
+
+def _has_input(node: onnx.NodeProto, index: int) -> bool:
+    return len(node.input) > index and bool(node.input[index])
+
+
+def _input_ints(evaluator: _Evaluator, node: onnx.NodeProto, index: int) -> list[int] | None:
+    if not _has_input(node, index):
+        return None
+    values = evaluator.values.get(node.input[index])
+    return None if values is None else _known_ints(values)
+
+
 def _range_dims(evaluator: _Evaluator, node: onnx.NodeProto):
     values = evaluator.values.get(node.output[0])
     return None if values is None else [values.size]
@@ -508,7 +552,7 @@ def _range_dims(evaluator: _Evaluator, node: onnx.NodeProto):
 
 _CONSUMERS = {
     "Expand": _expand_dims, "Reshape": _reshape_dims, "ConstantOfShape": _constant_of_shape_dims,
-    "Tile": _tile_dims, "Range": _range_dims, "Pad": _pad_dims,
+    "Tile": _tile_dims, "Range": _range_dims, "Pad": _pad_dims, "Slice": _slice_dims,
 }
 
 
