@@ -197,3 +197,36 @@ def test_pad_with_computed_pads_through_transpose():
     )
     typed = infer_types(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), "same_padding")
     assert _dims(typed, "y") == [2, 3, 9, 9]
+
+
+def test_rotate_half_slices_split_at_a_computed_point():
+    """x[..., :d // 2] and x[..., d // 2:] with d read from Shape (LLaMA's rotate_half): ONNX leaves
+    every dim of both halves unknown; the halves are [batch, 4, sequence, 8]."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["x_shape"]),
+        _constant("last", 3),
+        helper.make_node("Gather", ["x_shape", "last"], ["d"]),
+        _constant("two", 2),
+        helper.make_node("Div", ["d", "two"], ["half"]),
+        _constant("zero_axis", [0]),
+        helper.make_node("Unsqueeze", ["half", "zero_axis"], ["split"]),
+        _constant("begin", [0]),
+        _constant("end", [2**63 - 1]),
+        _constant("axis", [-1]),
+        _constant("step", [1]),
+        helper.make_node("Slice", ["x", "begin", "split", "axis", "step"], ["low"]),
+        helper.make_node("Slice", ["x", "split", "end", "axis"], ["high"]),
+        helper.make_node("Neg", ["high"], ["negated"]),
+        helper.make_node("Concat", ["negated", "low"], ["y"], axis=-1),
+    ]
+    graph = helper.make_graph(
+        nodes, "rotate_half",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, "sequence", 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    plain = onnx.shape_inference.infer_shapes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), data_prop=True)
+    assert not isinstance(_dims(plain, "low")[3], int)
+    typed = infer_types(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), "rotate_half")
+    assert _dims(typed, "low") == ["batch", 4, "sequence", 8]
+    assert _dims(typed, "high") == ["batch", 4, "sequence", 8]
+    assert _dims(typed, "y")[1:4:2] == [4, 16]
