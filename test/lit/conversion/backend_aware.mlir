@@ -26,3 +26,29 @@ module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
     return %0 : !torch.vtensor<[1,1,5,5],ui8>
   }
 }
+
+// -----
+
+// TOSA's profiles have no 64-bit integers: a cast between i64 and a float goes through i32 there
+// (IREE refused tosa.cast i64 -> f32 in BERT's attention mask).
+// CHECK-LABEL: func.func @cast_int64_to_float_for_tosa
+// CHECK: %[[NARROW:.*]] = torch.aten.to.dtype %arg0, {{.*}} -> !torch.vtensor<[2,5],si32>
+// CHECK: torch.aten.to.dtype %[[NARROW]], {{.*}} -> !torch.vtensor<[2,5],f32>
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @cast_int64_to_float_for_tosa(%arg0: !torch.vtensor<[2,5],si64>) -> !torch.vtensor<[2,5],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+    %0 = torch.operator "onnx.Cast"(%arg0) {torch.onnx.to = 1 : si64} : (!torch.vtensor<[2,5],si64>) -> !torch.vtensor<[2,5],f32>
+    return %0 : !torch.vtensor<[2,5],f32>
+  }
+}
+
+// -----
+
+// Elsewhere the cast is direct.
+// CHECK-LABEL: func.func @cast_int64_to_float_for_linalg
+// CHECK: torch.aten.to.dtype %arg0, {{.*}} -> !torch.vtensor<[2,5],f32>
+module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
+  func.func @cast_int64_to_float_for_linalg(%arg0: !torch.vtensor<[2,5],si64>) -> !torch.vtensor<[2,5],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+    %0 = torch.operator "onnx.Cast"(%arg0) {torch.onnx.to = 1 : si64} : (!torch.vtensor<[2,5],si64>) -> !torch.vtensor<[2,5],f32>
+    return %0 : !torch.vtensor<[2,5],f32>
+  }
+}

@@ -197,6 +197,20 @@ def _exact_unsigned(node: OnnxNode, b: TorchBuilder, x, target: str):
     return b.op("aten.bitwise_and.Scalar", widened.type, widened, b.constant_int(mask))
 
 
+def _narrow_int64_for_tosa(node: OnnxNode, b: TorchBuilder, x, target: str):
+    """On TOSA, a cast between a 64-bit integer and a float goes through i32.
+
+    TOSA's profiles have no 64-bit integers: IREE refuses `tosa.cast` between i64 and a float
+    (BERT's attention mask, T5's relative-position buckets) but takes i64 <-> i32. Exact for
+    |x| < 2^31 (beyond, it wraps)."""
+    if node.target != "tosa":
+        return x
+    source_is_float, target_is_float = b.info(x).is_float, TensorInfo((), target).is_float
+    if (b.info(x).element == "si64" and target_is_float) or (source_is_float and target == "si64"):
+        return b.to_dtype(x, "si32")
+    return x
+
+
 def _refuse_two_bit_types(node: OnnxNode):
     """The ONNX dialect spells 2-bit tensors i2/ui2, which no Torch type holds."""
     for value in list(node.op.operands) + list(node.op.results):
@@ -214,6 +228,7 @@ def _cast(node: OnnxNode, b: TorchBuilder, element: str):
     if info.element == element:
         return x
     x = _exact_unsigned(node, b, x, element)
+    x = _narrow_int64_for_tosa(node, b, x, element)
     false, none = b.constant_bool(False), b.constant_none()
     return b.op("aten.to.dtype", node.result_type(), x, b.dtype(element), false, false, none)
 
