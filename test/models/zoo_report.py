@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 import zoo_models
+from zoo_blockers import blocker_for
 
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 CONFIGURATIONS = ("ours", "torch-mlir")
@@ -372,6 +373,9 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
         else:
             out.append("None.")
 
+    if "ours" in results:
+        out += _blocker_section(models, results["ours"])
+
     out += ["", "## Models", "",
             "| model | family | exporter | shapes | slice | build | tolerance | waiting on |", "|---|---|---|---|---|---|---|---|"]
     for model in models:
@@ -441,6 +445,25 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
         if unavailable:
             out += ["", "IREE unavailable: " + "; ".join(unavailable)]
     return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
+
+
+def _blocker_section(models: list, cells: list[Cell]) -> list[str]:
+    """Every failing cell of ours with its exact blocker (`zoo_blockers.py`), one by one."""
+    waiting = {model.name: model.waiting_on for model in models if model.waiting_on}
+    failing = [cell for cell in sort_cells(cells) if cell.outcome not in ("pass", "build error")]
+    out = ["", "## Failing cells of ours and their blockers", "",
+           "Each failing cell (build errors are under Models) with what blocks it, from "
+           "`test/models/zoo_blockers.py`; **unexplained** marks a failure nobody has explained yet.", ""]
+    if not failing:
+        return out + ["None."]
+    out += ["| model | backend | consumer | outcome | blocker |", "|---|---|---|---|---|"]
+    for cell in failing:
+        blocker = blocker_for(cell.backend, cell.consumer, cell.error)
+        if blocker is None and cell.model in waiting:
+            blocker = f"waiting on {waiting[cell.model]}"
+        text = blocker or f"**unexplained**: {_code(cell.error, 160)}"
+        out.append(f"| {cell.model} | {cell.backend} | {cell.consumer} | {SHORT[cell.outcome]} | {_table_text(text)} |")
+    return out
 
 
 def update_files(repository: Path, new_cells: list[Cell], builds: dict, configurations: list[str],

@@ -205,3 +205,20 @@ def test_a_missing_iree_consumer_is_unavailable_not_a_crash(monkeypatch):
     assert program is None and reason.startswith("onnx_torch_mlir.runtime.iree cannot be used: ")
     monkeypatch.setattr(run_zoo.importlib.util, "find_spec", lambda name: None)
     assert run_zoo.iree_available() == "onnx_torch_mlir.runtime.iree does not exist yet"
+
+
+def test_every_failing_cell_gets_its_blocker_or_is_marked_unexplained():
+    known = "PipelineError: torch-to-tosa: failed to legalize operation 'torch.aten.size.int' that was explicitly marked illegal"
+    results = {"ours": [
+        _cell(MODEL_A, "compile error", backend="tosa", error=known),
+        _cell(MODEL_A, "compile error", backend="linalg-on-tensors", error=known),  # the TOSA blocker does not apply
+        _cell(MODEL_B, "wrong numbers", error="output 0: 3 of 9 values differ"),
+        _cell(MODEL_C, "pass"),
+    ]}
+    text = zoo_report.render(zoo_models.MODELS, {}, results)
+    section = text.split("## Failing cells of ours and their blockers", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith(f"| {MODEL_A} ") or line.startswith(f"| {MODEL_B} ")]
+    assert len(rows) == 3 and not any(MODEL_C in line for line in section.splitlines())
+    tosa_row = next(line for line in rows if "| tosa |" in line)
+    assert "dynamic dims on TOSA" in tosa_row and "issue 11" in tosa_row
+    assert sum("**unexplained**" in line for line in rows) == 2

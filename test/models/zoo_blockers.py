@@ -1,0 +1,62 @@
+"""Why a zoo cell of ours fails: each known first-error line mapped to its exact blocker.
+
+`docs/models.md` lists every failing cell of our path with the blocker found here, so the reader
+sees, one by one, what stops a model and which issue (or upstream project) it waits on. A failing
+cell that no entry explains is listed as **unexplained**: that is a bug to look at, not a known gap.
+
+Entries are (what the cell must match, the blocker). A match is on the backend (None: any), the
+consumer (None: any) and a substring of the first error line; the first entry that matches wins.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Blocker:
+    error_contains: str
+    explanation: str
+    backend: str | None = None
+    consumer: str | None = None
+
+
+_DYNAMIC_TOSA = (
+    "dynamic dims on TOSA: torch-mlir's TOSA lowering takes only static sizes (`aten.size.int` has no TOSA "
+    "form); issue 11 item 2 (keep `?` where TOSA can, else point to `--dim NAME=SIZE`)"
+)
+_DYNAMIC_STABLEHLO = (
+    "dynamic dims on StableHLO: issue 11 item 2 (torch-mlir's StableHLO lowering emits `torch.runtime.assert`, "
+    "`dynamic_broadcast_in_dim` without expansion hints, or refuses the dynamic input)"
+)
+
+BLOCKERS: tuple[Blocker, ...] = (
+    Blocker("the type of result", "the merged decoder's `If` (values from its branches are untyped): issue 10 item 1"),
+    Blocker("failed to legalize operation 'torch.aten.size.int'", _DYNAMIC_TOSA, backend="tosa"),
+    Blocker("'torch.runtime.assert'", _DYNAMIC_STABLEHLO, backend="stablehlo"),
+    Blocker("dynamic shaped input is not supported", _DYNAMIC_STABLEHLO, backend="stablehlo"),
+    Blocker("failed to legalize operation 'torch.constant.int'", _DYNAMIC_STABLEHLO, backend="stablehlo"),
+    Blocker("stablehlo.dynamic_broadcast_in_dim", _DYNAMIC_STABLEHLO, backend="stablehlo"),
+    Blocker("'bufferization.to_tensor'",
+            "the reference runner's StableHLO path cannot lower dynamically shaped StableHLO (left-over "
+            "`bufferization.to_tensor`): issue 11 item 5", backend="stablehlo", consumer="reference"),
+    Blocker("failed to legalize operation 'stablehlo.convolution'",
+            "IREE's StableHLO input refuses a convolution with a dynamic batch: issue 11 item 2",
+            backend="stablehlo", consumer="iree"),
+    Blocker("ceil_mode needs static spatial sizes",
+            "AveragePool with ceil_mode on a dynamic image size: the extra window count needs the sizes "
+            "(issue 11 item 2; static sizes or `--dim` work)"),
+    Blocker("maximum iteration count exceeded in fixed point pipeline",
+            "IREE's compiler gives up in its own fixed-point pipeline on this TOSA (an IREE limitation; the "
+            "reference runner runs the same TOSA correctly)", backend="tosa", consumer="iree"),
+)
+
+
+def blocker_for(backend: str, consumer: str, error: str) -> str | None:
+    """The blocker of a failing cell, or None when no entry explains it."""
+    for blocker in BLOCKERS:
+        if blocker.backend not in (None, backend) or blocker.consumer not in (None, consumer):
+            continue
+        if blocker.error_contains in error:
+            return blocker.explanation
+    return None
