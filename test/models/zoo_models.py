@@ -16,7 +16,8 @@ atol 1e-4, except MobileNetV2 (atol 5e-4, see _TOLERANCES). That was checked aga
 implementation: PyTorch's own outputs match onnxruntime's at the stated tolerance for every
 torch-exported model (largest differences 3.3e-6 on outputs of order 1-4, BERT-base included; 3.2e-4
 on MobileNetV2's, which reach 6), so a compiled program that misses it computes something else, not
-the same thing in another order.
+the same thing in another order. zoo_deployment.py adds quantized and onnxruntime-optimized models
+(the formats users deploy), each with the tolerance its quantization calls for.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-EXPORTERS = ("torchscript", "dynamo", "optimum", "onnx.helper")
+import zoo_deployment  # quantized and onnxruntime-optimized models; imports this module only in its builders
+
+EXPORTERS = ("torchscript", "dynamo", "optimum", "onnx.helper", *zoo_deployment.EXPORTERS)
 TORCHSCRIPT_OPSET = 17
 
 
@@ -60,6 +63,7 @@ class ZooModel:
         """What, besides package versions, decides the built files: the code and the parameters."""
         sources = [inspect.getsource(function) for function in (self.builder, self.make_inputs)]
         sources += [inspect.getsource(helper) for helper in _SHARED_BUILD_CODE]
+        sources += [inspect.getsource(helper) for helper in getattr(inspect.getmodule(self.builder), "SHARED_BUILD_CODE", ())]
         return "\n".join([self.name, self.exporter, repr(sorted(self.parameters.items())), *sources])
 
 
@@ -557,6 +561,7 @@ MODELS: list[ZooModel] = [
         parameters={"architecture": "bert-base", "exporter": "torchscript", "dynamic": False},
         description="BERT-base at full size (110M parameters, 440 MB of weights), TorchScript exporter, static",
     ),
+    *zoo_deployment.models(ZooModel),
 ]
 
 BY_NAME = {model.name: model for model in MODELS}
