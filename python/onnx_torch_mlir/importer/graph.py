@@ -15,6 +15,7 @@ import onnx
 from torch_mlir import ir
 
 from ..errors import ImportError_, OnnxTorchMlirError
+from .contrib_types import untyped_reason
 from .functions import specialize_function
 from .ordering import node_label, ordered_nodes
 from .progress import Progress
@@ -33,6 +34,7 @@ class GraphImporter:
         self.file_location = None if model_name.startswith("<") else ir.Location.file(model_name, 0, 0)
         self.module = None
         self.local_functions = {}  # (domain, name) -> FunctionProto, kept as functions
+        self.opsets = {}  # domain -> version of the model
         self.specialized = {}  # call signature -> private function name
 
     def _map_type(self, type_proto):
@@ -47,6 +49,7 @@ class GraphImporter:
         """The main graph as the module's entry function (initialized inputs are constants)."""
         self.module = module
         self.local_functions = {(function.domain, function.name): function for function in model.functions}
+        self.opsets = {opset.domain: opset.version for opset in model.opset_import}
         initialized = {tensor.name for tensor in model.graph.initializer}
         inputs = [value for value in model.graph.input if value.name not in initialized]
         self._import_function(model, inputs, self.emitter.main_function, main_graph=True)
@@ -136,7 +139,7 @@ class GraphImporter:
             found = types.get(name) if name else None
             if found is None:
                 if name in used:
-                    raise ImportError_(f"the type of result '{name}' is unknown (shape inference could not infer it)")
+                    raise ImportError_(f"the type of result '{name}' is unknown ({self._untyped_reason(node)})")
                 found = self.emitter.types.none()
             result_types.append(found)
         if (node.domain, node.op_type) in self.local_functions:
@@ -153,6 +156,11 @@ class GraphImporter:
         for name, value in zip(outputs, results):
             if name:
                 scope[name] = value
+
+    def _untyped_reason(self, node: onnx.NodeProto) -> str:
+        if (node.domain, node.op_type) in self.local_functions:
+            return "shape inference could not infer it"
+        return untyped_reason(node, self.opsets)
 
     def _import_region(self, region: ir.Region, attribute: onnx.AttributeProto, outer_scope, outer_types):
         graph = attribute.g

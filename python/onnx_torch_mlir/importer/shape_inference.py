@@ -12,6 +12,7 @@ import onnx
 
 from ..errors import ImportError_
 from .constant_folding import fold_small_constants, has_unranked_values
+from .contrib_inference import type_contrib_results
 from .shape_values import refine_types
 
 # Initializers whose serialized size is at most this stay whole in the skeleton:
@@ -62,9 +63,11 @@ def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
 
     When some value is left without a rank, small constant subexpressions are
     folded in a copy and inference runs again there; the types it finds are
-    given to `model` (whose nodes stay as they are). Then the dims that shape
+    given to `model` (whose nodes stay as they are). Then, in rounds until
+    nothing changes, the results of operators ONNX has no schema for
+    (`com.microsoft`) are typed (`contrib_inference`) and the dims that shape
     tensors determine but ONNX's data propagation leaves unknown are filled in
-    (`shape_values`).
+    (`shape_values`), and inference runs again for the ops downstream.
     """
     inferred = _infer(model, model_name)
     if has_unranked_values(inferred):
@@ -74,7 +77,7 @@ def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
         for output, refined_output in zip(inferred.graph.output, refined.graph.output):
             if output.type.HasField("tensor_type") and not output.type.tensor_type.HasField("shape"):
                 output.CopyFrom(refined_output)
-    return refine_types(inferred, lambda typed: _infer(typed, model_name))
+    return refine_types(inferred, lambda typed: _infer(typed, model_name), add_types=(type_contrib_results,))
 
 
 def _infer(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:

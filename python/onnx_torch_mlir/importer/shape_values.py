@@ -557,15 +557,19 @@ _CONSUMERS = {
 
 
 # -- writing what was found -------------------------------------------------------------
-def refine_types(model: onnx.ModelProto, infer) -> onnx.ModelProto:
+def refine_types(model: onnx.ModelProto, infer, add_types=()) -> onnx.ModelProto:
     """`model` (typed by `infer`) with consumer result dims made precise by shape values.
 
     `infer(model) -> model` is the shape inference to re-run after a refinement,
-    so that the ops downstream are typed from the refined dims. Rounds repeat
-    while something is refined (a refined dim can make another Shape known).
+    so that the ops downstream are typed from the refined dims. `add_types` are
+    other refinements of the same kind, `model -> bool` (True when they typed
+    something), run first in each round: the types of ops `infer` does not know.
+    Rounds repeat while something is refined (a refined dim can make another
+    Shape known).
     """
     for _ in range(MAX_ROUNDS):
-        if not _refine_once(model):
+        added = [add(model) for add in add_types]
+        if not _refine_once(model) and not any(added):
             return model
         model = infer(model)
     return model

@@ -128,7 +128,46 @@ def functions():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("local", 1)], functions=[local])
 
 
-MODELS = {f.__name__: f for f in (attributes, constants, optional_inputs, subgraphs, domains, element_types, locations, functions)}
+def contrib_ops():
+    """A BERT layer as onnxruntime's optimizer fuses it: only the graph input and output are typed."""
+    hidden, rng = 8, np.random.default_rng(0)
+
+    def weights(name, *dims):
+        return numpy_helper.from_array(rng.standard_normal(dims).astype(np.float32), name)
+
+    initializers = [weights("words", 10, hidden), weights("positions", 16, hidden), weights("gamma", hidden),
+                    weights("beta", hidden), weights("qkv_weights", hidden, 3 * hidden), weights("qkv_bias", 3 * hidden),
+                    weights("out_weights", hidden, hidden), weights("ffn_weights", hidden, 4 * hidden), weights("ffn_bias", 4 * hidden)]
+    nodes = [
+        helper.make_node("EmbedLayerNormalization", ["ids", "", "words", "positions", "", "gamma", "beta", "mask"],
+                         ["embedded", "mask_index"], domain="com.microsoft", name="embed"),
+        helper.make_node("Attention", ["embedded", "qkv_weights", "qkv_bias", "mask_index"], ["attended"],
+                         domain="com.microsoft", name="attention", num_heads=2),
+        helper.make_node("MatMul", ["attended", "out_weights"], ["projected"], name="projection"),
+        helper.make_node("SkipLayerNormalization", ["projected", "embedded", "gamma", "beta"], ["normalized", "", "", "residual"],
+                         domain="com.microsoft", name="skip_norm"),
+        helper.make_node("MatMul", ["normalized", "ffn_weights"], ["expanded"], name="ffn"),
+        helper.make_node("FastGelu", ["expanded", "ffn_bias"], ["y"], domain="com.microsoft", name="gelu"),
+    ]
+    inputs = [tensor_info("ids", TensorProto.INT32, ["batch", "sequence"]), tensor_info("mask", TensorProto.INT32, ["batch", "sequence"])]
+    return model(nodes, inputs, [tensor_info("y", TensorProto.FLOAT, None), tensor_info("residual", TensorProto.FLOAT, None)],
+                 initializers, domains=["com.microsoft"])
+
+
+def unknown_domain_op():
+    """An op of a domain nobody has types for, whose result is used."""
+    nodes = [
+        helper.make_node("Mystery", ["x"], ["m"], domain="example.org", name="mystery"),
+        helper.make_node("Relu", ["m"], ["y"], name="relu"),
+    ]
+    return model(nodes, [tensor_info("x", TensorProto.FLOAT, [3])], [tensor_info("y", TensorProto.FLOAT, None)], domains=["example.org"])
+
+
+MODELS = {
+    f.__name__: f
+    for f in (attributes, constants, optional_inputs, subgraphs, domains, element_types, locations, functions, contrib_ops,
+              unknown_domain_op)
+}
 
 if __name__ == "__main__":
     name, output = sys.argv[1], sys.argv[2]
