@@ -2,7 +2,9 @@
 
 // CHECK-LABEL: func.func @matmul
 func.func @matmul(%a: !torch.vtensor<[2,3,4],f32>, %b: !torch.vtensor<[?,4,5],f32>) -> !torch.vtensor<[2,3,5],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
-  // CHECK: torch.aten.matmul %arg0, %arg1 : !torch.vtensor<[2,3,4],f32>, !torch.vtensor<[?,4,5],f32> -> !torch.vtensor<[2,3,5],f32>
+  // A dynamic batch dim is broadcast explicitly (torch-mlir's lowerings assume it equal), then bmm.
+  // CHECK: %[[B:.*]] = torch.aten.broadcast_to %arg1, {{.*}} : !torch.vtensor<[?,4,5],f32>, !torch.list<int> -> !torch.vtensor<[2,4,5],f32>
+  // CHECK: torch.aten.bmm %arg0, %[[B]] : !torch.vtensor<[2,3,4],f32>, !torch.vtensor<[2,4,5],f32> -> !torch.vtensor<[2,3,5],f32>
   %0 = torch.operator "onnx.MatMul"(%a, %b) : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[?,4,5],f32>) -> !torch.vtensor<[2,3,5],f32>
   return %0 : !torch.vtensor<[2,3,5],f32>
 }
