@@ -68,7 +68,7 @@ def _broadcast_batch_size(b: TorchBuilder, lhs_size, rhs_size, lhs_dim, rhs_dim)
 
 def _broadcast_to_batch(b: TorchBuilder, x: ir.Value, batch: list) -> ir.Value:
     info = b.info(x)
-    if list(info.sizes[:-2]) == batch:
+    if all(isinstance(size, int) for size in batch) and list(info.sizes[:-2]) == batch:
         return x  # already the static batch
     sizes = [size if isinstance(size, int) else None for size in batch] + list(info.sizes[-2:])
     targets = [b.constant_int(size) if isinstance(size, int) else size for size in batch]
