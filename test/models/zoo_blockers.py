@@ -33,6 +33,8 @@ _DYNAMIC_STABLEHLO = (
 BLOCKERS: tuple[Blocker, ...] = (
     Blocker("the type of result", "the merged decoder's `If` (values from its branches are untyped): issue 10 item 1"),
     Blocker("failed to legalize operation 'torch.aten.size.int'", _DYNAMIC_TOSA, backend="tosa"),
+    Blocker("failed to legalize operation 'torch.aten.index_select'", _DYNAMIC_TOSA + " (a Gather from a dynamic table "
+            "index)", backend="tosa"),
     Blocker("'torch.runtime.assert'", _DYNAMIC_STABLEHLO, backend="stablehlo"),
     Blocker("dynamic shaped input is not supported", _DYNAMIC_STABLEHLO, backend="stablehlo"),
     Blocker("failed to legalize operation 'torch.constant.int'", _DYNAMIC_STABLEHLO, backend="stablehlo"),
