@@ -1,0 +1,161 @@
+"""QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear (ONNX domain).
+
+Versions (one pattern each reads every attribute with the default of the versions without it):
+- 10: per-tensor; int8/uint8 (int32 input to DequantizeLinear).
+- 13: `axis`: per-axis scales and zero points.
+- 19: float8 types and `saturate` (QuantizeLinear); the scale may be float16/bfloat16, which is
+  then the type of DequantizeLinear's output and of QuantizeLinear's division.
+- 21: blocked quantization (`block_size`), int4/uint4/int16/uint16, QuantizeLinear's `output_dtype`.
+- 23: `precision` (the type of QuantizeLinear's division), DequantizeLinear's `output_dtype`;
+  float4e2m1. 24: float8e8m0 scales. 25: int2/uint2. 28: float6 types.
+
+Forms: where the scale and zero point are literals of a per-tensor quantization, the ops use
+torch-mlir's quantized tensor form when the target lowers it exactly (quantization_form in
+docs/quantization.md): `aten.quantize_per_tensor` + `aten.int_repr` for QuantizeLinear (Linalg
+and Torch output: TOSA's lowering multiplies by the reciprocal and clamps quint8 to the int8
+range), `aten._make_per_tensor_quantized_tensor` + `aten.dequantize.self` for
+DequantizeLinear (Linalg and Torch output for int8/uint8, TOSA for int8), so that torch-mlir's
+`torch-fuse-quantized-ops` can turn DequantizeLinear -> MatMul/Conv into integer kernels.
+Everything else is computed with float and integer tensor ops (arith.py says how, exactly).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+
+from ..builder import TorchBuilder
+from ..node import OnnxNode
+from ..registry import converts
+from ..types import onnx_dtype_to_element
+from .arith import (
+    constant,
+    FLOAT8_MAX, INTEGER_RANGES, QUANTIZED_ELEMENTS, divide, division_element, expand_parameter, literal_number,
+    make_quantized, parameter_layout, WITHOUT_DTYPE_CODE, quantized_form_allowed, refuse_types_without_torch_dtype, round_to_integer,
+    to_float,
+)
+
+_TWO_BIT_OUTPUTS = {onnx.TensorProto.INT2: (-2, 1), onnx.TensorProto.UINT2: (0, 3)}
+
+
+def _is_literal(node: OnnxNode, index: int) -> bool:
+    """Whether operand `index` is a `torch.vtensor.literal` (whatever its element type)."""
+    if not node.has_input(index):
+        return False
+    owner = node.op.operands[index].owner
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    return getattr(owner, "name", "") == "torch.vtensor.literal"
+
+
+def _count(info) -> int:
+    return int(np.prod(info.sizes, dtype=np.int64))
+
+
+def _parameters(node: OnnxNode, b: TorchBuilder, x_info, scale_index: int = 1, zero_point_index: int = 2):
+    """(layout, scale, zero point or None), both shaped to broadcast against x."""
+    axis, block_size = node.attr_int("axis", 1), node.attr_int("block_size", 0)
+    scale_info = node.input_info(scale_index)
+    layout, axis = parameter_layout(node, x_info, scale_info, axis, block_size, "scale")
+    scale = expand_parameter(node, b, node.input(scale_index), x_info, layout, axis, block_size, "scale")
+    zero_point = None
+    if node.has_input(zero_point_index):
+        zero_info = node.input_info(zero_point_index)
+        static = zero_info.is_static and scale_info.is_static
+        if static and zero_info.sizes != scale_info.sizes and max(_count(zero_info), _count(scale_info)) > 1:
+            node.fail(f"the zero point's shape {list(zero_info.sizes)} differs from the scale's {list(scale_info.sizes)}")
+        zero_point = node.input(zero_point_index)
+        literal = constant(node, zero_point_index)
+        if literal is not None and literal.dtype.kind in "iu":  # exact in float32, and no integer constant
+            zero_point = b.literal(literal.astype(np.float32), "f32")
+        zero_point = expand_parameter(node, b, zero_point, x_info, layout, axis, block_size, "zero point")
+    return layout, scale, zero_point
+
+
+@converts("QuantizeLinear", since=10)
+def quantize_linear(node: OnnxNode, b: TorchBuilder):
+    """y = saturate(round(x / y_scale) + y_zero_point); float8: y = convert(x / y_scale),
+    clamped to the type's finite range when `saturate` (the zero point does not apply)."""
+    refuse_types_without_torch_dtype(node)
+    x, x_info = node.input(0), node.input_info(0)
+    element = node.result_info().element
+    bounds = _TWO_BIT_OUTPUTS.get(node.attr_int("output_dtype", 0))
+    precision = node.attr_int("precision", 0)
+    precision = onnx_dtype_to_element(precision) if precision else None
+    if element not in INTEGER_RANGES and element not in FLOAT8_MAX:
+        node.fail(f"quantizing to {element} is not supported")
+    scale_element = node.input_info(1).element
+    divide_in = division_element(x_info.element, scale_element, precision)
+    scale_value, zero_value = literal_number(node, 1), literal_number(node, 2)
+    if (element in QUANTIZED_ELEMENTS and element != "si32" and bounds is None and divide_in == "f32"
+            and x_info.element == "f32" and scale_element == "f32" and scale_value is not None
+            and (zero_value is not None or not node.has_input(2))
+            and node.target in (None, "linalg-on-tensors")
+            and parameter_layout(node, x_info, node.input_info(1), node.attr_int("axis", 1),
+                                 node.attr_int("block_size", 0), "scale")[0] == "tensor"):
+        quantized_type = b.tensor_type(x_info.sizes, QUANTIZED_ELEMENTS[element])
+        quantized = b.op(
+            "aten.quantize_per_tensor", quantized_type, x, b.constant_float(scale_value),
+            b.constant_int(zero_value or 0), b.dtype(QUANTIZED_ELEMENTS[element]),
+        )
+        return b.cast_to(b.op("aten.int_repr", b.tensor_type(x_info.sizes, element), quantized), node.result_type())
+    if node.target == "tosa" and element in WITHOUT_DTYPE_CODE and element.startswith("ui") and _is_literal(node, 2):
+        node.fail(f"a {element} result with a literal zero point is not supported on TOSA: torch-mlir's TOSA "
+                  f"lowering makes no {element} constants")
+    _, scale, zero_point = _parameters(node, b, x_info)
+    quotient = divide(node, b, x, scale, divide_in)
+    if element in FLOAT8_MAX:
+        if node.attr_int("saturate", 1):
+            limit = FLOAT8_MAX[element]
+            quotient = b.op("aten.clamp", quotient.type, quotient, b.constant_float(-limit), b.constant_float(limit))
+        return b.cast_to(b.to_dtype(quotient, element), node.result_type())
+    return b.cast_to(round_to_integer(node, b, quotient, zero_point, element, bounds), node.result_type())
+
+
+@converts("DequantizeLinear", since=10)
+def dequantize_linear(node: OnnxNode, b: TorchBuilder):
+    """y = (x - x_zero_point) * x_scale, computed in float32 (ONNX's reference) and converted to
+    the output type (the scale's, or `output_dtype`). Float8 inputs have no zero point."""
+    refuse_types_without_torch_dtype(node)
+    x, x_info = node.input(0), node.input_info(0)
+    output = node.result_info().element
+    if not (x_info.is_integer or x_info.element in FLOAT8_MAX or x_info.element in ("si4", "ui4")):
+        node.fail(f"dequantizing {x_info.element} is not supported")
+    scale_value, zero_value = literal_number(node, 1), literal_number(node, 2)
+    if (x_info.element in ("si8", "ui8") and output == "f32" and node.input_info(1).element == "f32"
+            and scale_value is not None and (zero_value is not None or not node.has_input(2))
+            and quantized_form_allowed(node, x_info.element)
+            and parameter_layout(node, x_info, node.input_info(1), node.attr_int("axis", 1),
+                                 node.attr_int("block_size", 0), "scale")[0] == "tensor"):
+        quantized = make_quantized(b, x, scale_value, zero_value or 0)
+        return b.cast_to(b.op("aten.dequantize.self", b.tensor_type(x_info.sizes, "f32"), quantized), node.result_type())
+    _, scale, zero_point = _parameters(node, b, x_info)
+    difference = to_float(node, b, x, "f32")
+    if zero_point is not None and x_info.element not in FLOAT8_MAX:
+        difference = b.binary("aten.sub.Tensor", difference, to_float(node, b, zero_point, "f32"))
+    y = b.binary("aten.mul.Tensor", difference, to_float(node, b, scale, "f32"))
+    return b.cast_to(b.to_dtype(y, output), node.result_type())
+
+
+@converts("DynamicQuantizeLinear", since=11)
+def dynamic_quantize_linear(node: OnnxNode, b: TorchBuilder):
+    """uint8 quantization of x with a scale and zero point from x's range (extended to 0):
+    scale = (max - min) / 255 (1 / 255 when both are 0), zero_point = round(clamp(-min / scale, 0, 255)),
+    y = clamp(round(x / scale) + zero_point, 0, 255)."""
+    x, x_info = node.input(0), node.input_info(0)
+    if x_info.element != "f32":
+        node.fail(f"the input is {x_info.element}; DynamicQuantizeLinear takes float32")
+    scalar = b.tensor_type([], "f32")
+    largest = b.op("aten.clamp_min", scalar, b.op("aten.max", scalar, x), b.constant_float(0.0))
+    smallest = b.op("aten.clamp_max", scalar, b.op("aten.min", scalar, x), b.constant_float(0.0))
+    spread = b.binary("aten.sub.Tensor", largest, smallest)
+    empty = b.op("aten.eq.Scalar", b.tensor_type([], "i1"), spread, b.constant_float(0.0))
+    spread = b.op("aten.where.self", scalar, empty, b.literal(np.float32(1.0), "f32"), spread)
+    scale = divide(node, b, spread, b.literal(np.float32(255.0), "f32"), "f32")
+    zero_float = b.op("aten.neg", scalar, divide(node, b, smallest, scale, "f32"))
+    zero_point = round_to_integer(node, b, zero_float, None, "ui8")
+    y = round_to_integer(node, b, divide(node, b, x, scale, "f32"), zero_point, "ui8")
+    return [
+        b.cast_to(y, node.result_type(0)),
+        b.cast_to(scale, node.result_type(1)),
+        b.cast_to(zero_point, node.result_type(2)),
+    ]
