@@ -472,6 +472,7 @@ CASES = {
     "Attention": _attention(),
     "Attention-mask2d-unidirectional": _attention([[1, 1, 1, 0], [1, 0, 1, 1]], unidirectional=1, mask_filter_value=-5.0),
     "Attention-mask1d": _attention([3, 2]),
+    "Attention-mask1d-ends_and_starts": _attention([3, 4, 1, 0]),
     "Attention-mask3d": _attention((_rng(20).random((2, 4, 4)) > 0.3).astype(np.int32)),
     "Attention-past-mask-unidirectional": _attention([[1, 1, 1, 0, 1, 1, 1], [1, 0, 1, 1, 1, 1, 0]], past=True,
                                                      unidirectional=1),
@@ -561,6 +562,17 @@ def test_one_dynamic_compile_runs_at_other_sizes():
     module = onnx_torch_mlir.compile(_gqa(2, 1, 6)().model(static=False), "linalg-on-tensors")
     for case in (_gqa(1, 1, 3)(), _gqa(3, 1, 8)(), _gqa(2, 6, 0)(), _gqa(2, 1, 6, total=7, seqlens=[3, 6])()):
         _assert_matches(runtime.run(module, case.arrays()), case.expected(), case)
+
+
+def test_a_one_d_mask_of_another_length_fails_at_run_time():
+    """A dynamic 1-D mask_index is [batch] or [2 * batch] (told apart at run time); the
+    [3 * batch + 2] form is not supported and fails the run with the reason."""
+    case = _attention([3, 2])()
+    module = onnx_torch_mlir.compile(case.model(static=False), "linalg-on-tensors")
+    arrays = case.arrays()
+    arrays[1] = np.array([3, 2, 0, 1, 4, 4, 4, 4], np.int32)
+    with pytest.raises(Exception, match=r"Attention: a 1-D mask must hold batch or 2 \* batch positions"):
+        runtime.run(module, arrays)
 
 
 def test_registrations_are_onnxruntime_since_versions():

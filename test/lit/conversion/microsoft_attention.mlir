@@ -47,14 +47,25 @@ func.func @attention_past(%x: !torch.vtensor<[?,?,6],f32>, %w: !torch.vtensor<[6
 
 // -----
 
-// A [batch] mask of end positions with a dynamic batch: one end per batch entry, checked at run time.
+// A 1-D mask with a dynamic batch: [batch] (end positions) or [2 * batch] (ends, then starts),
+// told apart at run time: the starts are read (at clamped positions) and kept only when the
+// mask is 2 * batch long; any other length fails a run-time check.
 // CHECK-LABEL: func.func @attention_mask_end_positions
 func.func @attention_mask_end_positions(%x: !torch.vtensor<[?,?,6],f32>, %w: !torch.vtensor<[6,18],f32>, %mask: !torch.vtensor<[?],si32>) -> !torch.vtensor<[?,?,6],f32> attributes {torch.onnx_meta.opset_version = 17 : si64, torch.onnx_meta.opset_versions = {com.microsoft = 1 : si64}} {
   %none = torch.constant.none
-  // CHECK: %[[SAME:.*]] = torch.aten.eq.int
-  // CHECK: torch.runtime.assert %[[SAME]], "Attention: a 1-D mask must have one end position per batch entry"
-  // CHECK: %[[KEYS:.*]] = torch.aten.arange
+  // CHECK: %[[MASK:.*]] = torch.aten.to.dtype %arg2, {{.*}} -> !torch.vtensor<[?],si64>
+  // CHECK: %[[ENDS:.*]] = torch.aten.index_select %[[MASK]], %{{.*}}, %[[ROWS:.*]] :
+  // CHECK: %[[SHIFTED:.*]] = torch.aten.add.Scalar %[[ROWS]]
+  // CHECK: %[[CLAMPED:.*]] = torch.aten.clamp %[[SHIFTED]]
+  // CHECK: %[[STARTS:.*]] = torch.aten.index_select %[[MASK]], %{{.*}}, %[[CLAMPED]]
+  // CHECK: %[[TWO_SIDED:.*]] = torch.aten.eq.int
+  // CHECK: %[[ONE_SIDED:.*]] = torch.aten.eq.int
+  // CHECK: %[[EITHER:.*]] = torch.aten.__or__.bool %[[ONE_SIDED]], %[[TWO_SIDED]]
+  // CHECK: torch.runtime.assert %[[EITHER]], "Attention: a 1-D mask must hold batch or 2 * batch positions"
+  // CHECK: %[[FACTOR:.*]] = torch.aten.Int.bool %[[TWO_SIDED]]
+  // CHECK: %[[KEPT_STARTS:.*]] = torch.aten.mul.Scalar %[[STARTS]], %[[FACTOR]]
   // CHECK: torch.aten.lt.Tensor {{.*}} -> !torch.vtensor<[?,?],i1>
+  // CHECK: torch.aten.ge.Tensor
   %0 = torch.operator "com.microsoft.Attention"(%x, %w, %none, %mask) {torch.onnx.num_heads = 2 : si64} : (!torch.vtensor<[?,?,6],f32>, !torch.vtensor<[6,18],f32>, !torch.none, !torch.vtensor<[?],si32>) -> !torch.vtensor<[?,?,6],f32>
   return %0 : !torch.vtensor<[?,?,6],f32>
 }

@@ -10,7 +10,8 @@ with Q [batch, heads, seq, head], K and V [batch, heads, total, head], heads mer
   - a key mask (mask_index / key_padding_mask) makes masked positions `mask_filter_value`
     (default -10000), unmasked 0. Forms: raw 0/1 [batch, total] or [batch, seq, total];
     [batch] end positions (right padding: keys at or after the end are masked); [2 * batch]
-    end positions then start positions (left padding).
+    end positions then start positions (left padding), told apart at run time when the
+    lengths are dynamic.
   - `unidirectional` sets the keys after each query's position (past length + query index)
     to the element type's lowest value, replacing the key mask there, for every query but the
     last one (as the kernels do; with past + seq keys the last query sees them all anyway).
@@ -35,7 +36,7 @@ from ..node import OnnxNode
 from ..registry import converts
 from .common import (
     MICROSOFT, attention_scale, batched_product, broadcast_sizes, compare, concat, dim_of, divide, head_count,
-    int_value, lowest, merge_heads, positions, select, slice_range, split_heads, static, sub, transpose,
+    int_value, lowest, merge_heads, mul, positions, select, slice_range, split_heads, static, sub, transpose,
 )
 
 
@@ -76,20 +77,43 @@ def _key_mask(node: OnnxNode, b: TorchBuilder, index: int, batch, total, element
     if length is not None and static_batch is not None and length not in (static_batch, 2 * static_batch):
         node.fail(f"input {index} (mask) of length {length} for batch {static_batch}: only the [batch] "
                   "(end positions) and [2 * batch] (end and start positions) forms are supported")
-    if length is None or static_batch is None:  # cannot tell [batch] from [2 * batch]: the former, checked
-        same = b.op("aten.eq.int", b.type("!torch.bool"), int_value(b, dim_of(b, mask, 0)), int_value(b, batch))
-        b.op("torch.runtime.assert", None, same, attributes={
-            "message": ir.StringAttr.get(f"{node.op_type}: a 1-D mask must have one end position per batch entry")})
     keys = b.unsqueeze(positions(b, total), 0)  # [1, total]
     mask = b.to_dtype(mask, "si64")
-    two_sided = length is not None and static_batch is not None and length == 2 * static_batch
-    ends = b.unsqueeze(slice_range(b, mask, 0, 0, static_batch) if two_sided else mask, 1)
-    keep = compare(b, "aten.lt.Tensor", keys, ends)
-    if two_sided:
-        starts = b.unsqueeze(slice_range(b, mask, 0, static_batch, length), 1)
-        keep = compare(b, "aten.logical_and", keep, compare(b, "aten.ge.Tensor", keys, starts))
+    if length is None or static_batch is None:
+        ends, starts = _ends_and_starts(node, b, mask, batch)
+    elif length == 2 * static_batch:
+        ends, starts = slice_range(b, mask, 0, 0, static_batch), slice_range(b, mask, 0, static_batch, length)
+    else:
+        ends, starts = mask, None
+    keep = compare(b, "aten.lt.Tensor", keys, b.unsqueeze(ends, 1))
+    if starts is not None:
+        keep = compare(b, "aten.logical_and", keep, compare(b, "aten.ge.Tensor", keys, b.unsqueeze(starts, 1)))
     additive = _keep_to_additive(b, keep, mask_filter_value, element)  # [batch, total]
     return b.unsqueeze(b.unsqueeze(additive, 1), 1)
+
+
+def _ends_and_starts(node: OnnxNode, b: TorchBuilder, mask: ir.Value, batch):
+    """A 1-D mask of a length not known to be batch or 2 * batch, told apart at run time: the
+    ends are its first `batch` entries; the starts the next `batch` ones when it is 2 * batch
+    long, else 0 (the index is clamped so that a [batch] mask is read in range). Any other
+    length (the [3 * batch + 2] form) fails a run-time check on Linalg and in Torch output
+    (torch-mlir's StableHLO lowering takes no `torch.runtime.assert`)."""
+    rows = positions(b, batch)
+    row_type = b.tensor_type([static(batch)], "si64")
+    ends = b.op("aten.index_select", row_type, mask, b.constant_int(0), rows)
+    length = dim_of(b, mask, 0)
+    shifted = b.op("aten.add.Scalar", rows.type, rows, int_value(b, batch), b.constant_int(1))
+    shifted = b.op("aten.clamp", rows.type, shifted, b.constant_int(0), int_value(b, sub(b, length, 1)))
+    starts = b.op("aten.index_select", row_type, mask, b.constant_int(0), shifted)
+    boolean = b.type("!torch.bool")
+    two_sided = b.op("aten.eq.int", boolean, int_value(b, length), int_value(b, mul(b, batch, 2)))
+    if node.target in (None, "linalg-on-tensors"):
+        one_sided = b.op("aten.eq.int", boolean, int_value(b, length), int_value(b, batch))
+        either = b.op("aten.__or__.bool", boolean, one_sided, two_sided)
+        message = f"{node.op_type}: a 1-D mask must hold batch or 2 * batch positions"
+        b.op("torch.runtime.assert", None, either, attributes={"message": ir.StringAttr.get(message)})
+    two_sided = b.op("aten.Int.bool", b.type("!torch.int"), two_sided)
+    return ends, b.op("aten.mul.Scalar", row_type, starts, two_sided)
 
 
 def _causal(b: TorchBuilder, mask: ir.Value | None, sequence, total, past, element: str) -> ir.Value:
