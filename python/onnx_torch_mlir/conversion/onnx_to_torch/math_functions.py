@@ -227,8 +227,8 @@ def _cast(node: OnnxNode, b: TorchBuilder, element: str):
                   "(casts from them are)")
     if info.element == element:
         return x
+    x = _narrow_int64_for_tosa(node, b, x, element)  # a signed int64 input only, not a widened unsigned one
     x = _exact_unsigned(node, b, x, element)
-    x = _narrow_int64_for_tosa(node, b, x, element)
     false, none = b.constant_bool(False), b.constant_none()
     return b.op("aten.to.dtype", node.result_type(), x, b.dtype(element), false, false, none)
 
