@@ -477,3 +477,219 @@ def test_qdq_graphs(backend, kind):
     (got,) = _run_ours(model, backend, {"x": x}, [np.int8])
     difference = np.abs(got.astype(np.int32) - want.astype(np.int32))
     assert difference.max() <= 1 and np.count_nonzero(difference) <= max(1, want.size // 100), difference
+
+
+# -- com.microsoft (onnxruntime's QOperator format) -----------------------------------------------
+MS = "com.microsoft"
+
+
+def _ms_model(node, inputs, initializers, outputs, dynamic=False):
+    """`inputs`: name -> array (graph inputs, with symbolic dims when `dynamic`); `initializers`:
+    name -> array; `outputs`: (name, element)."""
+    values = [
+        _value(name, helper.np_dtype_to_tensor_dtype(array.dtype),
+               [f"d{i}" for i in range(array.ndim)] if dynamic else list(array.shape))
+        for name, array in inputs.items()
+    ]
+    graph = helper.make_graph([node], "g", values, [_value(name, element, None) for name, element in outputs],
+                              initializer=[_tensor(name, array) for name, array in initializers.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    model.ir_version = 10
+    return model
+
+
+def _onnxruntime(model, feeds):
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)
+
+
+def _within_one_step(got, want, what=""):
+    """Integer results equal, or one quantization step apart (onnxruntime's fixed-point and table
+    kernels), on at most 5% of the elements."""
+    difference = np.abs(got.astype(np.int64) - np.asarray(want).astype(np.int64))
+    assert got.shape == np.asarray(want).shape, (what, got.shape, np.asarray(want).shape)
+    assert difference.max(initial=0) <= 1 and np.count_nonzero(difference) <= max(1, difference.size // 20), (
+        what, difference.max(initial=0), np.count_nonzero(difference))
+
+
+def _quantize_numpy(value, scale, zero, dtype):
+    info = np.iinfo(dtype)
+    return np.clip(np.rint(np.asarray(value, np.float64) / np.float64(scale)) + zero, info.min, info.max).astype(dtype)
+
+
+def _binary_params(dtype):
+    zero = (lambda v: np.array(v, dtype))
+    return {"A_scale": np.array(0.5, np.float32), "A_zero_point": zero(3 if dtype == np.int8 else 130),
+            "B_scale": np.array(0.25, np.float32), "B_zero_point": zero(-7 if dtype == np.int8 else 120),
+            "C_scale": np.array(1.0, np.float32), "C_zero_point": zero(1 if dtype == np.int8 else 128)}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("op", ["QLinearAdd", "QLinearMul"])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8], ids=["int8", "uint8"])
+def test_microsoft_qlinear_add_mul(backend, op, dtype):
+    """Scales 0.5, 0.25 and 1 put many results exactly on half-way points: the exact formula rounds
+    them to even; onnxruntime's fixed point may not (one step)."""
+    rng = np.random.default_rng(RNG_SEED)
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, size=(3, 16), endpoint=True, dtype=dtype)
+    b = rng.integers(info.min, info.max, size=(16,), endpoint=True, dtype=dtype)
+    params = _binary_params(dtype)
+    names = ["A", "A_scale", "A_zero_point", "B", "B_scale", "B_zero_point", "C_scale", "C_zero_point"]
+    node = helper.make_node(op, names, ["C"], domain=MS)
+    for dynamic in ([False, True] if backend == "linalg-on-tensors" else [False]):
+        model = _ms_model(node, {"A": a, "B": b}, params, [("C", helper.np_dtype_to_tensor_dtype(np.dtype(dtype)))], dynamic)
+        (got,) = _run_ours(model, backend, {"A": a, "B": b}, [dtype])
+        da = (a.astype(np.float64) - params["A_zero_point"]) * np.float64(params["A_scale"])
+        db = (b.astype(np.float64) - params["B_zero_point"]) * np.float64(params["B_scale"])
+        real = (da + db if op == "QLinearAdd" else da * db) / np.float64(params["C_scale"])
+        exact = _quantize_numpy(real, 1.0, params["C_zero_point"], dtype)
+        _assert_equal([got], [exact], f"{op} exact")
+        # onnxruntime differs (by one step) only where the exact value is half-way between two.
+        different = got != _onnxruntime(model, {"A": a, "B": b})[0]
+        assert np.all(np.abs(np.abs(real - np.floor(real)) - 0.5)[different] < 1e-9), f"{op} onnxruntime"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("op", ["QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax"])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8], ids=["int8", "uint8"])
+def test_microsoft_qlinear_unary(backend, op, dtype):
+    info = np.iinfo(dtype)
+    x = np.arange(info.min, info.max + 1, dtype=dtype).reshape(4, 64)  # every value
+    params = {"X_scale": np.array(0.07, np.float32), "X_zero_point": np.array(5 if dtype == np.int8 else 133, dtype),
+              "Y_scale": np.array(1 / 250 if op != "QLinearLeakyRelu" else 0.05, np.float32),
+              "Y_zero_point": np.array(-128 if dtype == np.int8 else 0, dtype)}
+    attributes = {"alpha": 0.1} if op == "QLinearLeakyRelu" else {"opset": 13, "axis": -1} if op == "QLinearSoftmax" else {}
+    node = helper.make_node(op, ["X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point"], ["Y"], domain=MS, **attributes)
+    model = _ms_model(node, {"X": x}, params, [("Y", helper.np_dtype_to_tensor_dtype(np.dtype(dtype)))],
+                      dynamic=backend == "linalg-on-tensors")
+    (got,) = _run_ours(model, backend, {"X": x}, [dtype])
+    _within_one_step(got, _onnxruntime(model, {"X": x})[0], op)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("channels_last", [0, 1])
+def test_microsoft_qlinear_global_average_pool(backend, channels_last):
+    rng = np.random.default_rng(RNG_SEED)
+    x = rng.integers(0, 255, size=(2, 3, 5, 4) if not channels_last else (2, 5, 4, 3), dtype=np.uint8)
+    params = {"x_scale": np.array(0.1, np.float32), "x_zero_point": np.array(120, np.uint8),
+              "y_scale": np.array(0.05, np.float32), "y_zero_point": np.array(128, np.uint8)}
+    node = helper.make_node("QLinearGlobalAveragePool", ["X", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+                            ["Y"], domain=MS, channels_last=channels_last)
+    model = _ms_model(node, {"X": x}, params, [("Y", TensorProto.UINT8)], dynamic=backend == "linalg-on-tensors")
+    (got,) = _run_ours(model, backend, {"X": x}, [np.uint8])
+    axes = (1, 2) if channels_last else (2, 3)
+    total = (x.astype(np.int64) - 120).sum(axis=axes, keepdims=True)
+    exact = _quantize_numpy(total * np.float64(np.float32(0.1)) / (np.float64(np.float32(0.05)) * 20), 1.0, 128, np.uint8)
+    _assert_equal([got], [exact], "exact")
+    _within_one_step(got, _onnxruntime(model, {"X": x})[0], "onnxruntime")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_microsoft_qlinear_concat(backend):
+    rng = np.random.default_rng(RNG_SEED)
+    x1, x2 = rng.integers(-128, 127, size=(2, 3), dtype=np.int8), rng.integers(-128, 127, size=(2, 5), dtype=np.int8)
+    initializers = {"y_scale": np.array(0.2, np.float32), "y_zero": np.array(3, np.int8),
+                    "s1": np.array(0.2, np.float32), "z1": np.array(3, np.int8),  # the identity
+                    "s2": np.array(0.5, np.float32), "z2": np.array(-4, np.int8)}
+    node = helper.make_node("QLinearConcat", ["y_scale", "y_zero", "x1", "s1", "z1", "x2", "s2", "z2"], ["Y"],
+                            domain=MS, axis=1)
+    model = _ms_model(node, {"x1": x1, "x2": x2}, initializers, [("Y", TensorProto.INT8)])
+    (got,) = _run_ours(model, backend, {"x1": x1, "x2": x2}, [np.int8])
+    exact = np.concatenate([x1, _quantize_numpy((x2.astype(np.float64) + 4) * np.float64(np.float32(0.5)), np.float32(0.2), 3,
+                                                np.int8)], axis=1)
+    _assert_equal([got], [exact], "exact")
+    _within_one_step(got, _onnxruntime(model, {"x1": x1, "x2": x2})[0], "onnxruntime")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("quantized_output", [True, False], ids=["uint8_output", "float_output"])
+@pytest.mark.parametrize("transposed", [False, True], ids=["plain", "transposed"])
+def test_microsoft_qgemm(backend, quantized_output, transposed):
+    rng = np.random.default_rng(RNG_SEED)
+    a = rng.integers(0, 255, size=(4, 300), dtype=np.uint8)
+    w = rng.integers(-127, 127, size=(300, 6), dtype=np.int8)
+    initializers = {"a_scale": np.array(0.02, np.float32), "a_zero": np.array(128, np.uint8),
+                    "b": w.T.copy() if transposed else w, "b_scale": (rng.random(6) * 0.01 + 0.001).astype(np.float32),
+                    "b_zero": np.zeros(6, np.int8), "c": rng.integers(-500, 500, size=6).astype(np.int32)}
+    names = ["a", "a_scale", "a_zero", "b", "b_scale", "b_zero", "c"]
+    outputs = [("y", TensorProto.FLOAT)]
+    if quantized_output:
+        initializers.update({"y_scale": np.array(0.3, np.float32), "y_zero": np.array(100, np.uint8)})
+        names += ["y_scale", "y_zero"]
+        outputs = [("y", TensorProto.UINT8)]  # onnxruntime has uint8 A with uint8 Y only
+    node = helper.make_node("QGemm", names, ["y"], domain=MS, transB=int(transposed), alpha=0.75)
+    model = _ms_model(node, {"a": a}, initializers, outputs)
+    want = _onnxruntime(model, {"a": a})[0]
+    (got,) = _run_ours(model, backend, {"a": a}, [want.dtype])
+    if quantized_output:
+        _within_one_step(got, want, "QGemm")
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("op", ["MatMulIntegerToFloat", "DynamicQuantizeMatMul"])
+def test_microsoft_matmul_to_float(backend, op):
+    """K = 2048: the int32 accumulation is exact; the float output at float32 tolerance."""
+    rng = np.random.default_rng(RNG_SEED)
+    w = rng.integers(-128, 127, size=(2048, 5), dtype=np.int8)
+    b_scale = (rng.random(5) * 0.01 + 0.001).astype(np.float32)
+    bias = rng.standard_normal(5).astype(np.float32)
+    if op == "MatMulIntegerToFloat":
+        a = rng.integers(0, 255, size=(2, 3, 2048), dtype=np.uint8)
+        initializers = {"b": w, "a_scale": np.array(0.03, np.float32), "b_scale": b_scale,
+                        "a_zero": np.array(100, np.uint8), "b_zero": np.zeros(5, np.int8), "bias": bias}
+        names = ["a", "b", "a_scale", "b_scale", "a_zero", "b_zero", "bias"]
+    else:
+        a = (rng.standard_normal((2, 3, 2048)) * 4).astype(np.float32)
+        initializers = {"b": w, "b_scale": b_scale, "b_zero": np.zeros(5, np.int8), "bias": bias}
+        names = ["a", "b", "b_scale", "b_zero", "bias"]
+    node = helper.make_node(op, names, ["y"], domain=MS)
+    model = _ms_model(node, {"a": a}, initializers, [("y", TensorProto.FLOAT)], dynamic=backend == "linalg-on-tensors")
+    want = _onnxruntime(model, {"a": a})[0]
+    (got,) = _run_ours(model, backend, {"a": a}, [np.float32])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_microsoft_quantize_dequantize_and_conv(backend):
+    rng = np.random.default_rng(RNG_SEED)
+    x = _halfway_inputs(0.25, 10, seed=3)
+    params = {"s": np.array(0.25, np.float32), "z": np.array(7, np.uint8)}
+    model = _ms_model(helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], domain=MS), {"x": x}, params,
+                      [("y", TensorProto.UINT8)])
+    (got,) = _run_ours(model, backend, {"x": x}, [np.uint8])
+    _assert_equal([got], _onnxruntime(model, {"x": x}), "QuantizeLinear")
+    q = rng.integers(0, 255, size=(3, 4), dtype=np.uint8)
+    params = {"s": np.array([0.5, 0.1, 0.3], np.float32), "z": np.array([1, 200, 30], np.uint8)}
+    model = _ms_model(helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], domain=MS, axis=0), {"q": q}, params,
+                      [("y", TensorProto.FLOAT)])
+    (got,) = _run_ours(model, backend, {"q": q}, [np.float32])
+    _assert_equal([got], _onnxruntime(model, {"q": q}), "DequantizeLinear")
+    xc = rng.integers(0, 255, size=(1, 6, 6, 3), dtype=np.uint8)  # NHWC
+    weights = {"x_scale": np.array(0.05, np.float32), "x_zero": np.array(128, np.uint8),
+               "w": rng.integers(-100, 100, size=(4, 3, 3, 3), dtype=np.int8), "w_scale": np.array(0.02, np.float32),
+               "w_zero": np.array(0, np.int8), "y_scale": np.array(0.4, np.float32), "y_zero": np.array(120, np.uint8)}
+    node = helper.make_node("QLinearConv", ["x", "x_scale", "x_zero", "w", "w_scale", "w_zero", "y_scale", "y_zero"], ["y"],
+                            domain=MS, channels_last=1, pads=[1, 1, 1, 1])
+    model = _ms_model(node, {"x": xc}, weights, [("y", TensorProto.UINT8)])
+    (got,) = _run_ours(model, backend, {"x": xc}, [np.uint8])
+    _within_one_step(got, _onnxruntime(model, {"x": xc})[0], "QLinearConv channels_last")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("channels_last", [0, 1])
+def test_microsoft_qlinear_average_pool(backend, channels_last):
+    rng = np.random.default_rng(RNG_SEED)
+    x = rng.integers(0, 255, size=(1, 3, 7, 6) if not channels_last else (1, 7, 6, 3), dtype=np.uint8)
+    params = {"x_scale": np.array(0.1, np.float32), "x_zero_point": np.array(120, np.uint8),
+              "y_scale": np.array(0.05, np.float32), "y_zero_point": np.array(128, np.uint8)}
+    node = helper.make_node("QLinearAveragePool", ["X", "x_scale", "x_zero_point", "y_scale", "y_zero_point"], ["Y"],
+                            domain=MS, channels_last=channels_last, kernel_shape=[3, 2], strides=[2, 1], pads=[1, 0, 1, 0],
+                            count_include_pad=0)
+    model = _ms_model(node, {"X": x}, params, [("Y", TensorProto.UINT8)])
+    (got,) = _run_ours(model, backend, {"X": x}, [np.uint8])
+    _within_one_step(got, _onnxruntime(model, {"X": x})[0], "QLinearAveragePool")

@@ -34,9 +34,12 @@ _BYTES = ("si8", "ui8")
 
 
 def _zero_points(node: OnnxNode, indices):
-    """Literal scalar zero points as ints (0 when absent), or None if any is not one."""
+    """Literal scalar zero points as ints (0 when absent), or None if any is not one. A zero
+    point is the node's input `index`, or a value computed by the pattern (never literal)."""
     values = []
     for index in indices:
+        if isinstance(index, ir.Value):
+            return None
         if index is None or not node.has_input(index):
             values.append(0)
             continue
@@ -61,9 +64,11 @@ def _quantized_operands(node: OnnxNode, b: TorchBuilder, operands, zero_points):
     return [make_quantized(b, x, 1.0, zero) for x, zero in zip(operands, zero_points)]
 
 
-def _zero_point(node: OnnxNode, b: TorchBuilder, index: int | None) -> ir.Value | None:
-    """Zero point `index` as si32 (a literal one as an si32 literal: no unsigned constants, which
-    StableHLO's lowering to Linalg mistypes), or None if absent."""
+def _zero_point(node: OnnxNode, b: TorchBuilder, index) -> ir.Value | None:
+    """Zero point `index` (an input index or a value) as si32 (a literal one as an si32 literal: no
+    unsigned constants, which StableHLO's lowering to Linalg mistypes), or None if absent."""
+    if isinstance(index, ir.Value):
+        return widen(node, b, index)
     if index is None or not node.has_input(index):
         return None
     literal = constant(node, index)
@@ -88,12 +93,12 @@ def _per_row(node: OnnxNode, b: TorchBuilder, index: int, rank: int) -> ir.Value
     return zero_point
 
 
-def integer_matmul(node: OnnxNode, b: TorchBuilder, a_index: int, a_zero: int | None, b_index: int,
+def integer_matmul(node: OnnxNode, b: TorchBuilder, a: ir.Value, a_zero: int | None, other: ir.Value,
                    b_zero: int | None, sizes) -> ir.Value:
-    """sum_k (a - a_zero_point) * (b - b_zero_point) exactly, as si32 of `sizes`."""
-    a, other = node.input(a_index), node.input(b_index)
-    rank = node.input_info(a_index).rank
-    if rank is None or node.input_info(b_index).rank is None:
+    """sum_k (a - a_zero_point) * (b - b_zero_point) exactly, as si32 of `sizes` (the zero points
+    are the node's inputs `a_zero` and `b_zero`, absent if None)."""
+    rank = b.info(a).rank
+    if rank is None or b.info(other).rank is None:
         node.fail("the operands need static ranks")
     zero_points = _zero_points(node, (a_zero, b_zero))
     quantized = _quantized_operands(node, b, [a, other], zero_points)
@@ -115,12 +120,15 @@ def _kernel(node: OnnxNode, weight_sizes: list) -> list:
     return kernel
 
 
-def integer_convolution(node: OnnxNode, b: TorchBuilder, x_index: int, x_zero: int | None, w_index: int,
+def integer_convolution(node: OnnxNode, b: TorchBuilder, x: ir.Value, x_zero: int | None, weight: ir.Value,
                         w_zero: int | None, sizes) -> ir.Value:
     """The convolution of (x - x_zero_point) and (w - w_zero_point) exactly, as si32 of `sizes`
-    (ONNX Conv attributes: pads or auto_pad, strides, dilations, group)."""
-    x, weight = node.input(x_index), node.input(w_index)
-    x_sizes, weight_sizes = node.input_sizes(x_index), node.input_sizes(w_index)
+    (ONNX Conv attributes: pads or auto_pad, strides, dilations, group; the zero points are the
+    node's inputs `x_zero` and `w_zero`)."""
+    x_sizes, weight_sizes = b.info(x).sizes, b.info(weight).sizes
+    if x_sizes is None or weight_sizes is None:
+        node.fail("the input and the weight need static ranks")
+    x_sizes, weight_sizes = list(x_sizes), list(weight_sizes)
     count = len(x_sizes) - 2
     if count < 1 or len(weight_sizes) != len(x_sizes):
         node.fail(f"input rank {len(x_sizes)} and weight rank {len(weight_sizes)} do not form a convolution")
@@ -215,13 +223,15 @@ def _output_element(node: OnnxNode, index: int) -> str:
 def matmul_integer(node: OnnxNode, b: TorchBuilder):
     """Y = (A - a_zero_point) @ (B - b_zero_point) in int32; a_zero_point scalar or per row (M,
     or [..., M, 1]), b_zero_point scalar or per column (N, or [..., 1, N])."""
-    return b.cast_to(integer_matmul(node, b, 0, 2, 1, 3, node.result_info().sizes), node.result_type())
+    sizes = node.result_info().sizes
+    return b.cast_to(integer_matmul(node, b, node.input(0), 2, node.input(1), 3, sizes), node.result_type())
 
 
 @converts("ConvInteger", since=10)
 def conv_integer(node: OnnxNode, b: TorchBuilder):
     """Y = conv(x - x_zero_point, w - w_zero_point) in int32; w_zero_point scalar or per output channel."""
-    return b.cast_to(integer_convolution(node, b, 0, 2, 1, 3, node.result_info().sizes), node.result_type())
+    sizes = node.result_info().sizes
+    return b.cast_to(integer_convolution(node, b, node.input(0), 2, node.input(1), 3, sizes), node.result_type())
 
 
 @converts("QLinearMatMul", since=10)
@@ -232,7 +242,7 @@ def qlinear_matmul(node: OnnxNode, b: TorchBuilder):
         if node.input_info(index).element.startswith("f8"):
             node.fail("float8 QLinearMatMul is not supported")
     result = node.result_info()
-    accumulator = integer_matmul(node, b, 0, 2, 3, 5, result.sizes)
+    accumulator = integer_matmul(node, b, node.input(0), 2, node.input(3), 5, result.sizes)
     scale = multiplier(node, b, (1, 4), 6, None, result.rank)
     y_zero = node.input(7)
     y_zero = b.reshape(y_zero, [], []) if b.info(y_zero).rank else y_zero
@@ -243,8 +253,12 @@ def qlinear_matmul(node: OnnxNode, b: TorchBuilder):
 def qlinear_conv(node: OnnxNode, b: TorchBuilder):
     """y = saturate(round((conv(x - x_zp, w - w_zp) + B) * x_scale * w_scale / y_scale) + y_zp);
     w_scale and w_zero_point may be per output channel, B is int32 (scale x_scale * w_scale)."""
-    result = node.result_info()
-    accumulator = integer_convolution(node, b, 0, 2, 3, 5, result.sizes)
+    return b.cast_to(qlinear_convolution(node, b, node.input(0), node.result_info()), node.result_type())
+
+
+def qlinear_convolution(node: OnnxNode, b: TorchBuilder, x: ir.Value, result) -> ir.Value:
+    """QLinearConv of x (NCHW) with the node's other inputs, `result` the output's TensorInfo."""
+    accumulator = integer_convolution(node, b, x, 2, node.input(3), 5, result.sizes)
     if node.has_input(8):
         bias = widen(node, b, node.input(8))
         bias = b.reshape(bias, [-1] + [1] * (result.rank - 2), [b.info(bias).sizes[0]] + [1] * (result.rank - 2))
@@ -252,4 +266,4 @@ def qlinear_conv(node: OnnxNode, b: TorchBuilder):
     scale = multiplier(node, b, (1, 4), 6, 1, result.rank)
     y_zero = node.input(7)
     y_zero = b.reshape(y_zero, [], []) if b.info(y_zero).rank else y_zero
-    return b.cast_to(requantize(node, b, accumulator, scale, y_zero, _output_element(node, 7)), node.result_type())
+    return requantize(node, b, accumulator, scale, y_zero, _output_element(node, 7))

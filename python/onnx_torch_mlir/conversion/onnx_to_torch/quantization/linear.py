@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
+from torch_mlir import ir
 
 from ..builder import TorchBuilder
 from ..node import OnnxNode
@@ -144,6 +145,13 @@ def dynamic_quantize_linear(node: OnnxNode, b: TorchBuilder):
     x, x_info = node.input(0), node.input_info(0)
     if x_info.element != "f32":
         node.fail(f"the input is {x_info.element}; DynamicQuantizeLinear takes float32")
+    y, scale, zero_point = dynamic_quantize(node, b, x)
+    return [b.cast_to(y, node.result_type(0)), b.cast_to(scale, node.result_type(1)),
+            b.cast_to(zero_point, node.result_type(2))]
+
+
+def dynamic_quantize(node: OnnxNode, b: TorchBuilder, x: ir.Value):
+    """(y, scale, zero point) of DynamicQuantizeLinear's uint8 quantization of a float32 x."""
     scalar = b.tensor_type([], "f32")
     largest = b.op("aten.clamp_min", scalar, b.op("aten.max", scalar, x), b.constant_float(0.0))
     smallest = b.op("aten.clamp_max", scalar, b.op("aten.min", scalar, x), b.constant_float(0.0))
@@ -154,8 +162,4 @@ def dynamic_quantize_linear(node: OnnxNode, b: TorchBuilder):
     zero_float = b.op("aten.neg", scalar, divide(node, b, smallest, scale, "f32"))
     zero_point = round_to_integer(node, b, zero_float, None, "ui8")
     y = round_to_integer(node, b, divide(node, b, x, scale, "f32"), zero_point, "ui8")
-    return [
-        b.cast_to(y, node.result_type(0)),
-        b.cast_to(scale, node.result_type(1)),
-        b.cast_to(zero_point, node.result_type(2)),
-    ]
+    return y, scale, zero_point
