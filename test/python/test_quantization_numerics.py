@@ -693,3 +693,19 @@ def test_microsoft_qlinear_average_pool(backend, channels_last):
     model = _ms_model(node, {"X": x}, params, [("Y", TensorProto.UINT8)])
     (got,) = _run_ours(model, backend, {"X": x}, [np.uint8])
     _within_one_step(got, _onnxruntime(model, {"X": x})[0], "QLinearAveragePool")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unsigned_literal_weights(backend):
+    """uint8 weights and biases stored as initializers: StableHLO's consumers cannot lower a uint8
+    constant, so small ones are made again as int32 literals there."""
+    rng = np.random.default_rng(RNG_SEED)
+    a, w = rng.integers(0, 255, size=(3, 6), dtype=np.uint8), rng.integers(0, 255, size=(6, 4), dtype=np.uint8)
+    initializers = [_tensor("w", w), _tensor("az", np.array(3, np.uint8)), _tensor("wz", np.array(7, np.uint8))]
+    model = _model([helper.make_node("MatMulInteger", ["a", "w", "az", "wz"], ["y"])], [_value("a", TensorProto.UINT8, [3, 6])],
+                   [_value("y", TensorProto.INT32, None)], initializers, opset=10)
+    _check(model, backend, {"a": a}, "MatMulInteger")
+    bias = rng.integers(0, 255, size=(5,), dtype=np.uint8)
+    model = _model([helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])], [], [_value("y", TensorProto.FLOAT, None)],
+                   [_tensor("q", bias), _tensor("s", np.array(0.1, np.float32)), _tensor("z", np.array(9, np.uint8))], opset=19)
+    _check(model, backend, {}, "DequantizeLinear")

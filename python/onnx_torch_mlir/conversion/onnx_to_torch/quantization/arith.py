@@ -61,6 +61,17 @@ def constant(node: OnnxNode, index: int) -> np.ndarray | None:
     return node.constant_input(index)
 
 
+def operand(node: OnnxNode, b: TorchBuilder, index: int) -> ir.Value:
+    """Input `index`; for StableHLO an unsigned literal (a uint8 weight or bias) is made again as
+    an si32 literal: StableHLO's lowering to Linalg mistypes unsigned constants. Literals too large
+    to read keep their type (docs/quantization.md)."""
+    if node.target == "stablehlo" and node.input_info(index).element in _UNSIGNED_MASKS:
+        literal = constant(node, index)
+        if literal is not None:
+            return b.literal(literal.astype(np.int32), "si32")
+    return node.input(index)
+
+
 def literal_number(node: OnnxNode, index: int):
     """A one-element operand's value (a Python float or int) if it is a literal, else None."""
     value = constant(node, index)

@@ -25,7 +25,7 @@ from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
 from .arith import (
-    constant,
+    constant, operand,
     INTEGER_RANGES, divide, literal_number, make_quantized, quantized_form_allowed, requantize, to_signed_byte,
     widen,
 )
@@ -224,14 +224,16 @@ def matmul_integer(node: OnnxNode, b: TorchBuilder):
     """Y = (A - a_zero_point) @ (B - b_zero_point) in int32; a_zero_point scalar or per row (M,
     or [..., M, 1]), b_zero_point scalar or per column (N, or [..., 1, N])."""
     sizes = node.result_info().sizes
-    return b.cast_to(integer_matmul(node, b, node.input(0), 2, node.input(1), 3, sizes), node.result_type())
+    accumulator = integer_matmul(node, b, operand(node, b, 0), 2, operand(node, b, 1), 3, sizes)
+    return b.cast_to(accumulator, node.result_type())
 
 
 @converts("ConvInteger", since=10)
 def conv_integer(node: OnnxNode, b: TorchBuilder):
     """Y = conv(x - x_zero_point, w - w_zero_point) in int32; w_zero_point scalar or per output channel."""
     sizes = node.result_info().sizes
-    return b.cast_to(integer_convolution(node, b, node.input(0), 2, node.input(1), 3, sizes), node.result_type())
+    accumulator = integer_convolution(node, b, operand(node, b, 0), 2, operand(node, b, 1), 3, sizes)
+    return b.cast_to(accumulator, node.result_type())
 
 
 @converts("QLinearMatMul", since=10)
@@ -242,7 +244,7 @@ def qlinear_matmul(node: OnnxNode, b: TorchBuilder):
         if node.input_info(index).element.startswith("f8"):
             node.fail("float8 QLinearMatMul is not supported")
     result = node.result_info()
-    accumulator = integer_matmul(node, b, node.input(0), 2, node.input(3), 5, result.sizes)
+    accumulator = integer_matmul(node, b, operand(node, b, 0), 2, operand(node, b, 3), 5, result.sizes)
     scale = multiplier(node, b, (1, 4), 6, None, result.rank)
     y_zero = node.input(7)
     y_zero = b.reshape(y_zero, [], []) if b.info(y_zero).rank else y_zero
@@ -253,12 +255,12 @@ def qlinear_matmul(node: OnnxNode, b: TorchBuilder):
 def qlinear_conv(node: OnnxNode, b: TorchBuilder):
     """y = saturate(round((conv(x - x_zp, w - w_zp) + B) * x_scale * w_scale / y_scale) + y_zp);
     w_scale and w_zero_point may be per output channel, B is int32 (scale x_scale * w_scale)."""
-    return b.cast_to(qlinear_convolution(node, b, node.input(0), node.result_info()), node.result_type())
+    return b.cast_to(qlinear_convolution(node, b, operand(node, b, 0), node.result_info()), node.result_type())
 
 
 def qlinear_convolution(node: OnnxNode, b: TorchBuilder, x: ir.Value, result) -> ir.Value:
     """QLinearConv of x (NCHW) with the node's other inputs, `result` the output's TensorInfo."""
-    accumulator = integer_convolution(node, b, x, 2, node.input(3), 5, result.sizes)
+    accumulator = integer_convolution(node, b, x, 2, operand(node, b, 3), 5, result.sizes)
     if node.has_input(8):
         bias = widen(node, b, node.input(8))
         bias = b.reshape(bias, [-1] + [1] * (result.rank - 2), [b.info(bias).sizes[0]] + [1] * (result.rank - 2))

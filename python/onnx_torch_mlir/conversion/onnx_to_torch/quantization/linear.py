@@ -30,7 +30,7 @@ from ..node import OnnxNode
 from ..registry import converts
 from ..types import onnx_dtype_to_element
 from .arith import (
-    constant,
+    constant, operand,
     FLOAT8_MAX, INTEGER_RANGES, QUANTIZED_ELEMENTS, divide, division_element, expand_parameter, literal_number,
     make_quantized, parameter_layout, WITHOUT_DTYPE_CODE, quantized_form_allowed, refuse_types_without_torch_dtype, round_to_integer,
     to_float,
@@ -130,7 +130,7 @@ def dequantize_linear(node: OnnxNode, b: TorchBuilder):
         quantized = make_quantized(b, x, scale_value, zero_value or 0)
         return b.cast_to(b.op("aten.dequantize.self", b.tensor_type(x_info.sizes, "f32"), quantized), node.result_type())
     _, scale, zero_point = _parameters(node, b, x_info)
-    difference = to_float(node, b, x, "f32")
+    difference = to_float(node, b, operand(node, b, 0), "f32")
     if zero_point is not None and x_info.element not in FLOAT8_MAX:
         difference = b.binary("aten.sub.Tensor", difference, to_float(node, b, zero_point, "f32"))
     y = b.binary("aten.mul.Tensor", difference, to_float(node, b, scale, "f32"))

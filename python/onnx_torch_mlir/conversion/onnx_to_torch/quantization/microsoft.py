@@ -27,7 +27,7 @@ from torch_mlir import ir
 from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
-from .arith import constant, divide, round_to_integer, to_float, widen
+from .arith import constant, divide, operand, round_to_integer, to_float, widen
 from .integer import integer_matmul, multiplier, qlinear_convolution
 from .linear import dequantize_linear, dynamic_quantize, quantize_linear
 
@@ -72,30 +72,30 @@ def _quantize(node: OnnxNode, b: TorchBuilder, value: ir.Value, scale: int, zero
 @converts("QLinearAdd", since=1, domain=MICROSOFT)
 def qlinear_add(node: OnnxNode, b: TorchBuilder):
     """C = (A_scale * (A - A_zp) + B_scale * (B - B_zp)) / C_scale + C_zp, numpy broadcasting."""
-    total = b.binary("aten.add.Tensor", _dequantize(node, b, node.input(0), 1, 2, "f64"),
-                     _dequantize(node, b, node.input(3), 4, 5, "f64"))
+    total = b.binary("aten.add.Tensor", _dequantize(node, b, operand(node, b, 0), 1, 2, "f64"),
+                     _dequantize(node, b, operand(node, b, 3), 4, 5, "f64"))
     return _quantize(node, b, total, 6, 7)
 
 
 @converts("QLinearMul", since=1, domain=MICROSOFT)
 def qlinear_mul(node: OnnxNode, b: TorchBuilder):
     """C = (A - A_zp) * (B - B_zp) * A_scale * B_scale / C_scale + C_zp, numpy broadcasting."""
-    product = b.binary("aten.mul.Tensor", _dequantize(node, b, node.input(0), 1, 2, "f64"),
-                       _dequantize(node, b, node.input(3), 4, 5, "f64"))
+    product = b.binary("aten.mul.Tensor", _dequantize(node, b, operand(node, b, 0), 1, 2, "f64"),
+                       _dequantize(node, b, operand(node, b, 3), 4, 5, "f64"))
     return _quantize(node, b, product, 6, 7)
 
 
 @converts("QLinearSigmoid", since=1, domain=MICROSOFT)
 def qlinear_sigmoid(node: OnnxNode, b: TorchBuilder):
     """Y = quantize(sigmoid(dequantize(X)))."""
-    x = _dequantize(node, b, node.input(0), 1, 2, "f32")
+    x = _dequantize(node, b, operand(node, b, 0), 1, 2, "f32")
     return _quantize(node, b, b.op("aten.sigmoid", x.type, x), 3, 4)
 
 
 @converts("QLinearLeakyRelu", since=1, domain=MICROSOFT)
 def qlinear_leaky_relu(node: OnnxNode, b: TorchBuilder):
     """Y = quantize(x >= 0 ? x : alpha * x) of x = dequantize(X); alpha 0.01 by default."""
-    x = _dequantize(node, b, node.input(0), 1, 2, "f32")
+    x = _dequantize(node, b, operand(node, b, 0), 1, 2, "f32")
     alpha = node.attr_float("alpha", 0.01)
     return _quantize(node, b, b.op("aten.leaky_relu", x.type, x, b.constant_float(alpha)), 3, 4)
 
@@ -104,7 +104,7 @@ def qlinear_leaky_relu(node: OnnxNode, b: TorchBuilder):
 def qlinear_softmax(node: OnnxNode, b: TorchBuilder):
     """Y = quantize(softmax(dequantize(X))) along `axis` (opset >= 13: that axis, default -1;
     older: the input coerced to 2-D at `axis`, default 1)."""
-    x = _dequantize(node, b, node.input(0), 1, 2, "f32")
+    x = _dequantize(node, b, operand(node, b, 0), 1, 2, "f32")
     sizes = node.input_sizes(0)
     rank = len(sizes)
     opset = node.attr_int("opset")
@@ -124,7 +124,7 @@ def qlinear_softmax(node: OnnxNode, b: TorchBuilder):
 def qlinear_global_average_pool(node: OnnxNode, b: TorchBuilder):
     """Y = quantize(mean over the spatial dims of dequantize(X)): the int32 sum of X - x_zp times
     x_scale, divided by y_scale * count. `channels_last`: X is N x spatial... x C."""
-    x = node.input(0)
+    x = operand(node, b, 0)
     sizes = node.input_sizes(0)
     if len(sizes) < 3:
         node.fail(f"the input has rank {len(sizes)}; at least 3 (N, C, spatial dims) is required")
@@ -160,7 +160,7 @@ def qlinear_concat(node: OnnxNode, b: TorchBuilder):
     axis = node.axis(node.attr_int("axis"), rank)
     pieces = []
     for first in range(2, node.num_inputs, 3):
-        x = node.input(first)
+        x = operand(node, b, first)
         if _same_parameters(node, first + 1, 0) and _same_parameters(node, first + 2, 1):
             pieces.append(x)
             continue
@@ -208,7 +208,7 @@ def qgemm(node: OnnxNode, b: TorchBuilder):
     """Y = alpha * (A' - a_zp)(B' - b_zp) * a_scale * b_scale + C (int32, scale alpha * a_scale *
     b_scale), quantized with y_scale/y_zero_point when given, else float32; A' and B' are A and B
     transposed by transA/transB."""
-    a, other = node.input(0), node.input(3)
+    a, other = operand(node, b, 0), operand(node, b, 3)
     if b.info(a).rank != 2 or b.info(other).rank != 2:
         node.fail("A and B must be 2-D")
     if node.attr_int("transA", 0):
@@ -235,7 +235,7 @@ def qgemm(node: OnnxNode, b: TorchBuilder):
 def matmul_integer_to_float(node: OnnxNode, b: TorchBuilder):
     """Y = (A - a_zp) @ (B - b_zp) * a_scale * b_scale + bias; b's scale and zero point may be per column."""
     result = node.result_info()
-    accumulator = integer_matmul(node, b, node.input(0), 4, node.input(1), 5, result.sizes)
+    accumulator = integer_matmul(node, b, operand(node, b, 0), 4, operand(node, b, 1), 5, result.sizes)
     return b.cast_to(_float_product(node, b, accumulator, (2, 3), node.optional_input(6), result.element),
                      node.result_type())
 
@@ -249,7 +249,7 @@ def dynamic_quantize_matmul(node: OnnxNode, b: TorchBuilder):
         node.fail(f"A is {b.info(a).element}; float32 is required")
     quantized, a_scale, a_zero = dynamic_quantize(node, b, a)
     result = node.result_info()
-    accumulator = integer_matmul(node, b, quantized, a_zero, node.input(1), 3, result.sizes)
+    accumulator = integer_matmul(node, b, quantized, a_zero, operand(node, b, 1), 3, result.sizes)
     b_scale = to_float(node, b, b.reshape(node.input(2), [-1]), "f32")
     scale = b.binary("aten.mul.Tensor", a_scale, b_scale)
     y = b.binary("aten.mul.Tensor", b.to_dtype(accumulator, "f32"), scale)
@@ -273,7 +273,7 @@ def dequantize_linear_microsoft(node: OnnxNode, b: TorchBuilder):
 @converts("QLinearConv", since=1, domain=MICROSOFT)
 def qlinear_conv_microsoft(node: OnnxNode, b: TorchBuilder):
     """As ONNX's QLinearConv; with `channels_last`, X and Y are N x spatial... x C."""
-    x, result = node.input(0), node.result_info()
+    x, result = operand(node, b, 0), node.result_info()
     if not node.attr_int("channels_last", 0):
         return b.cast_to(qlinear_convolution(node, b, x, result), node.result_type())
     rank = node.rank(0)
@@ -288,7 +288,7 @@ def qlinear_conv_microsoft(node: OnnxNode, b: TorchBuilder):
 def qlinear_average_pool(node: OnnxNode, b: TorchBuilder):
     """Y = quantize(AveragePool(dequantize(X))) in float32, 1 to 3 spatial dims, `channels_last`
     (N x spatial... x C); pads at both ends of a dim must be equal, and ceil_mode is not supported."""
-    x = _dequantize(node, b, node.input(0), 1, 2, "f32")
+    x = _dequantize(node, b, operand(node, b, 0), 1, 2, "f32")
     rank = node.rank(0)
     count = rank - 2
     if not 1 <= count <= 3:
