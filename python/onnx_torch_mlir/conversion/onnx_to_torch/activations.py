@@ -11,6 +11,7 @@ from __future__ import annotations
 from .builder import TorchBuilder
 from .node import OnnxNode
 from .registry import converts
+from .types import static_product
 
 
 def _unary(torch_op: str):
@@ -125,47 +126,26 @@ def thresholded_relu(node: OnnxNode, b: TorchBuilder):
     return b.op("aten.threshold", node.result_type(), node.input(0), b.constant_float(alpha), b.constant_float(0.0))
 
 
-def _axis(node: OnnxNode, rank: int) -> int:
-    axis = node.attr_int("axis")
-    if not -rank <= axis < max(rank, 1):
-        node.fail(f"axis {axis} is out of range for rank {rank}")
-    return axis + rank if axis < 0 else axis
-
-
-def _ranked_input_rank(node: OnnxNode) -> int:
-    rank = node.input_info(0).rank
-    if rank is None:
-        node.fail("needs a ranked input")
-    return rank
-
-
 def _along_axis(node: OnnxNode, b: TorchBuilder, torch_op: str):
-    rank = _ranked_input_rank(node)
-    axis = _axis(node, rank) if rank else 0
+    rank = node.rank()
+    axis = node.axis(node.attr_int("axis"), rank) if rank else 0
     return b.op(torch_op, node.result_type(), node.input(0), b.constant_int(axis), b.constant_none())
 
 
 def _coerced_2d(node: OnnxNode, b: TorchBuilder, torch_op: str):
     """Flatten dims [axis, rank) into one, reduce along it, restore the input's shape."""
     x = node.input(0)
-    rank = _ranked_input_rank(node)
-    axis = _axis(node, rank) if rank else 0
+    rank = node.rank()
+    axis = node.axis(node.attr_int("axis"), rank) if rank else 0
     if axis >= rank - 1:  # the coerced inner dim is the last dim alone
         return b.op(torch_op, node.result_type(), x, b.constant_int(max(rank - 1, 0)), b.constant_none())
     info = b.info(x)
     inner = info.sizes[axis:]
-    flat_size = None if None in inner else _product(inner)
+    flat_size = static_product(inner)
     flat_type = b.tensor_type(list(info.sizes[:axis]) + [flat_size], info.element)
     flat = b.op("aten.flatten.using_ints", flat_type, x, b.constant_int(axis), b.constant_int(-1))
     reduced = b.op(torch_op, flat_type, flat, b.constant_int(axis), b.constant_none())
-    return b.reshape(reduced, b.sizes_of(x), info.sizes)
-
-
-def _product(values) -> int:
-    product = 1
-    for value in values:
-        product *= value
-    return product
+    return b.reshape(reduced, b.dims(x), info.sizes)
 
 
 @converts("Softmax", since=1)
@@ -196,9 +176,7 @@ def _hardmax_along(b: TorchBuilder, x, axis: int, result_type):
     index = b.op(
         "aten.argmax", b.tensor_type(index_sizes, "si64"), x, b.constant_int(axis), b.constant_bool(True)
     )
-    count = b.sizes_of(x)[axis]
-    none = b.constant_none()
-    iota = b.op("aten.arange", b.tensor_type([info.sizes[axis]], "si64"), count, b.dtype("si64"), none, none, none)
+    iota = b.arange(b.dim(x, axis))
     for _ in range(len(info.sizes) - 1 - axis):
         iota = b.unsqueeze(iota, -1)
     mask = b.op("aten.eq.Tensor", b.tensor_type(info.sizes, "i1"), index, iota)
@@ -208,19 +186,19 @@ def _hardmax_along(b: TorchBuilder, x, axis: int, result_type):
 @converts("Hardmax", since=1)
 def hardmax_coerced(node: OnnxNode, b: TorchBuilder):
     x = node.input(0)
-    rank = _ranked_input_rank(node)
-    axis = _axis(node, rank)
+    rank = node.rank()
+    axis = node.axis(node.attr_int("axis"), rank)
     info = b.info(x)
     if axis >= rank - 1:
         return _hardmax_along(b, x, rank - 1, node.result_type())
     inner = info.sizes[axis:]
-    flat_type = b.tensor_type(list(info.sizes[:axis]) + [None if None in inner else _product(inner)], info.element)
+    flat_type = b.tensor_type(list(info.sizes[:axis]) + [static_product(inner)], info.element)
     flat = b.op("aten.flatten.using_ints", flat_type, x, b.constant_int(axis), b.constant_int(-1))
     reduced = _hardmax_along(b, flat, axis, flat_type)
-    return b.reshape(reduced, b.sizes_of(x), info.sizes)
+    return b.reshape(reduced, b.dims(x), info.sizes)
 
 
 @converts("Hardmax", since=13)
 def hardmax(node: OnnxNode, b: TorchBuilder):
-    rank = _ranked_input_rank(node)
-    return _hardmax_along(b, node.input(0), _axis(node, rank), node.result_type())
+    axis = node.axis(node.attr_int("axis"), node.rank())
+    return _hardmax_along(b, node.input(0), axis, node.result_type())

@@ -103,16 +103,21 @@ class TorchBuilder:
             x = self.unsqueeze(x, -1)
         return x
 
-    def reduce_mean(self, x: ir.Value, dims: list[int], keepdim: bool = True) -> ir.Value:
+    def reduced_type(self, x: ir.Value, dims: Sequence[int], keepdim: bool, element: str | None = None) -> ir.Type:
+        """The type of `x` reduced over `dims` (kept as size 1 with keepdim, else dropped)."""
         info = self.info(x)
-        rank = info.rank
-        dims = [d + rank if d < 0 else d for d in dims]
+        dims = {d + info.rank if d < 0 else d for d in dims}
         if keepdim:
             sizes = [1 if i in dims else s for i, s in enumerate(info.sizes)]
         else:
             sizes = [s for i, s in enumerate(info.sizes) if i not in dims]
+        return self.tensor_type(sizes, element or info.element)
+
+    def reduce_mean(self, x: ir.Value, dims: list[int], keepdim: bool = True) -> ir.Value:
+        rank = self.info(x).rank
+        dims = [d + rank if d < 0 else d for d in dims]
         return self.op(
-            "aten.mean.dim", self.tensor_type(sizes, info.element), x, self.int_list(dims),
+            "aten.mean.dim", self.reduced_type(x, dims, keepdim), x, self.int_list(dims),
             self.constant_bool(keepdim), self.constant_none(),
         )
 
@@ -189,9 +194,9 @@ class TorchBuilder:
         """The torch ScalarType code of `element` (f32 -> 6) as a `!torch.int`."""
         return self.constant_int(torch_dtype_code(element))
 
-    def int_list(self, values: Sequence[int]) -> ir.Value:
-        """`!torch.list<int>` of constants."""
-        return self.list([self.constant_int(v) for v in values], "!torch.int")
+    def int_list(self, values: Sequence) -> ir.Value:
+        """`!torch.list<int>` of dims: ints (constants) or `!torch.int` values."""
+        return self.list([self.dim_value(v) for v in values], "!torch.int")
 
     def list(self, values: Sequence[ir.Value], element_type: str) -> ir.Value:
         """`torch.prim.ListConstruct` of `values`; element_type is e.g. `!torch.int` or `!torch.vtensor`."""
@@ -201,17 +206,81 @@ class TorchBuilder:
     def tensor_list(self, values: Sequence[ir.Value]) -> ir.Value:
         return self.list(values, "vtensor")
 
-    # -- shapes -----------------------------------------------------------------
-    def sizes_of(self, value: ir.Value) -> list[ir.Value]:
-        """Each dimension of a ranked `value` as a `!torch.int`: a constant when static, else `aten.size.int`."""
-        sizes = []
-        for dim, size in enumerate(self.info(value).sizes):
-            if size is None:
-                sizes.append(self.op("aten.size.int", self.type("!torch.int"), value, self.constant_int(dim)))
-            else:
-                sizes.append(self.constant_int(size))
-        return sizes
+    # -- dims: a size is a Python int when known at conversion time, else a `!torch.int` value --
+    # Arithmetic on dims folds when both sides are ints, so static models get constant lists
+    # and dynamic ones get scalar torch ops (`aten.add.int`, ...). Sizes lists (`reshape`,
+    # `full`, `int_list`, `arange`) take dims directly.
+    def dim(self, value: ir.Value, index: int):
+        """Dim `index` of a ranked `value`: its size if static, else `aten.size.int`."""
+        size = self.info(value).sizes[index]
+        if size is not None:
+            return size
+        return self.op("aten.size.int", self.type("!torch.int"), value, self.constant_int(index))
 
+    def dims(self, value: ir.Value) -> list:
+        """Every dim of a ranked `value` (see `dim`)."""
+        return [self.dim(value, index) for index in range(self.info(value).rank)]
+
+    def dim_value(self, dim) -> ir.Value:
+        """A dim as a `!torch.int` value (a constant for an int)."""
+        return dim if isinstance(dim, ir.Value) else self.constant_int(dim)
+
+    @staticmethod
+    def static_dim(dim) -> int | None:
+        """A dim's size if known at conversion time, else None (the `?` of a result type)."""
+        return None if isinstance(dim, ir.Value) else int(dim)
+
+    def _dim_arithmetic(self, name: str, lhs, rhs, fold) -> int | ir.Value:
+        if not isinstance(lhs, ir.Value) and not isinstance(rhs, ir.Value):
+            return fold(int(lhs), int(rhs))
+        return self.op(f"aten.{name}", self.type("!torch.int"), self.dim_value(lhs), self.dim_value(rhs))
+
+    def dim_add(self, lhs, rhs):
+        return self._dim_arithmetic("add.int", lhs, rhs, lambda x, y: x + y)
+
+    def dim_sub(self, lhs, rhs):
+        return self._dim_arithmetic("sub.int", lhs, rhs, lambda x, y: x - y)
+
+    def dim_mul(self, lhs, rhs):
+        return self._dim_arithmetic("mul.int", lhs, rhs, lambda x, y: x * y)
+
+    def dim_floordiv(self, lhs, rhs):
+        return self._dim_arithmetic("floordiv.int", lhs, rhs, lambda x, y: x // y)
+
+    def dim_product(self, dims: Sequence):
+        """The product of `dims` (1 for none)."""
+        if not dims:
+            return 1
+        result = dims[0]
+        for dim in dims[1:]:
+            result = self.dim_mul(result, dim)
+        return result
+
+    def _dim_comparison(self, name: str, lhs, rhs, fold) -> int | ir.Value:
+        if not isinstance(lhs, ir.Value) and not isinstance(rhs, ir.Value):
+            return int(fold(int(lhs), int(rhs)))
+        condition = self.op(f"aten.{name}", self.type("!torch.bool"), self.dim_value(lhs), self.dim_value(rhs))
+        return self.op("aten.Int.bool", self.type("!torch.int"), condition)
+
+    def dim_eq(self, lhs, rhs):
+        """1 if lhs == rhs else 0, as a dim (so that it can scale another dim)."""
+        return self._dim_comparison("eq.int", lhs, rhs, lambda x, y: x == y)
+
+    def dim_lt(self, lhs, rhs):
+        """1 if lhs < rhs else 0, as a dim."""
+        return self._dim_comparison("lt.int", lhs, rhs, lambda x, y: x < y)
+
+    def item(self, tensor: ir.Value) -> ir.Value:
+        """`aten.item` of a one-element tensor: a `!torch.float` for float elements, else a `!torch.int`.
+
+        TOSA and StableHLO cannot lower `aten.item`: a pattern reads a number at run time only
+        where no compile-time form (a literal, the declared result type) exists."""
+        info = self.info(tensor)
+        if info.rank:
+            tensor = self.reshape(tensor, [], [])
+        return self.op("aten.item", self.type("!torch.float" if info.is_float else "!torch.int"), tensor)
+
+    # -- shapes -----------------------------------------------------------------
     def reshape(self, x: ir.Value, sizes: Sequence, result_sizes: Sequence | None = None) -> ir.Value:
         """`aten.reshape` of `x` to `sizes` (ints or `!torch.int` values; one may be -1).
 
@@ -224,31 +293,27 @@ class TorchBuilder:
         """
         info = self.info(x)
         if result_sizes is None:
-            result_sizes = [size if isinstance(size, int) and size >= 0 else None for size in sizes]
+            result_sizes = [None if isinstance(size, ir.Value) or size < 0 else int(size) for size in sizes]
         result_sizes = list(result_sizes)
         if info.sizes is not None and list(info.sizes) == result_sizes and None not in result_sizes:
             return x
         if info.sizes is not None and sum(size is None for size in info.sizes) >= 2 and len(result_sizes) != 1:
             x = self.flatten(x)
-        size_values = [self.constant_int(size) if isinstance(size, int) else size for size in sizes]
-        return self.op(
-            "aten.reshape", self.tensor_type(result_sizes, info.element), x, self.list(size_values, "!torch.int")
-        )
+        return self.op("aten.reshape", self.tensor_type(result_sizes, info.element), x, self.int_list(sizes))
 
     def arange(self, end, static_end: int | None = None, element: str = "si64") -> ir.Value:
         """[0, end) of `element` (`end` an int or a `!torch.int`; `static_end` its value if known)."""
-        if isinstance(end, int):
-            static_end, end = end, self.constant_int(end)
+        if not isinstance(end, ir.Value):
+            static_end, end = int(end), self.constant_int(end)
         none = self.constant_none()
         return self.op("aten.arange", self.tensor_type([static_end], element), end, self.dtype(element), none, none, none)
 
     def full(self, sizes: Sequence, fill, element: str) -> ir.Value:
         """`aten.full` of `sizes` (ints or `!torch.int` values) filled with the number `fill`."""
         none = self.constant_none()
-        static = [size if isinstance(size, int) else None for size in sizes]
-        size_values = [self.constant_int(size) if isinstance(size, int) else size for size in sizes]
+        static = [self.static_dim(size) for size in sizes]
         return self.op(
-            "aten.full", self.tensor_type(static, element), self.list(size_values, "!torch.int"),
+            "aten.full", self.tensor_type(static, element), self.int_list(sizes),
             self.constant_scalar(fill, element), self.dtype(element), none, none, none,
         )
 

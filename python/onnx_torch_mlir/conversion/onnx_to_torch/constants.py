@@ -17,6 +17,8 @@ from torch_mlir import ir
 
 # Literal inputs bigger than this are not read element by element.
 MAX_READ_ELEMENTS = 1 << 16
+# Boolean blobs up to this many elements are read into dense literals (one C call an element).
+MAX_BOOL_BLOB_ELEMENTS = 1 << 22
 
 _RESOURCE_GETTERS = {
     "i1": ("Bool", ctypes.c_bool), "si8": ("Int8", ctypes.c_int8), "i8": ("Int8", ctypes.c_int8),

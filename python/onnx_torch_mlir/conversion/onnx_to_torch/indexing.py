@@ -23,44 +23,17 @@ from .registry import converts
 SCATTER_REDUCTIONS = {"add": "sum", "mul": "prod", "max": "amax", "min": "amin"}
 
 
-# -- helpers (candidates for TorchBuilder) ----------------------------------------------
-def _sizes(node: OnnxNode, index: int) -> tuple:
-    """Operand `index`'s sizes; the node fails if its rank is unknown."""
-    info = node.input_info(index)
-    if info.sizes is None:
-        node.fail(f"input {index} needs a static rank")
-    return info.sizes
-
-
-def _normalize_axis(node: OnnxNode, axis: int, rank: int, name: str = "axis") -> int:
-    if not -rank <= axis < rank:
-        node.fail(f"{name} {axis} is out of range for rank {rank}")
-    return axis + rank if axis < 0 else axis
-
-
-def _product(b: TorchBuilder, sizes: Sequence[ir.Value], static: Sequence) -> tuple[ir.Value, int | None]:
-    """The product of `!torch.int` sizes (static ones folded): (value, static product or None)."""
-    if all(size is not None for size in static):
-        total = 1
-        for size in static:
-            total *= size
-        return b.constant_int(total), total
-    result = None
-    for size in sizes:
-        result = size if result is None else b.op("aten.mul.int", b.type("!torch.int"), result, size)
-    return (result if result is not None else b.constant_int(1)), None
-
-
+# -- helpers --------------------------------------------------------------------------------
 def _to_int64(b: TorchBuilder, x: ir.Value) -> ir.Value:
     return b.to_dtype(x, "si64")
 
 
-def _normalize_indices(b: TorchBuilder, indices: ir.Value, size: ir.Value) -> ir.Value:
-    """Negative indices count from the end: where(i < 0, i + size, i), as si64."""
+def _normalize_indices(b: TorchBuilder, indices: ir.Value, size) -> ir.Value:
+    """Negative indices count from the end: where(i < 0, i + size, i), as si64 (`size` a dim)."""
     indices = _to_int64(b, indices)
     info = b.info(indices)
     negative = b.op("aten.lt.Scalar", b.tensor_type(info.sizes, "i1"), indices, b.constant_int(0))
-    wrapped = b.op("aten.add.Scalar", indices.type, indices, size, b.constant_int(1))
+    wrapped = b.op("aten.add.Scalar", indices.type, indices, b.dim_value(size), b.constant_int(1))
     return b.op("aten.where.self", indices.type, negative, wrapped, indices)
 
 
@@ -73,7 +46,7 @@ def _select_last(b: TorchBuilder, x: ir.Value, position: int) -> ir.Value:
     )
 
 
-def _linear_index(b: TorchBuilder, indices: ir.Value, dims: Sequence[ir.Value]) -> ir.Value:
+def _linear_index(b: TorchBuilder, indices: ir.Value, dims: Sequence) -> ir.Value:
     """Row-major offset of the index tuples in the last dimension of `indices` into `dims`."""
     offset = None
     for position, dim in enumerate(dims):
@@ -81,17 +54,14 @@ def _linear_index(b: TorchBuilder, indices: ir.Value, dims: Sequence[ir.Value]) 
         if offset is None:
             offset = component
         else:
-            scaled = b.op("aten.mul.Scalar", offset.type, offset, dim)
+            scaled = b.op("aten.mul.Scalar", offset.type, offset, b.dim_value(dim))
             offset = b.op("aten.add.Tensor", offset.type, scaled, component, b.constant_int(1))
     return offset
 
 
-def _expand(b: TorchBuilder, x: ir.Value, sizes: Sequence[ir.Value], static: Sequence) -> ir.Value:
-    info = b.info(x)
-    return b.op(
-        "aten.expand", b.tensor_type(static, info.element), x,
-        b.list(list(sizes), "!torch.int"), b.constant_bool(False),
-    )
+def _expand(b: TorchBuilder, x: ir.Value, dims: Sequence) -> ir.Value:
+    static = [b.static_dim(dim) for dim in dims]
+    return b.op("aten.expand", b.tensor_type(static, b.info(x).element), x, b.int_list(dims), b.constant_bool(False))
 
 
 # -- Gather ------------------------------------------------------------------------------
@@ -100,9 +70,9 @@ def gather(node: OnnxNode, b: TorchBuilder):
     """out[a..., i..., c...] = data[a..., indices[i...], c...] along `axis` (negative indices
     wrap, as defined from opset 11)."""
     data, indices = node.input(0), node.input(1)
-    data_sizes, index_sizes = _sizes(node, 0), _sizes(node, 1)
-    axis = _normalize_axis(node, node.attr_int("axis"), len(data_sizes))
-    data_dims = b.sizes_of(data)
+    data_sizes, index_sizes = node.input_sizes(0), node.input_sizes(1)
+    axis = node.axis(node.attr_int("axis"), len(data_sizes))
+    data_dims = b.dims(data)
     flat = b.flatten(_normalize_indices(b, indices, data_dims[axis]))
     selected_sizes = list(data_sizes)
     selected_sizes[axis] = b.info(flat).sizes[0]
@@ -111,17 +81,15 @@ def gather(node: OnnxNode, b: TorchBuilder):
     )
     if len(index_sizes) == 1:
         return selected
-    sizes = data_dims[:axis] + b.sizes_of(indices) + data_dims[axis + 1 :]
-    static = list(data_sizes[:axis]) + list(index_sizes) + list(data_sizes[axis + 1 :])
-    return b.reshape(selected, sizes, static)
+    return b.reshape(selected, data_dims[:axis] + b.dims(indices) + data_dims[axis + 1 :])
 
 
 @converts("GatherElements", since=11)
 def gather_elements(node: OnnxNode, b: TorchBuilder):
     """out[i][j] = data[indices[i][j]][j] for axis 0 (likewise for other axes): aten.gather."""
     data, indices = node.input(0), node.input(1)
-    axis = _normalize_axis(node, node.attr_int("axis"), len(_sizes(node, 0)))
-    indices = _normalize_indices(b, indices, b.sizes_of(data)[axis])
+    axis = node.axis(node.attr_int("axis"), node.rank(0))
+    indices = _normalize_indices(b, indices, b.dim(data, axis))
     return b.op("aten.gather", node.result_type(), data, b.constant_int(axis), indices, b.constant_bool(False))
 
 
@@ -134,40 +102,33 @@ def gather_nd(node: OnnxNode, b: TorchBuilder):
     its row (batch offset + linear offset), one index_select, then the result is reshaped
     to [B..., Q..., R...]."""
     data, indices = node.input(0), node.input(1)
-    data_sizes, index_sizes = _sizes(node, 0), _sizes(node, 1)
+    data_sizes, index_sizes = node.input_sizes(0), node.input_sizes(1)
     batch_dims = node.attr_int("batch_dims", 0)
     k = index_sizes[-1] if index_sizes else None
     if k is None:
         node.fail("needs a static last dimension of indices (the index tuple length)")
     if batch_dims < 0 or batch_dims + k > len(data_sizes) or batch_dims >= len(index_sizes):
         node.fail(f"batch_dims {batch_dims} with index tuples of length {k} does not fit data of rank {len(data_sizes)}")
-    data_dims, index_dims = b.sizes_of(data), b.sizes_of(indices)
-    batch, batch_static = data_dims[:batch_dims], data_sizes[:batch_dims]
-    indexed, indexed_static = data_dims[batch_dims : batch_dims + k], data_sizes[batch_dims : batch_dims + k]
-    rest, rest_static = data_dims[batch_dims + k :], data_sizes[batch_dims + k :]
-    queries, queries_static = index_dims[batch_dims:-1], index_sizes[batch_dims:-1]
+    data_dims, index_dims = b.dims(data), b.dims(indices)
+    batch, indexed = data_dims[:batch_dims], data_dims[batch_dims : batch_dims + k]
+    rest, queries = data_dims[batch_dims + k :], index_dims[batch_dims:-1]
 
     offset = _linear_index(b, indices, indexed)  # [B..., Q...]
     if batch_dims:
-        indexed_count, _ = _product(b, indexed, indexed_static)
-        batch_count, batch_count_static = _product(b, batch, batch_static)
-        batch_start = b.arange(batch_count, batch_count_static)
+        indexed_count = b.dim_value(b.dim_product(indexed))
+        batch_start = b.arange(b.dim_product(batch))
         batch_start = b.op("aten.mul.Scalar", batch_start.type, batch_start, indexed_count)
         # [prod(B)] -> [B..., 1 (per query dim)] to broadcast over the queries.
-        start_static = list(batch_static) + [1] * len(queries)
-        batch_start = b.reshape(batch_start, batch + [b.constant_int(1)] * len(queries), start_static)
+        batch_start = b.reshape(batch_start, batch + [1] * len(queries))
         offset = b.op("aten.add.Tensor", offset.type, offset, batch_start, b.constant_int(1))
-    rows, rows_static = _product(b, batch + indexed, list(batch_static) + list(indexed_static))
-    width, width_static = _product(b, rest, rest_static)
-    element = b.info(data).element
-    table = b.reshape(data, [rows, width], [rows_static, width_static])
+    width = b.dim_product(rest)
+    table = b.reshape(data, [b.dim_product(batch + indexed), width])
     flat_offset = b.flatten(offset)
     picked = b.op(
-        "aten.index_select", b.tensor_type([b.info(flat_offset).sizes[0], width_static], element),
+        "aten.index_select", b.tensor_type([b.info(flat_offset).sizes[0], b.static_dim(width)], b.info(data).element),
         table, b.constant_int(0), flat_offset,
     )
-    result_static = list(batch_static) + list(queries_static) + list(rest_static)
-    return b.reshape(picked, batch + queries + rest, result_static)
+    return b.reshape(picked, batch + queries + rest)
 
 
 # -- Scatter -----------------------------------------------------------------------------
@@ -184,8 +145,8 @@ def _scatter_along(node: OnnxNode, b: TorchBuilder, result_type, data, axis: int
 
 def _scatter_elements(node: OnnxNode, b: TorchBuilder, reduction: str):
     data, indices, updates = node.input(0), node.input(1), node.input(2)
-    axis = _normalize_axis(node, node.attr_int("axis"), len(_sizes(node, 0)))
-    indices = _normalize_indices(b, indices, b.sizes_of(data)[axis])
+    axis = node.axis(node.attr_int("axis"), node.rank(0))
+    indices = _normalize_indices(b, indices, b.dim(data, axis))
     return _scatter_along(node, b, node.result_type(), data, axis, indices, updates, reduction)
 
 
@@ -209,26 +170,22 @@ def scatter_nd(node: OnnxNode, b: TorchBuilder):
     data [D1..Dk, R...] is viewed as [prod(D), prod(R)] and each index tuple as its row;
     the update rows scatter along dim 0 with the row index broadcast over the row."""
     data, indices, updates = node.input(0), node.input(1), node.input(2)
-    data_sizes, index_sizes = _sizes(node, 0), _sizes(node, 1)
-    _sizes(node, 2)
+    data_sizes, index_sizes = node.input_sizes(0), node.input_sizes(1)
+    node.rank(2)
     k = index_sizes[-1] if index_sizes else None
     if k is None:
         node.fail("needs a static last dimension of indices (the index tuple length)")
     if k > len(data_sizes):
         node.fail(f"index tuples of length {k} do not fit data of rank {len(data_sizes)}")
     reduction = node.attr_string("reduction", "none")
-    data_dims = b.sizes_of(data)
-    rows, rows_static = _product(b, data_dims[:k], data_sizes[:k])
-    width, width_static = _product(b, data_dims[k:], data_sizes[k:])
-    element = b.info(data).element
-    table = b.reshape(data, [rows, width], [rows_static, width_static])
+    data_dims = b.dims(data)
+    rows, width = b.dim_product(data_dims[:k]), b.dim_product(data_dims[k:])
+    table = b.reshape(data, [rows, width])
     offset = b.flatten(_linear_index(b, indices, data_dims[:k]))
-    count = b.info(offset).sizes[0]
-    count_value = b.sizes_of(offset)[0]
-    update_rows = b.reshape(updates, [count_value, width], [count, width_static])
-    row_index = _expand(b, b.unsqueeze(offset, 1), [count_value, width], [count, width_static])
-    table_type = b.tensor_type([rows_static, width_static], element)
-    scattered = _scatter_along(node, b, table_type, table, 0, row_index, update_rows, reduction)
+    count = b.dim(offset, 0)
+    update_rows = b.reshape(updates, [count, width])
+    row_index = _expand(b, b.unsqueeze(offset, 1), [count, width])
+    scattered = _scatter_along(node, b, table.type, table, 0, row_index, update_rows, reduction)
     return b.reshape(scattered, data_dims, data_sizes)
 
 
@@ -249,9 +206,9 @@ def _scalar_int(node: OnnxNode, b: TorchBuilder, index: int) -> tuple[ir.Value, 
 def one_hot(node: OnnxNode, b: TorchBuilder):
     """out = values[1] where the position along `axis` equals the index, else values[0];
     indices out of [-depth, depth) give all values[0]; negative ones wrap (opset 11)."""
-    index_sizes = _sizes(node, 0)
+    index_sizes = node.input_sizes(0)
     rank = len(index_sizes)
-    axis = _normalize_axis(node, node.attr_int("axis"), rank + 1)
+    axis = node.axis(node.attr_int("axis"), rank + 1)
     declared_depth = (node.result_info().sizes or [None] * (rank + 1))[axis]
     if node.constant_input(1) is None and declared_depth is not None:
         # The declared result fixes depth; avoids reading it at run time (aten.item).
@@ -279,7 +236,7 @@ def one_hot(node: OnnxNode, b: TorchBuilder):
 def non_zero(node: OnnxNode, b: TorchBuilder):
     """Indices of the non-zero elements, [rank, count] (aten.nonzero gives [count, rank])."""
     x = node.input(0)
-    rank = len(_sizes(node, 0))
+    rank = node.rank(0)
     found = b.op("aten.nonzero", b.tensor_type([None, rank], "si64"), x)
     # The declared result type may be more static than [rank, ?]: the driver casts to it.
     return b.op("aten.transpose.int", b.tensor_type([rank, None], "si64"), found, b.constant_int(0), b.constant_int(1))
@@ -290,12 +247,12 @@ def compress(node: OnnxNode, b: TorchBuilder):
     """Slices of `input` along `axis` (flattened input if absent) where `condition` is true;
     `condition` may be shorter than the axis. Negative axis from opset 11."""
     x, condition = node.input(0), node.input(1)
-    sizes = _sizes(node, 0)
+    rank = node.rank(0)
     axis = node.attr_int("axis", None)
     if axis is None:
         x, axis = b.flatten(x), 0
     else:
-        axis = _normalize_axis(node, axis, len(sizes))
+        axis = node.axis(axis, rank)
     condition = b.flatten(condition)
     chosen = b.op("aten.nonzero", b.tensor_type([None, 1], "si64"), condition)
     chosen = b.flatten(chosen)
@@ -307,14 +264,14 @@ def reverse_sequence(node: OnnxNode, b: TorchBuilder):
     """For each batch entry n, reverse its first sequence_lens[n] steps along `time_axis`:
     out[t] = x[lens - 1 - t] if t < lens else x[t], one aten.gather along the time axis."""
     x, lengths = node.input(0), node.input(1)
-    sizes = _sizes(node, 0)
+    sizes = node.input_sizes(0)
     if len(sizes) < 2:
         node.fail(f"input needs rank >= 2, has rank {len(sizes)}")
     batch_axis, time_axis = node.attr_int("batch_axis"), node.attr_int("time_axis")
     if sorted((batch_axis, time_axis)) != [0, 1]:
         node.fail(f"batch_axis {batch_axis} and time_axis {time_axis} must be 0 and 1")
-    dims = b.sizes_of(x)
-    steps = b.unsqueeze(b.arange(dims[time_axis], sizes[time_axis]), 1 - time_axis)  # time along time_axis
+    dims = b.dims(x)
+    steps = b.unsqueeze(b.arange(dims[time_axis]), 1 - time_axis)  # time along time_axis
     lengths = b.unsqueeze(_to_int64(b, lengths), 1 - batch_axis)  # batch along batch_axis
     plane_sizes = [None, None]
     plane_sizes[time_axis], plane_sizes[batch_axis] = sizes[time_axis], sizes[batch_axis]
@@ -326,5 +283,5 @@ def reverse_sequence(node: OnnxNode, b: TorchBuilder):
     source = b.to_dtype(source, "si64")
     for _ in range(len(sizes) - 2):
         source = b.unsqueeze(source, -1)
-    source = _expand(b, source, dims, sizes)
+    source = _expand(b, source, dims)
     return b.op("aten.gather", node.result_type(), x, b.constant_int(time_axis), source, b.constant_bool(False))

@@ -103,7 +103,7 @@ def _spatial_values(node: OnnxNode, b: TorchBuilder, index: int, rank: int, axes
             expected = b.constant_float(1.0)
             same = b.op("aten.eq.float", b.type("!torch.bool"), entry, expected)
         else:
-            expected = b.sizes_of(node.input(0))[dim]
+            expected = b.dim_value(b.dim(node.input(0), dim))
             same = b.op("aten.eq.int", b.type("!torch.bool"), entry, expected)
         b.op("runtime.assert", None, same, attributes={
             "message": ir.StringAttr.get(f"{node.op_type}: {kind} of dimension {dim} must leave it unchanged", b.context)
@@ -111,7 +111,7 @@ def _spatial_values(node: OnnxNode, b: TorchBuilder, index: int, rank: int, axes
     values = []
     for dim in range(2, rank):
         if dim not in by_axis:
-            values.append(b.constant_float(1.0) if as_float else b.sizes_of(node.input(0))[dim])
+            values.append(b.constant_float(1.0) if as_float else b.dim_value(b.dim(node.input(0), dim)))
         elif literal is not None:
             value = literal.reshape(-1)[by_axis[dim]]
             values.append(b.constant_float(float(value)) if as_float else b.constant_int(int(value)))
@@ -243,10 +243,7 @@ def _options(node: OnnxNode, mode: str, rank: int) -> _Options:
     if axes is None:
         axes = list(range(rank))
     else:
-        for axis in axes:
-            if not -rank <= axis < rank:
-                node.fail(f"axes entry {axis} is out of range for rank {rank}")
-        axes = [axis + rank if axis < 0 else axis for axis in axes]
+        axes = [node.axis(axis, rank, "axes entry") for axis in axes]
         if len(set(axes)) != len(axes):
             node.fail(f"axes {node.attr_ints('axes')} repeat an axis")
     return _Options(

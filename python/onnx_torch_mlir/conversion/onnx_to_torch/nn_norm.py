@@ -137,7 +137,7 @@ def layer_norm(node: OnnxNode, b: TorchBuilder):
     if not 0 <= axis < rank:
         node.fail(f"axis {node.attr_int('axis')} is out of range for rank {rank}")
     normalized = sizes[axis:]
-    normalized_shape = b.list(b.sizes_of(x)[axis:], "!torch.int")
+    normalized_shape = b.int_list(b.dims(x)[axis:])
     scale, bias = node.input(1), node.optional_input(2)
     fits = lambda value: value is not None and b.info(value).sizes == tuple(normalized) and None not in normalized
     element = node.input_info(0).element

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
 from torch_mlir import ir
 
 from .builder import TorchBuilder
 from .node import OnnxNode
 from .registry import converts
-from .types import static_product
+from .types import lowest_value, static_product
 
 
 # Dilated MaxPool unrolls one slice per kernel element up to this window size.
@@ -82,14 +81,6 @@ def _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends) -> l
     ]
 
 
-def _lowest(element: str) -> float:
-    if element in ("f16", "bf16", "f32", "f64"):
-        return float("-inf")
-    if element.startswith("ui"):
-        return 0
-    return float(np.iinfo(f"int{element[2:]}").min)
-
-
 @converts("MaxPool", since=1)
 def max_pool(node: OnnxNode, b: TorchBuilder):
     """Max over windows; Indices (opset 8) index the flattened input, row-major or, with
@@ -115,7 +106,7 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
         extras = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
         ends = [end + extra for end, extra in zip(ends, extras)]
         ceil_mode = 0
-    lowest = _lowest(node.input_info(0).element)
+    lowest = lowest_value(node.input_info(0).element)
     if not want_indices and node.target == "stablehlo" and node.input_info(0).element in _WIDER_SIGNED:
         # torch-mlir's StableHLO lowering of an unsigned max pool crashes; the max is exact in a wider signed type.
         x = b.to_dtype(x, _WIDER_SIGNED[node.input_info(0).element])
@@ -158,7 +149,7 @@ def _unrolled_max_pool(
     dilated pooling and no pooling with indices. With `indices_order` (the storage order) the
     same slices of a tensor of ONNX indices follow the first maximum. Needs static spatial
     sizes (and a static shape for indices) and a small window."""
-    lowest = _lowest(node.input_info(0).element)
+    lowest = lowest_value(node.input_info(0).element)
     out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
     count = len(kernel)
     extra = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
@@ -221,22 +212,16 @@ def _plane_offsets(node: OnnxNode, b: TorchBuilder, sizes) -> ir.Value:
     if plane is None or sizes[1] is None:
         node.fail("output Indices needs static channel and spatial sizes")
     batch = sizes[0]
-    int_type = b.type("!torch.int")
-    if batch is None:
-        batch_value = b.op("aten.size.int", int_type, node.input(0), b.constant_int(0))
-        total = b.op("aten.mul.int", int_type, batch_value, b.constant_int(sizes[1] * plane))
-    else:
-        batch_value = b.constant_int(batch)
-        total = b.constant_int(batch * sizes[1] * plane)
+    batch_dim = b.dim(node.input(0), 0)
+    total = b.dim_value(b.dim_mul(batch_dim, sizes[1] * plane))
     none = b.constant_none()
     flat = b.op(
         "aten.arange.start_step", b.tensor_type([None if batch is None else batch * sizes[1]], "si64"),
         b.constant_int(0), total, b.constant_int(plane), b.dtype("si64"), none, none, none,
     )
-    shape = [batch_value, b.constant_int(sizes[1])] + [b.constant_int(1)] * (len(sizes) - 2)
     return b.op(
         "aten.view", b.tensor_type([batch, sizes[1]] + [1] * (len(sizes) - 2), "si64"), flat,
-        b.list(shape, "!torch.int"),
+        b.int_list([batch_dim, sizes[1]] + [1] * (len(sizes) - 2)),
     )
 
 
@@ -252,7 +237,7 @@ def _window_sum(node: OnnxNode, b: TorchBuilder, x, kernel, strides, dilations, 
         if None in out_sizes:
             node.fail(f"ceil_mode needs static spatial sizes (dims 2 to {count + 1})")
         extra = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
-    outer = b.sizes_of(x)[:2]
+    outer = [b.dim(x, 0), b.dim(x, 1)]
     x = b.pad_spatial(x, begins, ends, pad_value)
     x = b.pad_spatial(x, [0] * count, extra, 0.0)
     info = b.info(x)
@@ -273,12 +258,12 @@ def _window_sum(node: OnnxNode, b: TorchBuilder, x, kernel, strides, dilations, 
         b.int_list([0] * count), b.int_list(dilations), b.constant_bool(False), b.int_list([0] * count),
         b.constant_int(1),
     )
-    shape = outer + [b.constant_int(-1) if s is None else b.constant_int(s) for s in out_sizes]
+    shape = outer + [-1 if s is None else s for s in out_sizes]
     if out_sizes.count(None) > 1:
         node.fail("needs static spatial sizes (more than one is dynamic)")
     if None in out_sizes and None in sizes[:2]:
         node.fail("needs static spatial sizes when the batch or channel size is dynamic")
-    return b.op("aten.view", b.tensor_type(sizes[:2] + out_sizes, element), total, b.list(shape, "!torch.int"))
+    return b.op("aten.view", b.tensor_type(sizes[:2] + out_sizes, element), total, b.int_list(shape))
 
 
 @converts("AveragePool", since=1)
@@ -419,7 +404,7 @@ def max_roi_pool(node: OnnxNode, b: TorchBuilder):
     row_mask, row_empty = bins(column(2, scale), column(4, scale), pooled_height, height)
     batch = b.to_dtype(column(0), "si64")
     features = b.op("aten.index_select", t([count, channels, height, width], element), x, b.constant_int(0), batch)
-    lowest = b.constant_float(_lowest(element))
+    lowest = b.constant_float(lowest_value(element))
     # Max over each bin's columns: [K, C, H, PW, W] -> [K, C, H, PW].
     spread = b.unsqueeze(features, 3)
     mask = b.unsqueeze(b.unsqueeze(column_mask, 1), 1)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 import onnx
@@ -25,9 +26,12 @@ from onnx import helper
 from torch_mlir import ir
 
 from ...errors import ConversionError
-from .constants import literal_value
+from .constants import MAX_BOOL_BLOB_ELEMENTS, NUMPY_DTYPES, literal_value, read_resource, shaped_type
 from .registry import display_domain
 from .types import TensorInfo, is_builtin_tensor, is_none_type, onnx_dtype_to_element, tensor_info, to_vtensor_type
+
+if TYPE_CHECKING:
+    from .builder import TorchBuilder
 
 TORCH_ATTRIBUTE_PREFIX = "torch.onnx."
 UNREALIZED_CAST = "builtin.unrealized_conversion_cast"
@@ -177,6 +181,44 @@ class OnnxNode:
             value = self._converted_source(value)
         return literal_value(value)
 
+    # -- numbers in operands: read at conversion time when literal, else as torch ops -------
+    # Shape-like operands (Reshape's shape, Slice's starts, Pad's pads, ...) come back as
+    # dims (see TorchBuilder: a Python int when known, else a `!torch.int` value).
+    def constant_ints(self, index: int, what: str) -> list[int] | None:
+        """A 1-D operand that must be a literal, as ints (None if absent); fails naming `what`."""
+        if not self.has_input(index):
+            return None
+        constant = self.constant_input(index)
+        if constant is None:
+            self.fail(f"'{what}' must be a constant")
+        return [int(v) for v in constant.reshape(-1)]
+
+    def int_elements(self, index: int, b: TorchBuilder, what: str) -> list:
+        """A 1-D integer operand as dims: ints when a literal, else one `aten.item` per element
+        (which needs a static length; fails naming `what` otherwise)."""
+        constant = self.constant_input(index)
+        if constant is not None:
+            return [int(v) for v in constant.reshape(-1)]
+        tensor = self.input(index)
+        info = b.info(tensor)
+        if info.sizes is None or len(info.sizes) != 1 or info.sizes[0] is None:
+            self.fail(f"'{what}' must be a constant or a 1-D tensor of static length")
+        element_type = b.tensor_type([], info.element)
+        elements = []
+        for i in range(info.sizes[0]):
+            selected = b.op("aten.select.int", element_type, tensor, b.constant_int(0), b.constant_int(i))
+            elements.append(b.op("aten.item", b.type("!torch.int"), selected))
+        return elements
+
+    def scalar_input(self, index: int, b: TorchBuilder):
+        """A one-element operand as a Python number (float or int, as its element type) when a
+        literal, else `b.item` of it (a `!torch.float` or `!torch.int`)."""
+        constant = self.constant_input(index)
+        if constant is not None:
+            number = constant.reshape(-1)[0]
+            return float(number) if np.issubdtype(constant.dtype, np.floating) else int(number)
+        return b.item(self.input(index))
+
     @staticmethod
     def _converted_source(value: ir.Value) -> ir.Value | None:
         """The torch value behind a builtin-tensor value whose producer was converted already."""
@@ -220,7 +262,7 @@ class OnnxNode:
             return False
         return any(True for _ in self.op.results[index].uses)
 
-    def legacy_broadcast_input(self, b) -> ir.Value:
+    def legacy_broadcast_input(self, b: TorchBuilder) -> ir.Value:
         """Input 1 of an opset<7 binary op, reshaped so that numpy broadcasting gives ONNX's result.
 
         With `broadcast=1` and `axis`, B's dims are placed at A's dims axis..axis+rank(B)-1:
@@ -249,6 +291,22 @@ class OnnxNode:
         if info.rank is None:
             self.fail(f"{what} {index} needs a static rank")
         return list(info.sizes)
+
+    def rank(self, index: int = 0) -> int:
+        """The rank of input `index`; the node fails if it is unranked."""
+        return len(self.input_sizes(index))
+
+    def axis(self, axis: int, rank: int, what: str = "axis") -> int:
+        """`axis` in [-rank, rank) as a dim index in [0, rank); the node fails naming `what` otherwise."""
+        if not -rank <= axis < rank:
+            self.fail(f"{what} {axis} is out of range for rank {rank}")
+        return axis + rank if axis < 0 else axis
+
+    def static_result_sizes(self, index: int = 0) -> list[int] | None:
+        """The declared sizes of result `index` if all static (what a shape computed at run time
+        must produce: a pattern can build them as constants), else None."""
+        info = self.result_info(index)
+        return list(info.sizes) if info.is_static else None
 
     def spatial_ints(self, name: str, count: int, default: int) -> list[int]:
         """An ints attribute with one value per spatial dim (`strides`, `dilations`), checked."""
@@ -346,6 +404,35 @@ class OnnxNode:
         if isinstance(value, onnx.TensorProto):
             return onnx.numpy_helper.to_array(value)
         self.fail(f"attribute '{name}' is a {type(value).__name__}, which this conversion cannot read")
+
+    def attr_literal(self, name: str, b: TorchBuilder) -> ir.Value:
+        """A TENSOR attribute as a `torch.vtensor.literal` of the result's type (`Constant`'s `value`).
+
+        The attribute is kept as it is (a weight's `dense_resource` blob is never read), except
+        where a literal must change form: signless integers of the ONNX dialect become signed
+        (small ones are read), and a boolean blob becomes dense elements (neither MLIR's lowering
+        to LLVM nor IREE reads i1 resource blobs: the dynamo exporter stores a static causal mask
+        as one; up to MAX_BOOL_BLOB_ELEMENTS elements)."""
+        attribute = self.raw_attribute(name).maybe_downcast()
+        result = self.result_info()
+        shaped = shaped_type(attribute)
+        if shaped is None:
+            self.fail(f"attribute '{name}' ({attribute}) is not a tensor this conversion can read")
+        element = str(shaped.element_type)
+        if "onnx.String" in element or "!torch.str" in element:
+            self.fail(f"string tensors ('{name}' of element type string) have no torch equivalent")
+        if element.startswith("i") and element != "i1":  # ONNX dialect: signless integers become signed
+            values = np.array(attribute) if isinstance(attribute, ir.DenseElementsAttr) else read_resource(attribute)
+            if values is not None:
+                return b.literal(values.astype(NUMPY_DTYPES[element]), result.element)
+        if element == "i1" and not isinstance(attribute, ir.DenseElementsAttr):
+            values = read_resource(attribute, limit=MAX_BOOL_BLOB_ELEMENTS)
+            if values is None:
+                count = int(np.prod(shaped.shape)) if shaped.rank else 1
+                self.fail(f"a boolean constant of {count} elements stored as a resource blob is too large to make "
+                          f"dense (at most {MAX_BOOL_BLOB_ELEMENTS}); no backend lowers boolean blobs")
+            return b.literal(values.astype(np.bool_), "i1")
+        return b.op("vtensor.literal", self.result_type(), attributes={"value": attribute})
 
     def attr_element_type(self, name: str, default=_REQUIRED) -> str | None:
         """A type attribute (`to`) as a torch-mlir element spelling: int code or TypeAttr alike."""

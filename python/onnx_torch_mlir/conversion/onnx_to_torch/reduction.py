@@ -24,7 +24,7 @@ from torch_mlir import ir
 from .builder import TorchBuilder
 from .node import OnnxNode
 from .registry import converts
-from .types import TensorInfo
+from .types import highest_value, lowest_value
 
 # Beyond this many candidate axis sets, runtime axes are reduced dimension by dimension instead.
 MAX_RUNTIME_AXES_CANDIDATES = 16
@@ -37,46 +37,21 @@ def _reduced_sizes(sizes, dims, keepdim: bool):
     return [s for d, s in enumerate(sizes) if d not in dims]
 
 
-def _reduced_type(b: TorchBuilder, x: ir.Value, dims, keepdim: bool, element: str | None = None) -> ir.Type:
-    info = b.info(x)
-    return b.tensor_type(_reduced_sizes(info.sizes, set(dims), keepdim), element or info.element)
-
-
-def _size(b: TorchBuilder, x: ir.Value, dim: int) -> ir.Value:
-    return b.sizes_of(x)[dim]
-
-
-def _normalize_axis(node: OnnxNode, axis: int, rank: int) -> int:
-    if not -rank <= axis < rank:
-        node.fail(f"axis {axis} is out of range for rank {rank}")
-    return axis % rank if rank else 0
-
-
-def _ranked(node: OnnxNode, index: int = 0) -> TensorInfo:
-    info = node.input_info(index)
-    if info.rank is None:
-        node.fail(f"input {index} needs a static rank")
-    return info
-
-
 # -- the reduction kinds ------------------------------------------------------------
 # Each kind: (b, x, dims, keepdim) -> value, for a non-empty `dims` list.
 def _sum(b: TorchBuilder, x, dims, keepdim):
-    return b.op("aten.sum.dim_IntList", _reduced_type(b, x, dims, keepdim), x, b.int_list(dims),
+    return b.op("aten.sum.dim_IntList", b.reduced_type(x, dims, keepdim), x, b.int_list(dims),
                 b.constant_bool(keepdim), b.constant_none())
 
 
 def _mean(b: TorchBuilder, x, dims, keepdim):
     info = b.info(x)
     if info.is_float:
-        return b.op("aten.mean.dim", _reduced_type(b, x, dims, keepdim), x, b.int_list(dims),
+        return b.op("aten.mean.dim", b.reduced_type(x, dims, keepdim), x, b.int_list(dims),
                     b.constant_bool(keepdim), b.constant_none())
     # Integer mean truncates toward zero, as ONNX's reference casts the float mean back.
     total = _sum(b, x, dims, keepdim)
-    count = None
-    for dim in dims:
-        size = _size(b, x, dim)
-        count = size if count is None else b.op("aten.mul.int", b.type("!torch.int"), count, size)
+    count = b.dim_value(b.dim_product([b.dim(x, dim) for dim in dims]))
     return b.op("aten.div.Scalar_mode", total.type, total, count, b.constant_string("trunc"))
 
 
@@ -86,7 +61,7 @@ def _extremum(torch_op: str):
         if info.is_bool:  # max of booleans is any, min is all: reduce them as integers
             widened = b.to_dtype(x, "si32")
             return b.to_dtype(reduce(b, widened, dims, keepdim), "i1")
-        return b.op(torch_op, _reduced_type(b, x, dims, keepdim), x, b.int_list(dims), b.constant_bool(keepdim))
+        return b.op(torch_op, b.reduced_type(x, dims, keepdim), x, b.int_list(dims), b.constant_bool(keepdim))
 
     return reduce
 
@@ -94,7 +69,7 @@ def _extremum(torch_op: str):
 def _prod(b: TorchBuilder, x, dims, keepdim):
     """`aten.prod.dim_int` takes one dimension: reduce the highest first so the others keep their index."""
     for dim in sorted(dims, reverse=True):
-        x = b.op("aten.prod.dim_int", _reduced_type(b, x, [dim], keepdim), x, b.constant_int(dim),
+        x = b.op("aten.prod.dim_int", b.reduced_type(x, [dim], keepdim), x, b.constant_int(dim),
                  b.constant_bool(keepdim), b.constant_none())
     return x
 
@@ -122,7 +97,7 @@ def _log_sum(b, x, dims, keepdim):
 def _log_sum_exp(b, x, dims, keepdim):
     """log(sum(exp(x))), computed as m + log(sum(exp(x - m))) with m the (finite) maximum so
     that large inputs do not overflow."""
-    peak = b.op("aten.amax", _reduced_type(b, x, dims, True), x, b.int_list(dims), b.constant_bool(True))
+    peak = b.op("aten.amax", b.reduced_type(x, dims, True), x, b.int_list(dims), b.constant_bool(True))
     infinite = b.op("aten.isinf", b.tensor_type(b.info(peak).sizes, "i1"), peak)
     peak = b.op("aten.where.self", peak.type, infinite, b.scalar_tensor_literal(0, b.info(x).element), peak)
     shifted = b.op("aten.sub.Tensor", x.type, x, peak, b.constant_int(1))
@@ -155,21 +130,11 @@ REDUCTIONS = {
 
 
 def _identity_value(identity, element: str):
-    info = TensorInfo((), element)
     if identity == "lowest":
-        if info.is_bool:
-            return 0
-        return -math.inf if info.is_float else int(np.iinfo(np.dtype(_numpy_name(element))).min)
+        return lowest_value(element)
     if identity == "highest":
-        if info.is_bool:
-            return 1
-        return math.inf if info.is_float else int(np.iinfo(np.dtype(_numpy_name(element))).max)
+        return highest_value(element)
     return identity
-
-
-def _numpy_name(element: str) -> str:
-    return {"si8": "int8", "si16": "int16", "si32": "int32", "si64": "int64",
-            "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64"}[element]
 
 
 def _reduce_with_dims(node: OnnxNode, b: TorchBuilder, x: ir.Value, dims: list[int], keepdim: bool) -> ir.Value:
@@ -186,7 +151,7 @@ def _reduce_with_dims(node: OnnxNode, b: TorchBuilder, x: ir.Value, dims: list[i
                 if keepdim:
                     sizes.append(1)
             else:
-                sizes.append(size if size is not None else _size(b, x, d))
+                sizes.append(b.dim(x, d))
         return b.full(sizes, _identity_value(identity, element), element)
     if in_float and not info.is_float:
         return b.to_dtype(reduce(b, b.to_dtype(x, "f64"), dims, keepdim), element)
@@ -224,7 +189,7 @@ def _candidate_axis_sets(input_sizes, result_sizes, count: int, keepdim: bool):
 def _reduce(node: OnnxNode, b: TorchBuilder, axes_attribute: list[int] | None, axes_input: ir.Value | None):
     """Shared by every Reduce* version: axes from the attribute or from input 1."""
     x = node.input(0)
-    rank = _ranked(node).rank
+    rank = node.rank()
     keepdim = bool(node.attr_int("keepdims"))
     noop_with_empty_axes = bool(node.attr_int("noop_with_empty_axes", 0))
     axes = axes_attribute
@@ -245,7 +210,7 @@ def _reduce(node: OnnxNode, b: TorchBuilder, axes_attribute: list[int] | None, a
         if noop_with_empty_axes:
             return x
         axes = list(range(rank))
-    dims = sorted({_normalize_axis(node, a, rank) for a in axes})
+    dims = sorted({node.axis(a, rank) for a in axes})
     if not dims:  # a rank-0 input
         return _reduce_scalar(node, b, x)
     return _reduce_with_dims(node, b, x, dims, keepdim)
@@ -338,13 +303,13 @@ def _reduce_dimension_by_dimension(node: OnnxNode, b: TorchBuilder, x, axes, red
         x = _unary(b, before, x)
     int_type = b.type("!torch.int")
     rank = info.rank
-    original_sizes = b.sizes_of(x)
+    original_sizes = [b.dim_value(size) for size in b.dims(x)]
     if any(size == 0 for size in info.sizes):
         # An empty input: reduce a one-element stand-in holding the identity instead, so that a
         # reduced empty dimension gives the identity; a kept one is sliced back to nothing.
         identity = {"sum": 0, "prod": 1, "aten.amax": "lowest", "aten.amin": "highest"}[reduce_one]
         element_now = b.info(x).element
-        x = b.full([max(size, 1) if size is not None else _size(b, x, d) for d, size in enumerate(info.sizes)],
+        x = b.full([max(size, 1) if size is not None else b.dim(x, d) for d, size in enumerate(info.sizes)],
                   _identity_value(identity, element_now), element_now)
     empty = _axes_empty(b, axes) if reduce_all_when_empty else None
     reduced_flags = []
@@ -386,7 +351,7 @@ def _drop_reduced_dimensions(b: TorchBuilder, kept: ir.Value, axes, count: int) 
     dimension the runtime axes do not name, chosen among all the possible axis sets."""
     int_type = b.type("!torch.int")
     rank = b.info(kept).rank
-    sizes = [_size(b, kept, dim) for dim in range(rank)]
+    sizes = [b.dim_value(size) for size in b.dims(kept)]
     output_sizes = [None] * (rank - count)
     if count == rank:  # every dimension: a rank-0 result, whatever the axes say
         return b.op("aten.reshape", b.tensor_type([], b.info(kept).element), kept, b.list([], "!torch.int"))
@@ -418,22 +383,21 @@ for _op_type in REDUCTIONS:
 # -- ArgMax, ArgMin -----------------------------------------------------------------
 def _arg_extremum(node: OnnxNode, b: TorchBuilder, torch_op: str, select_last_index: bool):
     x = node.input(0)
-    info = _ranked(node)
-    if info.rank == 0:
+    rank = node.rank()
+    if rank == 0:
         node.fail("needs an input of rank >= 1")
-    axis = _normalize_axis(node, node.attr_int("axis"), info.rank)
+    info = node.input_info(0)
+    axis = node.axis(node.attr_int("axis"), rank)
     keepdim = bool(node.attr_int("keepdims"))
     if info.is_bool:
         x = b.to_dtype(x, "si32")
-    result_type = b.tensor_type(_reduced_sizes(info.sizes, {axis}, keepdim), "si64")
+    result_type = b.reduced_type(x, [axis], keepdim, "si64")
     if not select_last_index:
         return b.op(torch_op, result_type, x, b.constant_int(axis), b.constant_bool(keepdim))
     # The last extremum is the first one of the flipped input, counted from the end.
     flipped = b.op("aten.flip", x.type, x, b.int_list([axis]))
     index = b.op(torch_op, result_type, flipped, b.constant_int(axis), b.constant_bool(keepdim))
-    last = info.sizes[axis]
-    last = b.constant_int(last - 1) if last is not None else b.op(
-        "aten.sub.int", b.type("!torch.int"), _size(b, x, axis), b.constant_int(1))
+    last = b.dim_value(b.dim_sub(b.dim(x, axis), 1))
     return b.op("aten.rsub.Scalar", result_type, index, last, b.constant_int(1))
 
 
@@ -469,9 +433,7 @@ def _cumsum_along(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, reve
     info = b.info(x)
     rank = info.rank
     length = info.sizes[axis]
-    none = b.constant_none()
-    size = _size(b, x, axis)
-    positions = b.op("aten.arange", b.tensor_type([length], "si64"), size, b.dtype("si64"), none, none, none)
+    positions = b.arange(b.dim(x, axis))
     rows = b.unsqueeze(positions, 1)
     compare = {(False, False): "aten.le.Tensor", (True, False): "aten.lt.Tensor",
                (False, True): "aten.ge.Tensor", (True, True): "aten.gt.Tensor"}[(exclusive, reverse)]
@@ -484,7 +446,7 @@ def _cumsum_along(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, reve
     products = b.op("aten.mul.Tensor", b.tensor_type(sizes[: axis + 1] + [length] + sizes[axis + 1:], b.info(mask).element),
                     spread, mask)
     return b.op("aten.sum.dim_IntList", b.tensor_type(sizes, b.info(mask).element), products, b.int_list([axis]),
-                b.constant_bool(False), none)
+                b.constant_bool(False), b.constant_none())
 
 
 @converts("CumSum", since=11)
@@ -492,15 +454,15 @@ def cum_sum(node: OnnxNode, b: TorchBuilder):
     """Cumulative sum along the scalar `axis` input; `exclusive` drops the element itself,
     `reverse` sums from the end. A runtime axis computes each candidate axis and selects."""
     x = node.input(0)
-    info = _ranked(node)
-    if info.rank == 0:
+    rank = node.rank()
+    if rank == 0:
         node.fail("needs an input of rank >= 1")
     exclusive, reverse = bool(node.attr_int("exclusive")), bool(node.attr_int("reverse"))
     constant = node.constant_input(1)
     if constant is not None:
-        axes = [_normalize_axis(node, int(np.asarray(constant).reshape(-1)[0]), info.rank)]
+        axes = [node.axis(int(constant.reshape(-1)[0]), rank)]
     else:
-        axes = list(range(info.rank))
+        axes = list(range(rank))
     result = _cumsum_along(b, x, axes[-1], exclusive, reverse)
     axis_input = node.input(1) if len(axes) > 1 else None
     for axis in reversed(axes[:-1]):
@@ -508,7 +470,7 @@ def cum_sum(node: OnnxNode, b: TorchBuilder):
         scalar_bool = b.tensor_type(b.info(axis_input).sizes, "i1")
         hit = b.op("aten.logical_or", scalar_bool,
                    b.op("aten.eq.Scalar", scalar_bool, axis_input, b.constant_int(axis)),
-                   b.op("aten.eq.Scalar", scalar_bool, axis_input, b.constant_int(axis - info.rank)))
+                   b.op("aten.eq.Scalar", scalar_bool, axis_input, b.constant_int(axis - rank)))
         result = b.op("aten.where.self", result.type, hit, candidate, result)
     return b.to_dtype(result, node.result_info().element)
 
@@ -522,14 +484,12 @@ MAX_SELECTION_K = 8
 def _top_k(node: OnnxNode, b: TorchBuilder, k, largest: bool, sorted_: bool):
     """`k` is an int when known statically, else a `!torch.int`."""
     x = node.input(0)
-    info = _ranked(node)
-    axis = _normalize_axis(node, node.attr_int("axis"), info.rank)
+    info = node.input_info(0)
+    axis = node.axis(node.attr_int("axis"), node.rank())
     values_type, indices_type = node.result_type(0), node.result_type(1)
     if isinstance(k, int) and 0 < k <= MAX_SELECTION_K and (info.is_float or info.element.startswith("si")):
         return _top_k_by_selection(b, x, k, axis, largest)
-    if isinstance(k, int):
-        k = b.constant_int(k)
-    return b.op("aten.topk", [values_type, indices_type], x, k, b.constant_int(axis),
+    return b.op("aten.topk", [values_type, indices_type], x, b.dim_value(k), b.constant_int(axis),
                 b.constant_bool(largest), b.constant_bool(sorted_))
 
 
@@ -537,13 +497,10 @@ def _top_k_by_selection(b: TorchBuilder, x: ir.Value, k: int, axis: int, largest
     """k rounds of: the extremum of the positions not taken yet, and the first such position
     holding it (ONNX: equal values in index order). The values come out sorted."""
     info = b.info(x)
-    extremum = _extremum("aten.amax" if largest else "aten.amin")
-    arg = "aten.argmax"
-    sentinel = _identity_value("lowest" if largest else "highest", info.element)
+    extremum = "aten.amax" if largest else "aten.amin"
+    sentinel = lowest_value(info.element) if largest else highest_value(info.element)
     sentinel = b.scalar_tensor_literal(sentinel, info.element)
-    none = b.constant_none()
-    length = info.sizes[axis]
-    positions = b.op("aten.arange", b.tensor_type([length], "si64"), _size(b, x, axis), b.dtype("si64"), none, none, none)
+    positions = b.arange(b.dim(x, axis))
     for _ in range(info.rank - axis - 1):
         positions = b.unsqueeze(positions, -1)
     mask_type = b.tensor_type(info.sizes, "i1")
@@ -551,11 +508,12 @@ def _top_k_by_selection(b: TorchBuilder, x: ir.Value, k: int, axis: int, largest
     values, indices = [], []
     for _ in range(k):
         open_values = x if taken is None else b.op("aten.where.self", x.type, taken, sentinel, x)
-        best = extremum(b, open_values, [axis], True)
+        best = b.op(extremum, b.reduced_type(open_values, [axis], True), open_values, b.int_list([axis]),
+                    b.constant_bool(True))
         eligible = b.op("aten.eq.Tensor", mask_type, x, best)
         if taken is not None:
             eligible = b.op("aten.logical_and", mask_type, eligible, b.op("aten.logical_not", mask_type, taken))
-        index = b.op(arg, _reduced_type(b, x, [axis], True, "si64"), b.to_dtype(eligible, "si32"),
+        index = b.op("aten.argmax", b.reduced_type(x, [axis], True, "si64"), b.to_dtype(eligible, "si32"),
                      b.constant_int(axis), b.constant_bool(True))
         chosen = b.op("aten.eq.Tensor", mask_type, positions, index)
         taken = chosen if taken is None else b.op("aten.logical_or", mask_type, taken, chosen)
@@ -569,14 +527,12 @@ def _top_k_by_selection(b: TorchBuilder, x: ir.Value, k: int, axis: int, largest
             b.op("aten.cat", b.tensor_type(sizes, "si64"), b.tensor_list(indices), b.constant_int(axis)))
 
 
-def _k_from_input(node: OnnxNode, b: TorchBuilder) -> ir.Value:
+def _k_from_input(node: OnnxNode, b: TorchBuilder):
     """k: a literal, else the declared result size along the axis, else read at runtime."""
-    constant = node.constant_input(1)
-    if constant is not None:
-        return int(np.asarray(constant).reshape(-1)[0])
+    if node.constant_input(1) is not None:
+        return node.scalar_input(1, b)
     result_sizes = node.result_info(0).sizes
-    rank = _ranked(node).rank
-    axis = _normalize_axis(node, node.attr_int("axis"), rank)
+    axis = node.axis(node.attr_int("axis"), node.rank())
     if result_sizes is not None and result_sizes[axis] is not None:
         return result_sizes[axis]
     k = node.input(1)

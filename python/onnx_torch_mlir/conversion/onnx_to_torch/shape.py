@@ -2,13 +2,12 @@
 Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Expand, Tile, Pad, Dropout,
 DepthToSpace, SpaceToDepth, EyeLike, Trilu.
 
-Sizes are handled as "dims": a Python int when known at conversion time, else a
-`!torch.int` value (`aten.size.int`, or an element of a shape tensor read with
-`aten.select.int` + `aten.item`). Arithmetic on dims folds when both sides are
-ints, so static models get constant lists and dynamic ones get scalar torch ops.
-Shape-like inputs (Reshape's shape, Slice's starts, ...) are read as numbers when
-a literal produces them, including the `dense_resource` blobs of the importers
-(`constants.py`).
+Sizes are handled as dims (`TorchBuilder`: a Python int when known at conversion time,
+else a `!torch.int` value: `aten.size.int`, or an element of a shape tensor read with
+`aten.select.int` + `aten.item`). Arithmetic on dims folds when both sides are ints, so
+static models get constant lists and dynamic ones get scalar torch ops. Shape-like inputs
+(Reshape's shape, Slice's starts, ...) are read as numbers when a literal produces them
+(`OnnxNode.int_elements`, `OnnxNode.constant_ints`).
 """
 
 from __future__ import annotations
@@ -16,163 +15,9 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
-from .builder import TorchBuilder
-from .constants import NUMPY_DTYPES as _NUMPY_DTYPES
-from .constants import literal_value, read_resource, shaped_type
+from .builder import INT64_MAX, TorchBuilder
 from .node import OnnxNode
 from .registry import converts
-
-_INT64_MAX = 2**63 - 1
-
-
-def _constant(node: OnnxNode, index: int) -> np.ndarray | None:
-    found = node.constant_input(index)
-    return found if found is not None else literal_value(node.optional_input(index))
-
-
-# -- dims: ints when known, !torch.int values otherwise ---------------------------
-def _int(b: TorchBuilder, dim) -> ir.Value:
-    return b.constant_int(dim) if isinstance(dim, (int, np.integer)) else dim
-
-
-def _static(dim):
-    return int(dim) if isinstance(dim, (int, np.integer)) else None
-
-
-def _arith(b: TorchBuilder, name: str, lhs, rhs, fold):
-    if isinstance(lhs, (int, np.integer)) and isinstance(rhs, (int, np.integer)):
-        return fold(int(lhs), int(rhs))
-    return b.op(f"aten.{name}", b.type("!torch.int"), _int(b, lhs), _int(b, rhs))
-
-
-def _add(b, lhs, rhs):
-    return _arith(b, "add.int", lhs, rhs, lambda x, y: x + y)
-
-
-def _sub(b, lhs, rhs):
-    return _arith(b, "sub.int", lhs, rhs, lambda x, y: x - y)
-
-
-def _mul(b, lhs, rhs):
-    return _arith(b, "mul.int", lhs, rhs, lambda x, y: x * y)
-
-
-def _floordiv(b, lhs, rhs):
-    return _arith(b, "floordiv.int", lhs, rhs, lambda x, y: x // y)
-
-
-def _product(b, dims):
-    result = 1
-    for dim in dims:
-        result = _mul(b, result, dim)
-    return result
-
-
-def _dims(b: TorchBuilder, value: ir.Value) -> list:
-    """Each dim of a ranked value: an int when static, else `aten.size.int`."""
-    sizes = b.info(value).sizes
-    return [
-        size if size is not None else b.op("aten.size.int", b.type("!torch.int"), value, b.constant_int(i))
-        for i, size in enumerate(sizes)
-    ]
-
-
-def _int_list(b: TorchBuilder, dims) -> ir.Value:
-    return b.list([_int(b, dim) for dim in dims], "!torch.int")
-
-
-def _rank(node: OnnxNode, index: int = 0) -> int:
-    rank = node.input_info(index).rank
-    if rank is None:
-        node.fail(f"needs a ranked input {index}")
-    return rank
-
-
-def _axis(node: OnnxNode, axis: int, rank: int, what: str = "axis") -> int:
-    if not -rank <= axis < max(rank, 1):
-        node.fail(f"{what} {axis} is out of range for rank {rank}")
-    return axis + rank if axis < 0 else axis
-
-
-def _scalar(b: TorchBuilder, tensor: ir.Value) -> ir.Value:
-    """`aten.item` of a one-element tensor, as `!torch.float` or `!torch.int`."""
-    info = b.info(tensor)
-    if info.rank:
-        tensor = b.reshape(tensor, [], [])
-    return b.op("aten.item", b.type("!torch.float" if info.is_float else "!torch.int"), tensor)
-
-
-def _scalar_input(node: OnnxNode, b: TorchBuilder, index: int):
-    """A one-element input as a Python number when constant, else `aten.item` of it."""
-    constant = _constant(node, index)
-    if constant is not None:
-        number = constant.reshape(-1)[0]
-        return float(number) if np.issubdtype(constant.dtype, np.floating) else int(number)
-    return _scalar(b, node.input(index))
-
-
-def _int_elements(node: OnnxNode, b: TorchBuilder, index: int, what: str) -> list:
-    """A 1-D integer input: Python ints when constant, else one `aten.item` per element."""
-    constant = _constant(node, index)
-    if constant is not None:
-        return [int(v) for v in constant.reshape(-1)]
-    tensor = node.input(index)
-    info = b.info(tensor)
-    if info.sizes is None or len(info.sizes) != 1 or info.sizes[0] is None:
-        node.fail(f"'{what}' must be a constant or a 1-D tensor of static length")
-    element_type = b.tensor_type([], info.element)
-    elements = []
-    for i in range(info.sizes[0]):
-        selected = b.op("aten.select.int", element_type, tensor, b.constant_int(0), b.constant_int(i))
-        elements.append(b.op("aten.item", b.type("!torch.int"), selected))
-    return elements
-
-
-def _constant_ints(node: OnnxNode, index: int, what: str) -> list[int] | None:
-    """A 1-D input that must be constant (absent: None)."""
-    if not node.has_input(index):
-        return None
-    constant = _constant(node, index)
-    if constant is None:
-        node.fail(f"'{what}' must be a constant")
-    return [int(v) for v in constant.reshape(-1)]
-
-
-def _constant_from_value(node: OnnxNode, b: TorchBuilder):
-    attribute = node.raw_attribute("value").maybe_downcast()
-    result = node.result_info()
-    shaped = shaped_type(attribute)
-    if shaped is None:
-        node.fail(f"attribute 'value' ({attribute}) is not a tensor this conversion can read")
-    element = str(shaped.element_type)
-    if "onnx.String" in element or "!torch.str" in element:
-        node.fail("string tensors ('value' of element type string) have no torch equivalent")
-    if element.startswith("i") and element != "i1":  # ONNX dialect: signless integers become signed
-        values = np.array(attribute) if isinstance(attribute, ir.DenseElementsAttr) else read_resource(attribute)
-        if values is not None:
-            return b.literal(values.astype(_NUMPY_DTYPES[element]), result.element)
-    if element == "i1" and not isinstance(attribute, ir.DenseElementsAttr):
-        return _dense_bool_literal(node, b, attribute, shaped)
-    return b.op("vtensor.literal", node.result_type(), attributes={"value": attribute})
-
-
-# Boolean blobs up to this many elements are read into dense literals (one C call an element).
-MAX_BOOL_BLOB_ELEMENTS = 1 << 22
-
-
-def _dense_bool_literal(node: OnnxNode, b: TorchBuilder, attribute, shaped):
-    """A boolean `dense_resource` constant as a dense literal.
-
-    Neither MLIR's lowering to LLVM nor IREE reads i1 resource blobs (the dynamo exporter
-    stores a static causal mask as one: the JIT failed with 'no known conversion for
-    innermost element type' and IREE's compiler aborted); dense i1 elements lower everywhere.
-    """
-    count = int(np.prod(shaped.shape)) if shaped.rank else 1
-    values = read_resource(attribute, limit=MAX_BOOL_BLOB_ELEMENTS)
-    if values is None:
-        node.fail(f"a boolean constant of {count} elements stored as a resource blob is too large to make dense "
-                  f"(at most {MAX_BOOL_BLOB_ELEMENTS}); no backend lowers boolean blobs")
-    return b.literal(values.astype(np.bool_), "i1")
 
 
 @converts("Constant", since=1)
@@ -182,7 +27,7 @@ def constant(node: OnnxNode, b: TorchBuilder):
         node.fail("attribute 'sparse_value' (a sparse tensor) is not supported")
     if not node.has_attr("value"):
         node.fail("required attribute 'value' is missing")
-    return _constant_from_value(node, b)
+    return node.attr_literal("value", b)
 
 
 @converts("Constant", since=12)
@@ -205,32 +50,31 @@ def constant_value_attributes(node: OnnxNode, b: TorchBuilder):
 @converts("ConstantOfShape", since=9)
 def constant_of_shape(node: OnnxNode, b: TorchBuilder):
     """A tensor of shape `input` filled with the one-element tensor `value` (default float 0)."""
-    declared = _static_result_sizes(node)
-    sizes = declared if declared is not None and _constant(node, 0) is None else _int_elements(node, b, 0, "input")
+    declared = node.static_result_sizes()
+    sizes = declared if declared is not None and node.constant_input(0) is None else node.int_elements(0, b, "input")
     result = node.result_info()
     fill = node.attr_tensor("value", None)
     number = 0 if fill is None else fill.reshape(-1)[0].item()
     none = b.constant_none()
     return b.op(
-        "aten.full", node.result_type(), _int_list(b, sizes), b.constant_scalar(number, result.element),
+        "aten.full", node.result_type(), b.int_list(sizes), b.constant_scalar(number, result.element),
         b.dtype(result.element), none, none, none,
     )
 
 
 def _shape(node: OnnxNode, b: TorchBuilder, start: int, end: int | None):
     x = node.input(0)
-    rank = _rank(node)
+    rank = node.input_info(0).rank
+    if rank is None:
+        node.fail("needs a ranked input 0")
     start = min(max(start + rank if start < 0 else start, 0), rank)
     end = rank if end is None else min(max(end + rank if end < 0 else end, 0), rank)
     sizes = b.info(x).sizes[start:end] if end > start else ()
     if all(size is not None for size in sizes):
         return b.literal(np.array(sizes, dtype=np.int64).reshape(len(sizes)), "si64")
-    dims = [
-        size if size is not None else b.op("aten.size.int", b.type("!torch.int"), x, b.constant_int(dim))
-        for dim, size in enumerate(b.info(x).sizes[start:end], start=start)
-    ]
+    dims = [b.dim(x, dim) for dim in range(start, end)]
     none, false = b.constant_none(), b.constant_bool(False)
-    return b.op("aten.tensor", node.result_type(), _int_list(b, dims), b.dtype("si64"), none, false)
+    return b.op("aten.tensor", node.result_type(), b.int_list(dims), b.dtype("si64"), none, false)
 
 
 @converts("Shape", since=1)
@@ -261,15 +105,13 @@ def range_(node: OnnxNode, b: TorchBuilder):
     With run-time inputs and a static result, start + delta * [0, 1, ...] in tensors
     (the count is the declared size; TOSA and StableHLO cannot lower aten.item)."""
     result = node.result_info()
-    runtime = any(_constant(node, i) is None for i in range(3))
+    runtime = any(node.constant_input(i) is None for i in range(3))
     if runtime and result.is_static and result.rank == 1:
-        none = b.constant_none()
-        positions = b.op("aten.arange", b.tensor_type(result.sizes, "si64"), b.constant_int(result.sizes[0]), b.dtype("si64"), none, none, none)
-        positions = b.to_dtype(positions, result.element)
+        positions = b.to_dtype(b.arange(result.sizes[0]), result.element)
         start, delta = (b.to_dtype(node.input(i), result.element) for i in (0, 2))
         steps = b.op("aten.mul.Tensor", node.result_type(), positions, delta)
         return b.op("aten.add.Tensor", node.result_type(), steps, start, b.constant_int(1))
-    start, limit, delta = (_scalar_input(node, b, i) for i in range(3))
+    start, limit, delta = (node.scalar_input(i, b) for i in range(3))
 
     def scalar(v):
         return v if isinstance(v, ir.Value) else b.constant_scalar(v, result.element)
@@ -281,28 +123,21 @@ def range_(node: OnnxNode, b: TorchBuilder):
     )
 
 
-# -- Reshape, Flatten, Squeeze, Unsqueeze, Transpose ------------------------------
-def _static_result_sizes(node: OnnxNode, index: int = 0) -> list[int] | None:
-    """The declared result sizes when all static: what a run-time shape input must produce."""
-    info = node.result_info(index)
-    return list(info.sizes) if info.is_static else None
-
-
 def _reshape(node: OnnxNode, b: TorchBuilder, allowzero: int):
     x = node.input(0)
-    declared = _static_result_sizes(node)
+    declared = node.static_result_sizes()
     info = node.input_info(0)
     if declared is not None and info.is_static and 0 in info.sizes:
         # Nothing to move; a reshape of an empty tensor divides by zero in some lowerings.
         none = b.constant_none()
         return b.op("aten.zeros", node.result_type(), b.int_list(declared), b.dtype(info.element), none, none, none)
-    if _constant(node, 1) is None and declared is not None:
+    if node.constant_input(1) is None and declared is not None:
         return b.reshape(x, declared)
-    shape = _int_elements(node, b, 1, "shape")
+    shape = node.int_elements(1, b, "shape")
     copies = not allowzero and any(not isinstance(value, int) or value == 0 for value in shape)
     if copies and info.rank is None:
         node.fail("a 0 in 'shape' copies an input dim, which needs a ranked input")
-    input_dims = _dims(b, x) if copies else []
+    input_dims = b.dims(x) if copies else []
     sizes = []
     for i, value in enumerate(shape):
         if not copies or i >= len(input_dims):
@@ -310,7 +145,7 @@ def _reshape(node: OnnxNode, b: TorchBuilder, allowzero: int):
         elif isinstance(value, int):
             sizes.append(input_dims[i] if value == 0 else value)
         else:  # 0 copies the input dim: value + (value == 0) * (dim - value)
-            sizes.append(_add(b, value, _mul(b, _eq(b, value, 0), _sub(b, input_dims[i], value))))
+            sizes.append(b.dim_add(value, b.dim_mul(b.dim_eq(value, 0), b.dim_sub(input_dims[i], value))))
     return b.reshape(x, sizes, node.result_info().sizes)
 
 
@@ -330,13 +165,17 @@ def reshape_allowzero(node: OnnxNode, b: TorchBuilder):
 def flatten(node: OnnxNode, b: TorchBuilder):
     """To 2-D: dims [0, axis) and [axis, rank) each multiplied together (axis in [-rank, rank])."""
     x = node.input(0)
-    rank = _rank(node)
+    rank = node.rank()
     axis = node.attr_int("axis")
     if not -rank <= axis <= rank:
         node.fail(f"axis {axis} is out of range for rank {rank}")
     axis = axis + rank if axis < 0 else axis
-    dims = _dims(b, x)
-    outer, inner = _product(b, dims[:axis]), _product(b, dims[axis:])
+    outer = inner = 1
+    for dim, size in enumerate(b.dims(x)):
+        if dim < axis:
+            outer = b.dim_mul(outer, size)
+        else:
+            inner = b.dim_mul(inner, size)
     return b.reshape(x, [outer, inner], node.result_info().sizes)
 
 
@@ -352,14 +191,14 @@ def _reshape_to_result(node: OnnxNode, b: TorchBuilder, what: str):
 def _squeeze(node: OnnxNode, b: TorchBuilder, axes: list[int] | None):
     x = node.input(0)
     info = node.input_info(0)
-    rank = _rank(node)
+    rank = node.rank()
     if axes is None:
         axes = [i for i, size in enumerate(info.sizes) if size == 1]
         unknown = [i for i, size in enumerate(info.sizes) if size is None]
         result_rank = node.result_info().rank
         if unknown and result_rank != rank - len(axes):
             node.fail("without 'axes', needs static dims (or a result type that tells which dims are squeezed)")
-    axes = sorted({_axis(node, axis, rank, "axes value") for axis in axes}, reverse=True)
+    axes = sorted({node.axis(axis, rank, "axes value") for axis in axes}, reverse=True)
     sizes = list(info.sizes)
     for count, axis in enumerate(axes, start=1):
         if sizes[axis] not in (1, None):
@@ -379,15 +218,15 @@ def squeeze_axes_attribute(node: OnnxNode, b: TorchBuilder):
 @converts("Squeeze", since=13)
 def squeeze(node: OnnxNode, b: TorchBuilder):
     """From opset 13, `axes` is an optional input."""
-    if node.has_input(1) and _constant(node, 1) is None:
+    if node.has_input(1) and node.constant_input(1) is None:
         return _reshape_to_result(node, b, "axes")
-    return _squeeze(node, b, _constant_ints(node, 1, "axes"))
+    return _squeeze(node, b, node.constant_ints(1, "axes"))
 
 
 def _unsqueeze(node: OnnxNode, b: TorchBuilder, axes: list[int]):
     x = node.input(0)
-    output_rank = _rank(node) + len(axes)
-    for axis in sorted(_axis(node, axis, output_rank, "axes value") for axis in axes):
+    output_rank = node.rank() + len(axes)
+    for axis in sorted(node.axis(axis, output_rank, "axes value") for axis in axes):
         x = b.unsqueeze(x, axis)
     return x
 
@@ -401,24 +240,23 @@ def unsqueeze_axes_attribute(node: OnnxNode, b: TorchBuilder):
 @converts("Unsqueeze", since=13)
 def unsqueeze(node: OnnxNode, b: TorchBuilder):
     """From opset 13, `axes` is a required input."""
-    if _constant(node, 1) is None:
+    if node.constant_input(1) is None:
         return _reshape_to_result(node, b, "axes")
-    return _unsqueeze(node, b, _constant_ints(node, 1, "axes"))
+    return _unsqueeze(node, b, node.constant_ints(1, "axes"))
 
 
 @converts("Transpose", since=1)
 def transpose(node: OnnxNode, b: TorchBuilder):
     """`perm` defaults to reversing the dims."""
-    rank = _rank(node)
+    rank = node.rank()
     perm = node.attr_ints("perm", None) or list(reversed(range(rank)))
-    if sorted(_axis(node, p, rank, "perm value") for p in perm) != list(range(rank)):
+    if sorted(node.axis(p, rank, "perm value") for p in perm) != list(range(rank)):
         node.fail(f"perm {perm} is not a permutation of the {rank} dims")
     return b.op("aten.permute", node.result_type(), node.input(0), b.int_list(perm))
 
 
-# -- Concat, Split, Slice ---------------------------------------------------------
 def _concat(node: OnnxNode, b: TorchBuilder, axis: int):
-    axis = _axis(node, axis, _rank(node))
+    axis = node.axis(axis, node.rank())
     return b.op("aten.cat", node.result_type(), b.tensor_list(node.inputs()), b.constant_int(axis))
 
 
@@ -437,8 +275,8 @@ def concat(node: OnnxNode, b: TorchBuilder):
 def _split(node: OnnxNode, b: TorchBuilder, split: list | None, num_outputs: int | None = None):
     """Slices along `axis`: sizes `split`, else equal parts (the last smaller if uneven)."""
     x = node.input(0)
-    rank = _rank(node)
-    axis = _axis(node, node.attr_int("axis", 0), rank)  # Split-1 has no schema default
+    rank = node.rank()
+    axis = node.axis(node.attr_int("axis", 0), rank)  # Split-1 has no schema default
     count = node.num_results
     if split is not None and len(split) != count:
         node.fail(f"'split' has {len(split)} sizes for {count} outputs")
@@ -446,19 +284,18 @@ def _split(node: OnnxNode, b: TorchBuilder, split: list | None, num_outputs: int
         parts = num_outputs or count
         if parts != count:
             node.fail(f"num_outputs={parts} but the node has {count} outputs")
-        dim = _dims(b, x)[axis]
-        chunk = _floordiv(b, _add(b, dim, parts - 1), parts)
+        chunk = b.dim_floordiv(b.dim_add(b.dim(x, axis), parts - 1), parts)
         split = [chunk] * count
     dim = node.input_info(0).sizes[axis]
     results, start = [], 0
     for i, length in enumerate(split):
-        end = _add(b, start, length)
+        end = b.dim_add(start, length)
         if isinstance(end, int) and dim is not None:
             end = min(end, dim)
         empty = _empty_result(node, b, i)
         results.append(
             empty if empty is not None else b.op(
-                "aten.slice.Tensor", node.result_type(i), x, b.constant_int(axis), _int(b, start), _int(b, end), b.constant_int(1)
+                "aten.slice.Tensor", node.result_type(i), x, b.constant_int(axis), b.dim_value(start), b.dim_value(end), b.constant_int(1)
             )
         )
         start = end
@@ -477,12 +314,12 @@ def _empty_result(node: OnnxNode, b: TorchBuilder, index: int = 0):
 
 def _split_input(node: OnnxNode, b: TorchBuilder) -> list:
     """The `split` input; computed at run time, the declared result sizes along `axis` if static."""
-    if _constant(node, 1) is None and node.input_info(0).rank is not None:
-        axis = _axis(node, node.attr_int("axis", 0), node.input_info(0).rank)
+    if node.constant_input(1) is None and node.input_info(0).rank is not None:
+        axis = node.axis(node.attr_int("axis", 0), node.input_info(0).rank)
         declared = [node.result_info(i).sizes for i in range(node.num_results)]
         if all(sizes is not None and sizes[axis] is not None for sizes in declared):
             return [sizes[axis] for sizes in declared]
-    return _int_elements(node, b, 1, "split")
+    return node.int_elements(1, b, "split")
 
 
 @converts("Split", since=1)
@@ -521,14 +358,14 @@ def split_num_outputs(node: OnnxNode, b: TorchBuilder):
 def _slice(node: OnnxNode, b: TorchBuilder, starts: list, ends: list, axes: list[int] | None, steps: list[int] | None):
     x = node.input(0)
     info = node.input_info(0)
-    rank = _rank(node)
+    rank = node.rank()
     axes = list(range(len(starts))) if axes is None else axes
     steps = [1] * len(starts) if steps is None else steps
     if not len(starts) == len(ends) == len(axes) == len(steps):
         node.fail(f"starts, ends, axes and steps have different lengths ({len(starts)}, {len(ends)}, {len(axes)}, {len(steps)})")
     sizes = list(info.sizes)
     for count, (start, end, axis, step) in enumerate(zip(starts, ends, axes, steps), start=1):
-        axis = _axis(node, axis, rank, "axes value")
+        axis = node.axis(axis, rank, "axes value")
         dim = sizes[axis]
         if step == 0:
             node.fail("a step of 0 is not allowed")
@@ -550,7 +387,7 @@ def _slice(node: OnnxNode, b: TorchBuilder, starts: list, ends: list, axes: list
         result_type = node.result_type() if count == len(starts) else b.tensor_type(sizes, info.element)
         x = b.op(
             "aten.slice.Tensor", result_type, x, b.constant_int(axis),
-            _int(b, start), _int(b, end), b.constant_int(step),
+            b.dim_value(start), b.dim_value(end), b.constant_int(step),
         )
     return x
 
@@ -570,12 +407,12 @@ def slice_(node: OnnxNode, b: TorchBuilder):
     empty = _empty_result(node, b)
     if empty is not None:
         return empty
-    runtime = [node.has_input(i) and _constant(node, i) is None for i in range(1, 5)]
+    runtime = [node.has_input(i) and node.constant_input(i) is None for i in range(1, 5)]
     if runtime[2] or runtime[3] or ((runtime[0] or runtime[1]) and node.result_info().is_static):
         return _slice_by_gather(node, b)
-    starts = _int_elements(node, b, 1, "starts")
-    ends = _int_elements(node, b, 2, "ends")
-    return _slice(node, b, starts, ends, _constant_ints(node, 3, "axes"), _constant_ints(node, 4, "steps"))
+    starts = node.int_elements(1, b, "starts")
+    ends = node.int_elements(2, b, "ends")
+    return _slice(node, b, starts, ends, node.constant_ints(3, "axes"), node.constant_ints(4, "steps"))
 
 
 def _slice_by_gather(node: OnnxNode, b: TorchBuilder):
@@ -587,7 +424,7 @@ def _slice_by_gather(node: OnnxNode, b: TorchBuilder):
     of step (the end only decides the count, which the result type states).
     """
     x = node.input(0)
-    rank = _rank(node)
+    rank = node.rank()
     result_sizes = node.result_info().sizes
     if result_sizes is None or None in result_sizes:
         node.fail("axes or steps computed at run time need a static result type")
@@ -614,7 +451,7 @@ def _slice_by_gather(node: OnnxNode, b: TorchBuilder):
         product = b.op("aten.mul.Tensor", vector, selected, values)
         return b.op("aten.sum", scalar, product, none)
 
-    dims = _dims(b, x)
+    dims = b.dims(x)
     for d in range(rank):
         selected = b.to_dtype(b.op("aten.eq.Scalar", mask, axes, b.constant_int(d)), "si64")
         start = picked(starts, selected)
@@ -622,8 +459,8 @@ def _slice_by_gather(node: OnnxNode, b: TorchBuilder):
         step = b.op("aten.rsub.Scalar", scalar, named, b.constant_int(1), b.constant_int(1))  # 1 - named
         step = b.op("aten.add.Tensor", scalar, picked(steps, selected), step, b.constant_int(1))
         wraps = b.to_dtype(b.op("aten.lt.Scalar", b.tensor_type([], "i1"), start, b.constant_int(0)), "si64")
-        start = b.op("aten.add.Tensor", scalar, start, b.op("aten.mul.Scalar", scalar, wraps, _int(b, dims[d])), b.constant_int(1))
-        start = b.op("aten.clamp", scalar, start, b.constant_int(0), _int(b, _sub(b, dims[d], 1)))
+        start = b.op("aten.add.Tensor", scalar, start, b.op("aten.mul.Scalar", scalar, wraps, b.dim_value(dims[d])), b.constant_int(1))
+        start = b.op("aten.clamp", scalar, start, b.constant_int(0), b.dim_value(b.dim_sub(dims[d], 1)))
         size = result_sizes[d]
         positions = b.op("aten.arange", b.tensor_type([size], "si64"), b.constant_int(size), b.dtype("si64"), none, none, none)
         strided = b.op("aten.mul.Tensor", positions.type, positions, step)
@@ -634,16 +471,15 @@ def _slice_by_gather(node: OnnxNode, b: TorchBuilder):
     return x
 
 
-# -- Expand, Tile, Pad ------------------------------------------------------------
 @converts("Expand", since=8)
 def expand(node: OnnxNode, b: TorchBuilder):
     """Broadcast to `shape` both ways: a 1 in `shape` keeps the input's dim."""
     x = node.input(0)
-    rank = _rank(node)
-    declared = _static_result_sizes(node)
-    if _constant(node, 1) is None and declared is not None:
+    rank = node.rank()
+    declared = node.static_result_sizes()
+    if node.constant_input(1) is None and declared is not None:
         return b.op("aten.broadcast_to", node.result_type(), x, b.int_list(declared))
-    shape = _int_elements(node, b, 1, "shape")
+    shape = node.int_elements(1, b, "shape")
     input_sizes = node.input_info(0).sizes
     output_rank = max(rank, len(shape))
     sizes = []
@@ -662,43 +498,30 @@ def expand(node: OnnxNode, b: TorchBuilder):
         elif input_sizes[input_index] is not None:
             sizes.append(-1)
         else:
-            size = b.op("aten.size.int", b.type("!torch.int"), x, b.constant_int(input_index))
-            sizes.append(b.op("prim.max.int", b.type("!torch.int"), size, wanted))
-    return b.op("aten.broadcast_to", node.result_type(), x, _int_list(b, sizes))
+            sizes.append(b.op("prim.max.int", b.type("!torch.int"), b.dim(x, input_index), wanted))
+    return b.op("aten.broadcast_to", node.result_type(), x, b.int_list(sizes))
 
 
 @converts("Tile", since=6)
 def tile(node: OnnxNode, b: TorchBuilder):
     """Repeat the input `repeats[d]` times along each dim d."""
-    declared, sizes = _static_result_sizes(node), node.input_info(0).sizes
-    if _constant(node, 1) is None and declared is not None and sizes is not None and all(sizes):
+    declared, sizes = node.static_result_sizes(), node.input_info(0).sizes
+    if node.constant_input(1) is None and declared is not None and sizes is not None and all(sizes):
         repeats = [out // size for out, size in zip(declared, sizes)]
     else:
-        repeats = _int_elements(node, b, 1, "repeats")
-    if len(repeats) != _rank(node):
-        node.fail(f"'repeats' has {len(repeats)} values for a rank-{_rank(node)} input")
-    return b.op("aten.tile", node.result_type(), node.input(0), _int_list(b, repeats))
+        repeats = node.int_elements(1, b, "repeats")
+    if len(repeats) != node.rank():
+        node.fail(f"'repeats' has {len(repeats)} values for a rank-{node.rank()} input")
+    return b.op("aten.tile", node.result_type(), node.input(0), b.int_list(repeats))
 
 
 PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "replicate", "wrap": "circular"}
 
 
-def _lt(b, lhs, rhs):
-    if isinstance(lhs, int) and isinstance(rhs, int):
-        return int(lhs < rhs)
-    return b.op("aten.Int.bool", b.type("!torch.int"), b.op("aten.lt.int", b.type("!torch.bool"), _int(b, lhs), _int(b, rhs)))
-
-
-def _eq(b, lhs, rhs):
-    if isinstance(lhs, int) and isinstance(rhs, int):
-        return int(lhs == rhs)
-    return b.op("aten.Int.bool", b.type("!torch.int"), b.op("aten.eq.int", b.type("!torch.bool"), _int(b, lhs), _int(b, rhs)))
-
-
 def _pad(node: OnnxNode, b: TorchBuilder, pads: list, value, axes: list | None, modes=("constant", "reflect", "edge")):
     """Pad with pads (and axes) known as numbers or `!torch.int` values."""
     x = node.input(0)
-    rank = _rank(node)
+    rank = node.rank()
     mode = node.attr_string("mode")
     if mode not in modes:
         node.fail(f"mode '{mode}' is not one of {', '.join(repr(m) for m in modes)}")
@@ -709,15 +532,15 @@ def _pad(node: OnnxNode, b: TorchBuilder, pads: list, value, axes: list | None, 
     begins, ends = [0] * rank, [0] * rank
     for i, axis in enumerate(axes):
         if isinstance(axis, int):
-            axis = _axis(node, axis, rank, "axes value")
+            axis = node.axis(axis, rank, "axes value")
             begins[axis], ends[axis] = pads[i], pads[i + len(axes)]
             continue
         # A run-time axis: every dim d gets pads[i] * (axis mod rank == d).
-        axis = _add(b, axis, _mul(b, _lt(b, axis, 0), rank))
+        axis = b.dim_add(axis, b.dim_mul(b.dim_lt(axis, 0), rank))
         for d in range(rank):
-            selected = _eq(b, axis, d)
-            begins[d] = _add(b, begins[d], _mul(b, selected, pads[i]))
-            ends[d] = _add(b, ends[d], _mul(b, selected, pads[i + len(axes)]))
+            selected = b.dim_eq(axis, d)
+            begins[d] = b.dim_add(begins[d], b.dim_mul(selected, pads[i]))
+            ends[d] = b.dim_add(ends[d], b.dim_mul(selected, pads[i + len(axes)]))
     # torch lists (begin, end) pairs from the last dim backwards; leading unpadded dims are left out.
     padded = [d for d in range(rank) if not (isinstance(begins[d], int) and isinstance(ends[d], int) and begins[d] == ends[d] == 0)]
     first = padded[0] if padded else rank
@@ -729,11 +552,11 @@ def _pad(node: OnnxNode, b: TorchBuilder, pads: list, value, axes: list | None, 
     element = node.input_info(0).element
     if mode == "constant":
         fill = value if isinstance(value, ir.Value) else b.constant_scalar(value, element)
-        return b.op("aten.constant_pad_nd", node.result_type(), x, _int_list(b, torch_pads), fill)
+        return b.op("aten.constant_pad_nd", node.result_type(), x, b.int_list(torch_pads), fill)
     if all(not isinstance(pad, int) or pad >= 0 for pad in begins + ends):
         return _pad_by_slices(node, b, x, begins, ends, mode)
     return b.op(
-        "aten.pad", node.result_type(), x, _int_list(b, torch_pads), b.constant_string(PAD_MODES[mode]), b.constant_none()
+        "aten.pad", node.result_type(), x, b.int_list(torch_pads), b.constant_string(PAD_MODES[mode]), b.constant_none()
     )
 
 
@@ -749,32 +572,30 @@ def _pad_by_slices(node: OnnxNode, b: TorchBuilder, x, begins: list, ends: list,
 
     def sliced(value, dim, start, end, length):
         part_sizes = list(b.info(value).sizes)
-        part_sizes[dim] = _static(length)
+        part_sizes[dim] = b.static_dim(length)
         return b.op(
             "aten.slice.Tensor", b.tensor_type(part_sizes, element), value, b.constant_int(dim),
-            _int(b, start), _int(b, end), b.constant_int(1),
+            b.dim_value(start), b.dim_value(end), b.constant_int(1),
         )
 
     def border(value, dim, count, at_start):
-        size = b.info(value).sizes[dim]
-        if size is None and mode != "edge":
-            size = b.op("aten.size.int", b.type("!torch.int"), value, b.constant_int(dim))
         if mode == "edge":
-            edge = sliced(value, dim, 0, 1, 1) if at_start else sliced(value, dim, -1, _INT64_MAX, 1)
+            edge = sliced(value, dim, 0, 1, 1) if at_start else sliced(value, dim, -1, INT64_MAX, 1)
             target = [-1] * rank
             target[dim] = count
             edge_sizes = list(b.info(edge).sizes)
-            edge_sizes[dim] = _static(count)
-            return b.op("aten.broadcast_to", b.tensor_type(edge_sizes, element), edge, _int_list(b, target))
+            edge_sizes[dim] = b.static_dim(count)
+            return b.op("aten.broadcast_to", b.tensor_type(edge_sizes, element), edge, b.int_list(target))
+        size = b.dim(value, dim)
         if mode == "wrap":
-            return sliced(value, dim, _sub(b, size, count), size, count) if at_start else sliced(value, dim, 0, count, count)
+            return sliced(value, dim, b.dim_sub(size, count), size, count) if at_start else sliced(value, dim, 0, count, count)
         if isinstance(size, int) and isinstance(count, int) and count >= size:
             node.fail(f"reflect padding of {count} needs a dim {dim} larger than {size}")
         if at_start:
-            part = sliced(value, dim, 1, _add(b, count, 1), count)
+            part = sliced(value, dim, 1, b.dim_add(count, 1), count)
         else:
-            last = _sub(b, size, 1)
-            part = sliced(value, dim, _sub(b, last, count), last, count)
+            last = b.dim_sub(size, 1)
+            part = sliced(value, dim, b.dim_sub(last, count), last, count)
         return b.op("aten.flip", part.type, part, b.int_list([dim]))
 
     def is_zero(pad):
@@ -800,12 +621,12 @@ def pad_attributes(node: OnnxNode, b: TorchBuilder):
 
 def _pad_inputs(node: OnnxNode, b: TorchBuilder, modes=("constant", "reflect", "edge")):
     """Pad with `pads`, `constant_value` and (from opset 18) `axes` as inputs."""
-    runtime = any(node.has_input(i) and _constant(node, i) is None for i in (1, 3))
+    runtime = any(node.has_input(i) and node.constant_input(i) is None for i in (1, 3))
     if runtime and node.result_info().is_static and node.input_info(0).rank is not None:
         return _pad_by_gather(node, b, modes)
-    value = _scalar_input(node, b, 2) if node.has_input(2) else 0
-    axes = _int_elements(node, b, 3, "axes") if node.has_input(3) else None
-    return _pad(node, b, _int_elements(node, b, 1, "pads"), value, axes, modes)
+    value = node.scalar_input(2, b) if node.has_input(2) else 0
+    axes = node.int_elements(3, b, "axes") if node.has_input(3) else None
+    return _pad(node, b, node.int_elements(1, b, "pads"), value, axes, modes)
 
 
 def _pad_by_gather(node: OnnxNode, b: TorchBuilder, modes):
@@ -815,7 +636,7 @@ def _pad_by_gather(node: OnnxNode, b: TorchBuilder, modes):
     TOSA and StableHLO lower it too; the declared result type gives the output sizes.
     """
     x = node.input(0)
-    rank = _rank(node)
+    rank = node.rank()
     mode = node.attr_string("mode")
     if mode not in modes:
         node.fail(f"mode '{mode}' is not one of {', '.join(repr(m) for m in modes)}")
@@ -838,26 +659,26 @@ def _pad_by_gather(node: OnnxNode, b: TorchBuilder, modes):
     fill = None
     if mode == "constant" and node.has_input(2):
         fill = b.to_dtype(node.input(2), element)
-    dims = _dims(b, x)
+    dims = b.dims(x)
     result_sizes = node.result_info().sizes
     for d in range(rank):
         size, out = dims[d], result_sizes[d]
         selected = b.to_dtype(b.op("aten.eq.Scalar", b.tensor_type([count], "i1"), axes, b.constant_int(d)), "si64")
         begin = b.op("aten.sum", scalar, b.op("aten.mul.Tensor", vector, selected, begins), none)
         index_type = b.tensor_type([out], "si64")
-        positions = b.op("aten.arange", index_type, b.constant_int(out), b.dtype("si64"), none, none, none)
+        positions = b.arange(out)
         source = b.op("aten.sub.Tensor", index_type, positions, begin, b.constant_int(1))
-        last = _int(b, _sub(b, size, 1))
+        last = b.dim_value(b.dim_sub(size, 1))
         if mode == "wrap":
             # remainder of a negative index: floor mod on Linalg, C's % on StableHLO; adding
             # the size where it came out negative gives the floor mod on both.
-            index = b.op("aten.remainder.Scalar", index_type, source, _int(b, size))
+            index = b.op("aten.remainder.Scalar", index_type, source, b.dim_value(size))
             below = b.to_dtype(b.op("aten.lt.Scalar", b.tensor_type([out], "i1"), index, b.constant_int(0)), "si64")
-            index = b.op("aten.add.Tensor", index_type, index, b.op("aten.mul.Scalar", index_type, below, _int(b, size)), b.constant_int(1))
+            index = b.op("aten.add.Tensor", index_type, index, b.op("aten.mul.Scalar", index_type, below, b.dim_value(size)), b.constant_int(1))
         elif mode == "reflect" and not (isinstance(size, int) and size == 1):
-            period = _sub(b, _mul(b, size, 2), 2)
-            folded = b.op("aten.remainder.Scalar", index_type, b.op("aten.abs", index_type, source), _int(b, period))
-            mirrored = b.op("aten.rsub.Scalar", index_type, folded, _int(b, period), b.constant_int(1))
+            period = b.dim_sub(b.dim_mul(size, 2), 2)
+            folded = b.op("aten.remainder.Scalar", index_type, b.op("aten.abs", index_type, source), b.dim_value(period))
+            mirrored = b.op("aten.rsub.Scalar", index_type, folded, b.dim_value(period), b.constant_int(1))
             beyond = b.op("aten.gt.Scalar", b.tensor_type([out], "i1"), folded, last)
             index = b.op("aten.where.self", index_type, beyond, mirrored, folded)
         else:
@@ -901,7 +722,6 @@ def pad_wrap(node: OnnxNode, b: TorchBuilder):
     return _pad_inputs(node, b, modes=("constant", "reflect", "edge", "wrap"))
 
 
-# -- Dropout ----------------------------------------------------------------------
 def _dropout(node: OnnxNode, b: TorchBuilder):
     x = node.input(0)
     if node.num_results < 2 or not node.result_is_used(1):
@@ -922,33 +742,33 @@ def dropout_attributes(node: OnnxNode, b: TorchBuilder):
 def dropout(node: OnnxNode, b: TorchBuilder):
     """From opset 12, `ratio` and `training_mode` are inputs; training with ratio > 0 is random."""
     if node.has_input(2):
-        training = _constant(node, 2)
+        training = node.constant_input(2)
         if training is None:
             node.fail("'training_mode' must be a constant")
-        ratio = _constant(node, 1) if node.has_input(1) else np.array(0.5)
-        if bool(training.reshape(-1)[0]) and (ratio is None or float(ratio.reshape(-1)[0]) != 0.0):
+        ratio = node.constant_input(1) if node.has_input(1) else None
+        random = not node.has_input(1) or ratio is None or float(ratio.reshape(-1)[0]) != 0.0  # default 0.5
+        if bool(training.reshape(-1)[0]) and random:
             node.fail("training_mode=1 with a nonzero ratio (random dropout) is not supported")
     return _dropout(node, b)
 
 
-# -- DepthToSpace, SpaceToDepth ---------------------------------------------------
 def _block_rearrange(node: OnnxNode, b: TorchBuilder, split_sizes, permutation, final_sizes):
     """reshape to `split_sizes`, permute, reshape to `final_sizes` (dims as ints or !torch.int)."""
     x = node.input(0)
     element = node.input_info(0).element
-    split = b.reshape(x, split_sizes, [_static(d) for d in split_sizes])
-    permuted_sizes = [_static(split_sizes[p]) for p in permutation]
+    split = b.reshape(x, split_sizes)
+    permuted_sizes = [b.static_dim(split_sizes[p]) for p in permutation]
     permuted = b.op("aten.permute", b.tensor_type(permuted_sizes, element), split, b.int_list(permutation))
     return b.reshape(permuted, final_sizes, node.result_info().sizes)
 
 
 def _nchw(node: OnnxNode, b: TorchBuilder):
-    if _rank(node) != 4:
-        node.fail(f"needs a rank-4 input, not rank {_rank(node)}")
+    if node.rank() != 4:
+        node.fail(f"needs a rank-4 input, not rank {node.rank()}")
     blocksize = node.attr_int("blocksize")
     if blocksize <= 0:
         node.fail(f"blocksize {blocksize} is not positive")
-    return _dims(b, node.input(0)), blocksize
+    return b.dims(node.input(0)), blocksize
 
 
 def _mode_outside_schema(node: OnnxNode) -> str:
@@ -969,8 +789,8 @@ def _depth_to_space(node: OnnxNode, b: TorchBuilder, mode: str):
     """Output (y * bs + i, x * bs + j) of channel d reads input channel (i * bs + j) * D + d
     for DCR, d * bs * bs + i * bs + j for CRD."""
     (n, c, h, w), bs = _nchw(node, b)
-    depth = _floordiv(b, c, bs * bs)
-    final = [n, depth, _mul(b, h, bs), _mul(b, w, bs)]
+    depth = b.dim_floordiv(c, bs * bs)
+    final = [n, depth, b.dim_mul(h, bs), b.dim_mul(w, bs)]
     if mode == "DCR":
         return _block_rearrange(node, b, [n, bs, bs, depth, h, w], [0, 3, 4, 1, 5, 2], final)
     if mode == "CRD":
@@ -994,8 +814,8 @@ def _space_to_depth(node: OnnxNode, b: TorchBuilder, mode: str):
     """The inverse of DepthToSpace in the same mode: input (y * bs + i, x * bs + j) of channel
     c goes to channel (i * bs + j) * C + c for DCR, c * bs * bs + i * bs + j for CRD."""
     (n, c, h, w), bs = _nchw(node, b)
-    height, width = _floordiv(b, h, bs), _floordiv(b, w, bs)
-    final = [n, _mul(b, c, bs * bs), height, width]
+    height, width = b.dim_floordiv(h, bs), b.dim_floordiv(w, bs)
+    final = [n, b.dim_mul(c, bs * bs), height, width]
     split = [n, c, height, bs, width, bs]
     if mode == "DCR":
         return _block_rearrange(node, b, split, [0, 3, 5, 1, 2, 4], final)
@@ -1016,23 +836,17 @@ def space_to_depth(node: OnnxNode, b: TorchBuilder):
     return _space_to_depth(node, b, node.attr_string("mode"))
 
 
-# -- EyeLike, Trilu ---------------------------------------------------------------
 @converts("EyeLike", since=9)
 def eye_like(node: OnnxNode, b: TorchBuilder):
     """Ones where column - row == k, in the shape of the 2-D input."""
     x = node.input(0)
-    if _rank(node) != 2:
-        node.fail(f"needs a rank-2 input, not rank {_rank(node)}")
-    rows, columns = _dims(b, x)
+    if node.rank() != 2:
+        node.fail(f"needs a rank-2 input, not rank {node.rank()}")
+    rows, columns = b.dims(x)
     k = node.attr_int("k")
-    none = b.constant_none()
-
-    def arange(count):
-        return b.op("aten.arange", b.tensor_type([_static(count)], "si64"), _int(b, count), b.dtype("si64"), none, none, none)
-
-    row_index = b.unsqueeze(arange(rows), 1)
-    column_index = b.unsqueeze(arange(columns), 0)
-    sizes = [_static(rows), _static(columns)]
+    row_index = b.unsqueeze(b.arange(rows), 1)
+    column_index = b.unsqueeze(b.arange(columns), 0)
+    sizes = [b.static_dim(rows), b.static_dim(columns)]
     offset = b.op("aten.sub.Tensor", b.tensor_type(sizes, "si64"), column_index, row_index, b.constant_int(1))
     on_diagonal = b.op("aten.eq.Scalar", b.tensor_type(sizes, "i1"), offset, b.constant_int(k))
     return b.to_dtype(on_diagonal, node.result_info().element)
@@ -1042,25 +856,18 @@ def eye_like(node: OnnxNode, b: TorchBuilder):
 def trilu(node: OnnxNode, b: TorchBuilder):
     """upper=1: keep column - row >= k (aten.triu); upper=0: keep column - row <= k (aten.tril)."""
     upper = node.attr_int("upper")
-    if not node.has_input(1) or _constant(node, 1) is not None:
-        k = _scalar_input(node, b, 1) if node.has_input(1) else 0
+    if not node.has_input(1) or node.constant_input(1) is not None:
+        k = node.scalar_input(1, b) if node.has_input(1) else 0
         return b.op("aten.triu" if upper else "aten.tril", node.result_type(), node.input(0), b.constant_int(k))
     # A run-time k: compare against index grids rather than read k as a scalar
     # (TOSA and StableHLO have no lowering for aten.item).
     x = node.input(0)
-    rank = _rank(node)
+    rank = node.rank()
     if rank < 2:
         node.fail(f"needs an input of rank 2 or more, not rank {rank}")
     info = node.input_info(0)
-    dims = _dims(b, x)
-    none = b.constant_none()
-
-    def index(dim, position):
-        count = dims[dim]
-        values = b.op("aten.arange", b.tensor_type([_static(count)], "si64"), _int(b, count), b.dtype("si64"), none, none, none)
-        return b.unsqueeze(values, position)
-
-    rows, columns = index(rank - 2, 1), index(rank - 1, 0)
+    rows = b.unsqueeze(b.arange(b.dim(x, rank - 2)), 1)
+    columns = b.unsqueeze(b.arange(b.dim(x, rank - 1)), 0)
     sizes = [info.sizes[-2], info.sizes[-1]]
     offset = b.op("aten.sub.Tensor", b.tensor_type(sizes, "si64"), columns, rows, b.constant_int(1))
     k = b.to_dtype(node.input(1), "si64")

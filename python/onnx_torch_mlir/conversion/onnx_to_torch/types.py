@@ -8,9 +8,11 @@ conversion asks this module about shapes and element types.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from dataclasses import dataclass
 
+import numpy as np
 from torch_mlir import ir
 
 DYNAMIC = None  # a `?` dimension in TensorInfo.sizes
@@ -148,6 +150,31 @@ def torch_dtype_code(element: str) -> int:
 
 def onnx_dtype_to_element(onnx_code: int) -> str | None:
     return ONNX_TO_TORCH_ELEMENT.get(onnx_code)
+
+
+def lowest_value(element: str) -> float | int:
+    """The smallest value of an element type: -inf for floats, 0 (false) for i1, else the integer minimum."""
+    if element in FLOAT_ELEMENTS:
+        return -math.inf
+    if element == "i1":
+        return 0
+    return int(np.iinfo(_numpy_integer(element)).min)
+
+
+def highest_value(element: str) -> float | int:
+    """The largest value of an element type: inf for floats, 1 (true) for i1, else the integer maximum."""
+    if element in FLOAT_ELEMENTS:
+        return math.inf
+    if element == "i1":
+        return 1
+    return int(np.iinfo(_numpy_integer(element)).max)
+
+
+def _numpy_integer(element: str) -> str:
+    """si8 -> int8, ui16 -> uint16."""
+    if element not in SIGNED_INTEGER_ELEMENTS and element not in UNSIGNED_INTEGER_ELEMENTS:
+        raise ValueError(f"{element} is not an integer element type")
+    return ("u" if element.startswith("u") else "") + "int" + element[2:]
 
 
 def static_product(sizes) -> int | None:
