@@ -1,4 +1,5 @@
-"""Elementwise arithmetic: Add, Sub, Mul, Div, Neg, Abs, Exp, Log, Sqrt, Reciprocal, ...
+"""Elementwise arithmetic: Add, Sub, Mul, Div, Neg, Abs, Exp, Log, Sqrt, Reciprocal, ...;
+Identity, and Dropout (at inference the identity, with an all-ones mask).
 
 Binary ops broadcast multidirectionally (numpy rules) from opset 7 on, which is
 what torch's `aten.*.Tensor` ops do. Before opset 7 (since_versions 1 and 6) they
@@ -96,3 +97,33 @@ for _op_type, _torch_op in UNARY.items():
 def identity(node: OnnxNode, b: TorchBuilder):
     """Identity is its input, whatever its type (tensor, sequence, optional)."""
     return node.input(0)
+
+
+def _dropout(node: OnnxNode, b: TorchBuilder):
+    x = node.input(0)
+    if node.num_results < 2 or not node.result_is_used(1):
+        return x
+    mask = node.result_info(1)
+    none = b.constant_none()
+    ones = b.op("aten.ones_like", node.result_type(1), x, b.dtype(mask.element), none, none, none, none)
+    return [x, ones]
+
+
+@converts("Dropout", since=1)
+def dropout_attributes(node: OnnxNode, b: TorchBuilder):
+    """Inference: the output is the input, the mask all ones (`is_test` is ignored, as runtimes do)."""
+    return _dropout(node, b)
+
+
+@converts("Dropout", since=12)
+def dropout(node: OnnxNode, b: TorchBuilder):
+    """From opset 12, `ratio` and `training_mode` are inputs; training with ratio > 0 is random."""
+    if node.has_input(2):
+        training = node.constant_input(2)
+        if training is None:
+            node.fail("'training_mode' must be a constant")
+        ratio = node.constant_input(1) if node.has_input(1) else None
+        random = not node.has_input(1) or ratio is None or float(ratio.reshape(-1)[0]) != 0.0  # default 0.5
+        if bool(training.reshape(-1)[0]) and random:
+            node.fail("training_mode=1 with a nonzero ratio (random dropout) is not supported")
+    return _dropout(node, b)
