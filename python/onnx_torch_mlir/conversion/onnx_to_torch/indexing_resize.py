@@ -4,7 +4,8 @@ From opset 11, when the extents of the resized axes are static and the output si
 compile time (constant scales or sizes, or a static declared result with sizes), Resize is built
 here as ONNX defines it, one axis at a time: each output position is a weighted sum of a few input
 positions along the axis (its taps), whose indices and weights are computed at compile time in
-float64 by the formulas of the ONNX specification (and its reference implementation). Every mode,
+float64 by the formulas of the ONNX specification (and its reference implementation), or by the
+same formulas as float32 torch ops for scales or a roi given at run time (`torch_arrays`). Every mode,
 coordinate transformation, nearest rounding, antialias, exclude_outside, cubic coefficient,
 extrapolation value, keep_aspect_ratio_policy, axes and rank comes out exact, and the result is an
 `index_select`, `mul` and `add` per tap that every backend lowers the same way.
@@ -33,6 +34,7 @@ from torch_mlir import ir
 from .builder import TorchBuilder
 from .node import OnnxNode
 from .registry import converts
+from .torch_arrays import TorchArray, TorchNumpy
 
 TORCH_MODES = {"nearest": "nearest", "linear": "bilinear", "cubic": "cubic"}
 COORDINATE_MODES = (
@@ -371,119 +373,8 @@ def _rois(node: OnnxNode, b: TorchBuilder, options: _Options) -> dict | None:
     return {axis: (_entry(b, roi, i), _entry(b, roi, count + i)) for i, axis in enumerate(options.axes)}
 
 
-class _RunTime:
-    """A float32 or bool tensor built as torch ops, with the arithmetic of a numpy array, so
-    that the formulas of `_axis_taps` run unchanged at compile time (numpy, float64) or at
-    run time (these, float32) when a scale or roi is an input of the graph."""
-
-    def __init__(self, b: TorchBuilder, value: ir.Value):
-        self.b, self.value = b, value
-
-    def _sizes(self, *others):
-        """The broadcast sizes: every operand is 0-d or [m] of one m."""
-        sizes = [self.b.info(value.value).sizes for value in (self, *others) if isinstance(value, _RunTime)]
-        return list(max(sizes, key=len))
-
-    def _binary(self, tensor_op, scalar_op, other, element="f32"):
-        b = self.b
-        identity = {"aten.add.Scalar": 0, "aten.sub.Scalar": 0, "aten.mul.Scalar": 1, "aten.div.Scalar": 1}
-        if not isinstance(other, _RunTime) and identity.get(scalar_op) == other:
-            return self
-        result = b.tensor_type(self._sizes(other), element)
-        if isinstance(other, _RunTime):
-            operands = (self.value, other.value)
-        else:
-            operands = (self.value, b.constant_float(float(other)))
-            tensor_op = scalar_op
-        if tensor_op.startswith(("aten.add.", "aten.sub.", "aten.rsub.")):
-            operands += (b.constant_int(1),)
-        return _RunTime(b, b.op(tensor_op, result, *operands))
-
-    def __add__(self, other):
-        return self._binary("aten.add.Tensor", "aten.add.Scalar", other)
-
-    __radd__ = __add__
-
-    def __sub__(self, other):
-        return self._binary("aten.sub.Tensor", "aten.sub.Scalar", other)
-
-    def __rsub__(self, other):
-        return self._binary("aten.rsub.Scalar", "aten.rsub.Scalar", other)
-
-    def __mul__(self, other):
-        return self._binary("aten.mul.Tensor", "aten.mul.Scalar", other)
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, other):
-        return self._binary("aten.div.Tensor", "aten.div.Scalar", other)
-
-    def __rtruediv__(self, other):
-        reciprocal = _RunTime(self.b, self.b.op("aten.reciprocal", self.value.type, self.value))
-        return reciprocal * other
-
-    def _compare(self, name, other):
-        return self._binary(f"aten.{name}.Tensor", f"aten.{name}.Scalar", other, element="i1")
-
-    def __eq__(self, other):  # noqa: D105 - elementwise, as numpy's
-        return self._compare("eq", other)
-
-    __hash__ = None
-
-    def __lt__(self, other):
-        return self._compare("lt", other)
-
-    def __le__(self, other):
-        return self._compare("le", other)
-
-    def __gt__(self, other):
-        return self._compare("gt", other)
-
-    def __ge__(self, other):
-        return self._compare("ge", other)
-
-    def __or__(self, other):
-        return self._binary("aten.logical_or", None, other, element="i1")
-
-    def __and__(self, other):
-        return self._binary("aten.logical_and", None, other, element="i1")
-
-
-class _RunTimeMath:
-    """The few numpy functions `_axis_taps` uses, for _RunTime values (and Python numbers)."""
-
-    def __init__(self, b: TorchBuilder):
-        self.b = b
-
-    def _unary(self, name, x):
-        return _RunTime(self.b, self.b.op(name, x.value.type, x.value))
-
-    def floor(self, x):
-        return self._unary("aten.floor", x)
-
-    def abs(self, x):
-        return self._unary("aten.abs", x)
-
-    def where(self, condition, when_true, when_false):
-        b = self.b
-        sizes = condition._sizes(*(v for v in (when_true, when_false) if isinstance(v, _RunTime)))
-        result = b.tensor_type(sizes, "f32")
-
-        def operand(value):
-            return value.value if isinstance(value, _RunTime) else b.constant_float(float(value))
-
-        name = {(True, True): "aten.where.self", (True, False): "aten.where.ScalarOther",
-                (False, True): "aten.where.ScalarSelf", (False, False): "aten.where.Scalar"}[
-            (isinstance(when_true, _RunTime), isinstance(when_false, _RunTime))]
-        return _RunTime(b, b.op(name, result, condition.value, operand(when_true), operand(when_false)))
-
-    def clip(self, x, low, high):
-        b = self.b
-        return _RunTime(b, b.op("aten.clamp", x.value.type, x.value, b.constant_float(low), b.constant_float(high)))
-
-
 def _source_coordinates(options: _Options, plan: _AxisPlan, y):
-    """x_original for each output position y (numpy or _RunTime), and where tf_crop_and_resize
+    """x_original for each output position y (numpy or TorchArray), and where tf_crop_and_resize
     extrapolates. `width` is the output length before flooring, fractional when scales give
     it. A length-1 output reads at 0 (at the roi's centre for tf_crop_and_resize) as ONNX
     specifies and onnxruntime does; onnx.reference instead tests the fractional width == 1."""
@@ -594,11 +485,11 @@ def _resize_by_taps(node: OnnxNode, b: TorchBuilder, options: _Options, plans: l
                 extrapolated = None
         else:
             def run_time(value):
-                return _RunTime(b, value) if isinstance(value, ir.Value) else value
+                return TorchArray(b, value) if isinstance(value, ir.Value) else value
 
             roi = None if plan.roi is None else tuple(run_time(bound) for bound in plan.roi)
-            y = _RunTime(b, b.literal(np.arange(plan.out_length, dtype=np.float32), "f32"))
-            taps, extrapolated = _axis_taps(_RunTimeMath(b), options, replace(plan, scale=run_time(plan.scale), roi=roi), y)
+            y = TorchArray(b, b.literal(np.arange(plan.out_length, dtype=np.float32), "f32"))
+            taps, extrapolated = _axis_taps(TorchNumpy(b), options, replace(plan, scale=run_time(plan.scale), roi=roi), y)
         axis_taps.append((plan, taps, extrapolated))
     selection_only = all(weight is None and extrapolated is None for _, taps, extrapolated in axis_taps for _, weight in taps)
     compute = info.element if selection_only else FLOAT_COMPUTE.get(info.element)
@@ -639,7 +530,7 @@ def _select(b: TorchBuilder, value: ir.Value, plan: _AxisPlan, index, result_typ
 
 
 def _column(b: TorchBuilder, values, shape: list, element: str) -> ir.Value:
-    """A per-output-position vector (numpy or _RunTime) shaped to broadcast along its axis."""
+    """A per-output-position vector (numpy or TorchArray) shaped to broadcast along its axis."""
     if isinstance(values, np.ndarray):
         return b.literal(values.astype(np.bool_ if element == "i1" else NUMPY_FLOAT[element]).reshape(shape), element)
     value = values.value if element == "i1" else b.to_dtype(values.value, element)

@@ -1,0 +1,195 @@
+"""Along one axis: ArgMax, ArgMin, CumSum, TopK.
+
+torch-mlir lowers neither `aten.cumsum` nor a sort-based `aten.topk` to every
+backend: CumSum is a triangular-mask product and sum, and TopK with a small static
+k selects one extremum at a time. A CumSum axis known only at run time computes
+every candidate axis and selects the one the axis names.
+"""
+
+from __future__ import annotations
+
+from torch_mlir import ir
+
+from .builder import TorchBuilder
+from .node import OnnxNode
+from .registry import converts
+from .types import highest_value, lowest_value
+
+
+# -- ArgMax, ArgMin -----------------------------------------------------------------
+def _arg_extremum(node: OnnxNode, b: TorchBuilder, torch_op: str, select_last_index: bool):
+    x = node.input(0)
+    rank = node.rank()
+    if rank == 0:
+        node.fail("needs an input of rank >= 1")
+    info = node.input_info(0)
+    axis = node.axis(node.attr_int("axis"), rank)
+    keepdim = bool(node.attr_int("keepdims"))
+    if info.is_bool:
+        x = b.to_dtype(x, "si32")
+    result_type = b.reduced_type(x, [axis], keepdim, "si64")
+    if not select_last_index:
+        return b.op(torch_op, result_type, x, b.constant_int(axis), b.constant_bool(keepdim))
+    # The last extremum is the first one of the flipped input, counted from the end.
+    flipped = b.op("aten.flip", x.type, x, b.int_list([axis]))
+    index = b.op(torch_op, result_type, flipped, b.constant_int(axis), b.constant_bool(keepdim))
+    last = b.dim_value(b.dim_sub(b.dim(x, axis), 1))
+    return b.op("aten.rsub.Scalar", result_type, index, last, b.constant_int(1))
+
+
+@converts("ArgMax", since=1)
+def arg_max(node: OnnxNode, b: TorchBuilder):
+    """Index of the first maximum along `axis` (negative axes from opset 11)."""
+    return _arg_extremum(node, b, "aten.argmax", False)
+
+
+@converts("ArgMax", since=12)
+def arg_max_select_last_index(node: OnnxNode, b: TorchBuilder):
+    """Opset 12 adds `select_last_index`: the last maximum instead of the first."""
+    return _arg_extremum(node, b, "aten.argmax", bool(node.attr_int("select_last_index")))
+
+
+@converts("ArgMin", since=1)
+def arg_min(node: OnnxNode, b: TorchBuilder):
+    return _arg_extremum(node, b, "aten.argmin", False)
+
+
+@converts("ArgMin", since=12)
+def arg_min_select_last_index(node: OnnxNode, b: TorchBuilder):
+    return _arg_extremum(node, b, "aten.argmin", bool(node.attr_int("select_last_index")))
+
+
+# -- CumSum ---------------------------------------------------------------------------
+def _cumsum_along(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, reverse: bool) -> ir.Value:
+    """Y[j] = sum of X[i] over the i that `mask[i, j]` admits, as a broadcast product and a sum.
+
+    Written without `aten.cumsum`, which torch-mlir lowers to no backend; one triangular
+    mask covers the exclusive and reverse forms too, and dynamic sizes work the same.
+    """
+    info = b.info(x)
+    rank = info.rank
+    length = info.sizes[axis]
+    positions = b.arange(b.dim(x, axis))
+    rows = b.unsqueeze(positions, 1)
+    compare = {(False, False): "aten.le.Tensor", (True, False): "aten.lt.Tensor",
+               (False, True): "aten.ge.Tensor", (True, True): "aten.gt.Tensor"}[(exclusive, reverse)]
+    mask = b.op(compare, b.tensor_type([length, length], "i1"), rows, positions)
+    mask = b.to_dtype(mask, "si64" if info.is_bool else info.element)
+    for _ in range(rank - axis - 1):
+        mask = b.unsqueeze(mask, -1)
+    spread = b.unsqueeze(x if not info.is_bool else b.to_dtype(x, "si64"), axis + 1)
+    sizes = list(info.sizes)
+    products = b.op("aten.mul.Tensor", b.tensor_type(sizes[: axis + 1] + [length] + sizes[axis + 1:], b.info(mask).element),
+                    spread, mask)
+    return b.op("aten.sum.dim_IntList", b.tensor_type(sizes, b.info(mask).element), products, b.int_list([axis]),
+                b.constant_bool(False), b.constant_none())
+
+
+@converts("CumSum", since=11)
+def cum_sum(node: OnnxNode, b: TorchBuilder):
+    """Cumulative sum along the scalar `axis` input; `exclusive` drops the element itself,
+    `reverse` sums from the end. A runtime axis computes each candidate axis and selects."""
+    x = node.input(0)
+    rank = node.rank()
+    if rank == 0:
+        node.fail("needs an input of rank >= 1")
+    exclusive, reverse = bool(node.attr_int("exclusive")), bool(node.attr_int("reverse"))
+    constant = node.constant_input(1)
+    if constant is not None:
+        axes = [node.axis(int(constant.reshape(-1)[0]), rank)]
+    else:
+        axes = list(range(rank))
+    result = _cumsum_along(b, x, axes[-1], exclusive, reverse)
+    axis_input = node.input(1) if len(axes) > 1 else None
+    for axis in reversed(axes[:-1]):
+        candidate = _cumsum_along(b, x, axis, exclusive, reverse)
+        scalar_bool = b.tensor_type(b.info(axis_input).sizes, "i1")
+        hit = b.op("aten.logical_or", scalar_bool,
+                   b.op("aten.eq.Scalar", scalar_bool, axis_input, b.constant_int(axis)),
+                   b.op("aten.eq.Scalar", scalar_bool, axis_input, b.constant_int(axis - rank)))
+        result = b.op("aten.where.self", result.type, hit, candidate, result)
+    return b.to_dtype(result, node.result_info().element)
+
+
+# -- TopK -----------------------------------------------------------------------------
+# Up to this k a static TopK selects one extremum at a time instead of sorting: every backend
+# lowers that, where torch-mlir's sort-based topk reaches no TOSA or StableHLO program.
+MAX_SELECTION_K = 8
+
+
+def _top_k(node: OnnxNode, b: TorchBuilder, k, largest: bool, sorted_: bool):
+    """`k` is an int when known statically, else a `!torch.int`."""
+    x = node.input(0)
+    info = node.input_info(0)
+    axis = node.axis(node.attr_int("axis"), node.rank())
+    values_type, indices_type = node.result_type(0), node.result_type(1)
+    if isinstance(k, int) and 0 < k <= MAX_SELECTION_K and (info.is_float or info.element.startswith("si")):
+        return _top_k_by_selection(b, x, k, axis, largest)
+    return b.op("aten.topk", [values_type, indices_type], x, b.dim_value(k), b.constant_int(axis),
+                b.constant_bool(largest), b.constant_bool(sorted_))
+
+
+def _top_k_by_selection(b: TorchBuilder, x: ir.Value, k: int, axis: int, largest: bool):
+    """k rounds of: the extremum of the positions not taken yet, and the first such position
+    holding it (ONNX: equal values in index order). The values come out sorted."""
+    info = b.info(x)
+    extremum = "aten.amax" if largest else "aten.amin"
+    sentinel = lowest_value(info.element) if largest else highest_value(info.element)
+    sentinel = b.scalar_tensor_literal(sentinel, info.element)
+    positions = b.arange(b.dim(x, axis))
+    for _ in range(info.rank - axis - 1):
+        positions = b.unsqueeze(positions, -1)
+    mask_type = b.tensor_type(info.sizes, "i1")
+    taken = None
+    values, indices = [], []
+    for _ in range(k):
+        open_values = x if taken is None else b.op("aten.where.self", x.type, taken, sentinel, x)
+        best = b.op(extremum, b.reduced_type(open_values, [axis], True), open_values, b.int_list([axis]),
+                    b.constant_bool(True))
+        eligible = b.op("aten.eq.Tensor", mask_type, x, best)
+        if taken is not None:
+            eligible = b.op("aten.logical_and", mask_type, eligible, b.op("aten.logical_not", mask_type, taken))
+        index = b.op("aten.argmax", b.reduced_type(x, [axis], True, "si64"), b.to_dtype(eligible, "si32"),
+                     b.constant_int(axis), b.constant_bool(True))
+        chosen = b.op("aten.eq.Tensor", mask_type, positions, index)
+        taken = chosen if taken is None else b.op("aten.logical_or", mask_type, taken, chosen)
+        values.append(best)
+        indices.append(index)
+    if k == 1:
+        return values[0], indices[0]
+    sizes = list(info.sizes)
+    sizes[axis] = k
+    return (b.op("aten.cat", b.tensor_type(sizes, info.element), b.tensor_list(values), b.constant_int(axis)),
+            b.op("aten.cat", b.tensor_type(sizes, "si64"), b.tensor_list(indices), b.constant_int(axis)))
+
+
+def _k_from_input(node: OnnxNode, b: TorchBuilder):
+    """k: a literal, else the declared result size along the axis, else read at runtime."""
+    if node.constant_input(1) is not None:
+        return node.scalar_input(1, b)
+    result_sizes = node.result_info(0).sizes
+    axis = node.axis(node.attr_int("axis"), node.rank())
+    if result_sizes is not None and result_sizes[axis] is not None:
+        return result_sizes[axis]
+    k = node.input(1)
+    if b.info(k).rank != 0:
+        k = b.op("aten.select.int", b.tensor_type([], b.info(k).element), k, b.constant_int(0), b.constant_int(0))
+    return b.op("aten.item", b.type("!torch.int"), k)
+
+
+@converts("TopK", since=1)
+def top_k_attribute(node: OnnxNode, b: TorchBuilder):
+    """Opset 1: k is an attribute; the largest k, sorted."""
+    return _top_k(node, b, node.attr_int("k"), True, True)
+
+
+@converts("TopK", since=10)
+def top_k_input(node: OnnxNode, b: TorchBuilder):
+    """Opset 10: k becomes input 1 (a one-element tensor)."""
+    return _top_k(node, b, _k_from_input(node, b), True, True)
+
+
+@converts("TopK", since=11)
+def top_k(node: OnnxNode, b: TorchBuilder):
+    """Opset 11 adds `largest` and `sorted`."""
+    return _top_k(node, b, _k_from_input(node, b), bool(node.attr_int("largest")), bool(node.attr_int("sorted")))
