@@ -2,7 +2,9 @@
 
 Every module of this package that is not part of the framework is an op family
 and is imported here, which registers its `@converts` patterns: adding a family
-is adding a file (see docs/adding-an-op.md).
+is adding a file (see docs/adding-an-op.md). A family imports only the framework's
+`FAMILY_API` modules, never another family nor the framework's own internals
+(test/python/test_framework_rules.py checks it).
 """
 
 import importlib
@@ -12,7 +14,11 @@ from .builder import TorchBuilder  # noqa: F401
 from .node import OnnxNode, UnsupportedNode  # noqa: F401
 from .registry import all_registrations, converts, lookup  # noqa: F401
 
-FRAMEWORK_MODULES = {"builder", "driver", "functions", "node", "registry", "types"}
+# What a family may import: the builder, the node view, the registry, types, and formulas
+# that run as numpy or as torch ops.
+FAMILY_API = {"builder", "node", "registry", "torch_arrays", "types"}
+# The framework's internals: reading literals, the constant fold, the walk, function expansion.
+FRAMEWORK_MODULES = FAMILY_API | {"constants", "driver", "folding", "functions"}
 
 FAMILIES = tuple(
     sorted(info.name for info in pkgutil.iter_modules(__path__) if info.name not in FRAMEWORK_MODULES)
