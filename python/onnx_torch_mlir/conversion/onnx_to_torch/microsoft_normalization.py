@@ -75,17 +75,21 @@ def _scale_and_shift(b: TorchBuilder, y: ir.Value, gamma: ir.Value, beta: ir.Val
 # -- default domain, version 1 -------------------------------------------------------------------
 
 
+def _normalization_operands(node: OnnxNode):
+    """X, the first normalized dim (from `axis`) and `stash_type` (0 or 1) of the v1 norms."""
+    first_dim = _first_normalized_dim(node, len(node.input_sizes(0)))
+    stash = node.attr_int("stash_type", 1)
+    if stash not in (0, 1):
+        node.fail(f"stash_type {stash} is not supported (0 or 1)")
+    return node.input(0), first_dim, stash
+
+
 @converts("LayerNormalization", since=1)
 def layer_normalization_contrib(node: OnnxNode, b: TorchBuilder):
     """onnxruntime's LayerNormalization before opset 17: Y = LayerNorm over [axis, rank) * Scale
     + B; outputs Y, Mean, InvStdDev (normalized dims kept as 1). Attributes: axis (-1),
     epsilon (1e-5), stash_type (1: f16/bf16 computed in f32; 0: in their own type)."""
-    x = node.input(0)
-    rank = len(node.input_sizes(0))
-    first_dim = _first_normalized_dim(node, rank)
-    stash = node.attr_int("stash_type", 1)
-    if stash not in (0, 1):
-        node.fail(f"stash_type {stash} is not supported (0 or 1)")
+    x, first_dim, stash = _normalization_operands(node)
     scale, bias = node.input(1), node.optional_input(2)
     if stash == 1:
         x = _wide(b, x)
@@ -101,12 +105,7 @@ def layer_normalization_contrib(node: OnnxNode, b: TorchBuilder):
 def simplified_layer_normalization(node: OnnxNode, b: TorchBuilder):
     """RMS norm: Y = X * rsqrt(mean(X^2 over [axis, rank)) + epsilon) * scale; outputs Y and
     inv_std_var. Attributes: axis (-1), epsilon (1e-5), stash_type (1)."""
-    x = node.input(0)
-    rank = len(node.input_sizes(0))
-    first_dim = _first_normalized_dim(node, rank)
-    stash = node.attr_int("stash_type", 1)
-    if stash not in (0, 1):
-        node.fail(f"stash_type {stash} is not supported (0 or 1)")
+    x, first_dim, stash = _normalization_operands(node)
     if stash == 1:
         x = _wide(b, x)
     y, _, inverse_std = _normalize(b, x, first_dim, node.attr_float("epsilon", 1e-5), centered=False)
