@@ -48,6 +48,23 @@ BLOCKERS: tuple[Blocker, ...] = (
     Blocker("ceil_mode needs static spatial sizes",
             "AveragePool with ceil_mode on a dynamic image size: the extra window count needs the sizes "
             "(issue 11 item 2; static sizes or `--dim` work)"),
+    Blocker("failed to legalize operation 'torch.aten.to.dtype'", _DYNAMIC_TOSA + " (a cast of a dynamic input)",
+            backend="tosa"),
+    Blocker("stablehlo.dynamic_reshape", _DYNAMIC_STABLEHLO, backend="stablehlo"),
+    Blocker("must be static on tosa", _DYNAMIC_TOSA + " (GroupQueryAttention's present length)", backend="tosa"),
+    Blocker("must be static on stablehlo", _DYNAMIC_STABLEHLO + " (GroupQueryAttention's present length)",
+            backend="stablehlo"),
+    Blocker("'tosa.cast' op is not profile-aligned: element type 'f64'",
+            "quantization on TOSA divides and requantizes in f64 for ONNX's exact rounding (f32's reciprocal was "
+            "one ulp off in 26% of trials); IREE's TOSA has no f64: issue 9 (an exact f32/integer form)",
+            backend="tosa", consumer="iree"),
+    Blocker("'arith.constant' op failed to verify that all of {value, result} have same type",
+            "uint8 weights: torch-mlir's StableHLO lowering makes ui8 constants that neither the runner nor IREE "
+            "lowers: issue 11 (emit them as si8 with the same bytes)", backend="stablehlo"),
+    Blocker("'torch.vtensor.literal' op inferred type(s)",
+            "onnxruntime-genai's builder declares a [1] Constant as a scalar in value_info; the importer must refuse "
+            "the inconsistent declaration by name (issue 12). With that entry removed the model matches onnxruntime "
+            "on Linalg and static TOSA"),
     Blocker("maximum iteration count exceeded in fixed point pipeline",
             "IREE's compiler gives up in its own fixed-point pipeline on this TOSA (an IREE limitation; the "
             "reference runner runs the same TOSA correctly)", backend="tosa", consumer="iree"),
