@@ -22,6 +22,7 @@ the same thing in another order. zoo_deployment.py adds quantized and onnxruntim
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import os
@@ -93,10 +94,11 @@ def _export_torch_module(
     arguments = tuple(example[name] for name in names)
     module = module.eval()
     if exporter == "torchscript":
-        torch.onnx.export(
-            module, arguments, str(path), dynamo=False, opset_version=TORCHSCRIPT_OPSET, input_names=names,
-            output_names=output_names, dynamic_axes=dict(dynamic_axes) if dynamic_axes else None,
-        )
+        with _traceable_causal_masks():
+            torch.onnx.export(
+                module, arguments, str(path), dynamo=False, opset_version=TORCHSCRIPT_OPSET, input_names=names,
+                output_names=output_names, dynamic_axes=dict(dynamic_axes) if dynamic_axes else None,
+            )
     elif exporter == "dynamo":
         dynamic_shapes = None
         if dynamic_axes:
@@ -114,6 +116,33 @@ def _export_torch_module(
     else:
         raise ValueError(f"not a torch.onnx exporter: {exporter}")
     return path
+
+
+@contextlib.contextmanager
+def _traceable_causal_masks():
+    """transformers' own broadcasting mask builder in place of its torch.vmap one, while tracing.
+
+    transformers 4.57 builds causal masks (GPT-2, LLaMA, Whisper's decoder) with
+    `masking_utils.sdpa_mask_recent_torch`, which calls torch.vmap; TorchScript tracing cannot follow
+    vmap, so the TorchScript exporter fails inside transformers. `sdpa_mask_older_torch`, shipped in
+    the same module, builds the same boolean mask by broadcasting. Users of the TorchScript exporter do
+    the same (optimum's exporter registers vmap-free mask functions for the same reason). Whisper's
+    decoder also passes position ids, from which transformers looks for packed sequences (several
+    sequences in one row) with `torch.diff` and masks them apart, again through vmap; the zoo's inputs
+    never pack sequences, so the search is replaced by its answer for them: none.
+    """
+    from transformers import masking_utils
+
+    interface = masking_utils.ALL_MASK_ATTENTION_FUNCTIONS
+    saved = masking_utils.sdpa_mask, interface["sdpa"], masking_utils.find_packed_sequence_indices
+    masking_utils.sdpa_mask = masking_utils.sdpa_mask_older_torch  # eager_mask calls it by this name
+    interface.register("sdpa", masking_utils.sdpa_mask_older_torch)
+    masking_utils.find_packed_sequence_indices = lambda position_ids: None
+    try:
+        yield
+    finally:
+        masking_utils.sdpa_mask, masking_utils.find_packed_sequence_indices = saved[0], saved[2]
+        interface.register("sdpa", saved[1])
 
 
 def _select_outputs(model, input_names: list[str], output_names: list[str]):
@@ -351,9 +380,16 @@ def build_torch_export(directory: Path, architecture: str, exporter: str, dynami
         return _export_torch_module(module, example, directory / "model.onnx", exporter, axes, output_names)
 
 
+# TorchScript exports whose dynamic dims only hold at the example sizes: the traced causal mask
+# (see _traceable_causal_masks) takes batch and sequence as Python ints, so the file has them as
+# constants (a Reshape to the example's sizes) and onnxruntime itself fails at any other size.
+# They are tested at the example sizes, fed as inputs with dynamic dims.
+_SIZES_BAKED_BY_TRACING = {("gpt2", "torchscript"), ("llama", "torchscript"), ("whisper", "torchscript")}
+
+
 def inputs_for_torch_export(rng: np.random.Generator, architecture: str, exporter: str, dynamic: bool) -> dict:
-    del exporter
-    return _architecture_inputs(rng, architecture, _sizes(architecture, at_export=not dynamic))
+    at_export = not dynamic or (architecture, exporter) in _SIZES_BAKED_BY_TRACING
+    return _architecture_inputs(rng, architecture, _sizes(architecture, at_export=at_export))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -468,7 +504,7 @@ def inputs_for_helper_mlp(rng: np.random.Generator) -> dict:
 
 
 _SHARED_BUILD_CODE = (
-    _export_torch_module, _select_outputs, _transformers_model, _realistic_convolutions, _small_unet, _sizes, _dynamic_axes,
+    _export_torch_module, _traceable_causal_masks, _select_outputs, _transformers_model, _realistic_convolutions, _small_unet, _sizes, _dynamic_axes,
     _architecture_inputs,
 )
 
@@ -491,13 +527,16 @@ _SLICE = {
 
 # What a reader of the results should know about a particular export.
 _TRACED_MASK = (
-    "the TorchScript exporter fails inside transformers 4.57's causal-mask construction "
-    "(masking_utils.sdpa_mask_recent_torch builds it with torch.vmap, which torch.jit tracing cannot follow); "
-    "optimum's exporter patches that function, see the optimum entries"
+    "exported with transformers' broadcasting causal-mask builder in place of its vmap one, which tracing "
+    "cannot follow (as optimum's exporter does)"
+)
+_BAKED_SIZES = (
+    "; the traced mask has the example's batch and sequence as constants, so the file runs (in onnxruntime "
+    "too) only at those sizes and is tested there, through its dynamic-dim inputs"
 )
 _EXPORT_NOTES = {
-    **{f"{architecture}-torchscript-{shapes}": _TRACED_MASK
-       for architecture in ("gpt2", "llama", "whisper") for shapes in ("static", "dynamic")},
+    **{f"{architecture}-torchscript-static": _TRACED_MASK for architecture in ("gpt2", "llama", "whisper")},
+    **{f"{architecture}-torchscript-dynamic": _TRACED_MASK + _BAKED_SIZES for architecture in ("gpt2", "llama", "whisper")},
     "mobilenetv2-torchscript-dynamic": "the TorchScript exporter bakes MobileNetV2's TensorFlow-style padding for "
     "the 64x64 example into the graph, so at other sizes the ONNX model (and onnxruntime) differs from PyTorch; "
     "the zoo judges the ONNX model's semantics",
@@ -519,13 +558,14 @@ def _torch_exports() -> list[ZooModel]:
             for dynamic in (False, True):
                 name = f"{architecture}-{exporter}-{'dynamic' if dynamic else 'static'}"
                 what = "batch" if architecture == "vit" else ("image size" if family == "vision" else "sequence")
+                tested = "at the export sizes" if (architecture, exporter) in _SIZES_BAKED_BY_TRACING else "at other sizes"
                 rtol, atol = _TOLERANCES.get(architecture, (1e-3, 1e-4))
                 models.append(ZooModel(
                     name=name, family=family, exporter=exporter, dynamic=dynamic, slice=name in _SLICE, rtol=rtol, atol=atol,
                     builder=build_torch_export, make_inputs=inputs_for_torch_export,
                     parameters={"architecture": architecture, "exporter": exporter, "dynamic": dynamic},
                     description=f"{architecture}, {exporter} exporter, "
-                    + (f"dynamic batch and {what} (tested at other sizes)" if dynamic and what != "batch"
+                    + (f"dynamic batch and {what} (tested {tested})" if dynamic and what != "batch"
                        else "dynamic batch (tested at batch 3)" if dynamic else "static shapes")
                     + (f"; {_EXPORT_NOTES[name]}" if name in _EXPORT_NOTES else ""),
                 ))
