@@ -72,7 +72,12 @@ def lower_torch_to_backend(
     from . import conversion  # noqa: F401 - conversion imports transforms; importing it first avoids a cycle
     from .transforms.custom_ops import lower_with_custom_ops, module_has_custom_op_candidates
 
+    from .transforms.stablehlo_dynamic import finish_dynamic_stablehlo
+
     if module_has_custom_op_candidates(module, backend_legal_ops):
         lower_with_custom_ops(module, output_type, backend_legal_ops, custom_op_encoding)
     else:
         run_passes(module, TORCH_TO_BACKEND[output_type], stage=f"torch-to-{output_type}")
+    if output_type == "stablehlo":
+        # Dynamic shapes in forms the consumers lower (transforms/stablehlo_dynamic.py).
+        finish_dynamic_stablehlo(module)
