@@ -1,9 +1,10 @@
-"""Along one axis: ArgMax, ArgMin, CumSum, TopK.
+"""Along one axis: ArgMax, ArgMin, CumSum, CumProd, TopK.
 
-torch-mlir lowers neither `aten.cumsum` nor a sort-based `aten.topk` to every
-backend: CumSum is a triangular-mask product and sum, and TopK with a small static
-k selects one extremum at a time. A CumSum axis known only at run time computes
-every candidate axis and selects the one the axis names.
+torch-mlir lowers neither `aten.cumsum`, `aten.cumprod` nor a sort-based `aten.topk`
+to every backend: CumSum is a triangular-mask product and sum, CumProd a triangular-mask
+select and product, and TopK with a small static k selects one extremum at a time. A
+CumSum or CumProd axis known only at run time computes every candidate axis and selects
+the one the axis names.
 """
 
 from __future__ import annotations
@@ -59,7 +60,23 @@ def arg_min_select_last_index(node: OnnxNode, b: TorchBuilder):
     return _arg_extremum(node, b, "aten.argmin", bool(node.attr_int("select_last_index")))
 
 
-# -- CumSum ---------------------------------------------------------------------------
+# -- CumSum, CumProd -----------------------------------------------------------------
+def _cumulative_mask(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, reverse: bool):
+    """(mask, spread): `mask[i, j, 1...]` admits X[i] into Y[j]; `spread` is X with a size-1
+    dim after `axis`, so that `spread` and `mask` broadcast to [..., i, j, ...]."""
+    info = b.info(x)
+    length = info.sizes[axis]
+    positions = b.arange(b.dim(x, axis))
+    rows = b.unsqueeze(positions, 1)
+    compare = {(False, False): "aten.le.Tensor", (True, False): "aten.lt.Tensor",
+               (False, True): "aten.ge.Tensor", (True, True): "aten.gt.Tensor"}[(exclusive, reverse)]
+    mask = b.op(compare, b.tensor_type([length, length], "i1"), rows, positions)
+    for _ in range(info.rank - axis - 1):
+        mask = b.unsqueeze(mask, -1)
+    spread = b.unsqueeze(x if not info.is_bool else b.to_dtype(x, "si64"), axis + 1)
+    return mask, spread
+
+
 def _cumsum_along(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, reverse: bool) -> ir.Value:
     """Y[j] = sum of X[i] over the i that `mask[i, j]` admits, as a broadcast product and a sum.
 
@@ -67,28 +84,31 @@ def _cumsum_along(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, reve
     mask covers the exclusive and reverse forms too, and dynamic sizes work the same.
     """
     info = b.info(x)
-    rank = info.rank
-    length = info.sizes[axis]
-    positions = b.arange(b.dim(x, axis))
-    rows = b.unsqueeze(positions, 1)
-    compare = {(False, False): "aten.le.Tensor", (True, False): "aten.lt.Tensor",
-               (False, True): "aten.ge.Tensor", (True, True): "aten.gt.Tensor"}[(exclusive, reverse)]
-    mask = b.op(compare, b.tensor_type([length, length], "i1"), rows, positions)
-    mask = b.to_dtype(mask, "si64" if info.is_bool else info.element)
-    for _ in range(rank - axis - 1):
-        mask = b.unsqueeze(mask, -1)
-    spread = b.unsqueeze(x if not info.is_bool else b.to_dtype(x, "si64"), axis + 1)
+    mask, spread = _cumulative_mask(b, x, axis, exclusive, reverse)
+    mask = b.to_dtype(mask, b.info(spread).element)
     sizes = list(info.sizes)
-    products = b.op("aten.mul.Tensor", b.tensor_type(sizes[: axis + 1] + [length] + sizes[axis + 1:], b.info(mask).element),
-                    spread, mask)
+    products = b.op("aten.mul.Tensor", b.tensor_type(sizes[: axis + 1] + [sizes[axis]] + sizes[axis + 1:],
+                                                     b.info(mask).element), spread, mask)
     return b.op("aten.sum.dim_IntList", b.tensor_type(sizes, b.info(mask).element), products, b.int_list([axis]),
                 b.constant_bool(False), b.constant_none())
 
 
-@converts("CumSum", since=11)
-def cum_sum(node: OnnxNode, b: TorchBuilder):
-    """Cumulative sum along the scalar `axis` input; `exclusive` drops the element itself,
-    `reverse` sums from the end. A runtime axis computes each candidate axis and selects."""
+def _cumprod_along(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, reverse: bool) -> ir.Value:
+    """Y[j] = product of X[i] over the i that `mask[i, j]` admits (1 elsewhere): a select and
+    `aten.prod.dim_int` (torch-mlir lowers `aten.cumprod` to no backend)."""
+    info = b.info(x)
+    mask, spread = _cumulative_mask(b, x, axis, exclusive, reverse)
+    element = b.info(spread).element
+    sizes = list(info.sizes)
+    admitted = b.op("aten.where.ScalarOther", b.tensor_type(sizes[: axis + 1] + [sizes[axis]] + sizes[axis + 1:],
+                                                            element), mask, spread, b.constant_scalar(1, element))
+    return b.op("aten.prod.dim_int", b.tensor_type(sizes, element), admitted, b.constant_int(axis),
+                b.constant_bool(False), b.constant_none())
+
+
+def _cumulative(node: OnnxNode, b: TorchBuilder, along):
+    """`along` over the scalar `axis` input; `exclusive` drops the element itself, `reverse`
+    runs from the end. A runtime axis computes each candidate axis and selects."""
     x = node.input(0)
     rank = node.rank()
     if rank == 0:
@@ -99,16 +119,28 @@ def cum_sum(node: OnnxNode, b: TorchBuilder):
         axes = [node.axis(int(constant.reshape(-1)[0]), rank)]
     else:
         axes = list(range(rank))
-    result = _cumsum_along(b, x, axes[-1], exclusive, reverse)
+    result = along(b, x, axes[-1], exclusive, reverse)
     axis_input = node.input(1) if len(axes) > 1 else None
     for axis in reversed(axes[:-1]):
-        candidate = _cumsum_along(b, x, axis, exclusive, reverse)
+        candidate = along(b, x, axis, exclusive, reverse)
         scalar_bool = b.tensor_type(b.info(axis_input).sizes, "i1")
         hit = b.op("aten.logical_or", scalar_bool,
                    b.op("aten.eq.Scalar", scalar_bool, axis_input, b.constant_int(axis)),
                    b.op("aten.eq.Scalar", scalar_bool, axis_input, b.constant_int(axis - rank)))
         result = b.op("aten.where.self", result.type, hit, candidate, result)
     return b.to_dtype(result, node.result_info().element)
+
+
+@converts("CumSum", since=11)
+def cum_sum(node: OnnxNode, b: TorchBuilder):
+    """Cumulative sum along the scalar `axis` input."""
+    return _cumulative(node, b, _cumsum_along)
+
+
+@converts("CumProd", since=26)
+def cum_prod(node: OnnxNode, b: TorchBuilder):
+    """Cumulative product along the scalar `axis` input (as CumSum)."""
+    return _cumulative(node, b, _cumprod_along)
 
 
 # -- TopK -----------------------------------------------------------------------------
