@@ -51,6 +51,8 @@ BLOCKERS: tuple[Blocker, ...] = (
     Blocker("failed to legalize operation 'torch.aten.to.dtype'", _DYNAMIC_TOSA + " (a cast of a dynamic input)",
             backend="tosa"),
     Blocker("stablehlo.dynamic_reshape", _DYNAMIC_STABLEHLO, backend="stablehlo"),
+    Blocker("failed to legalize operation 'torch.aten.convolution'", _DYNAMIC_TOSA + " (a 1-D convolution of a "
+            "dynamic batch)", backend="tosa"),
     Blocker("must be static on tosa", _DYNAMIC_TOSA + " (GroupQueryAttention's present length)", backend="tosa"),
     Blocker("must be static on stablehlo", _DYNAMIC_STABLEHLO + " (GroupQueryAttention's present length)",
             backend="stablehlo"),
