@@ -1,0 +1,17 @@
+"""Control flow: If, Loop and Scan, with their subgraphs as regions. One family in four modules:
+- `regions.py`: what the three share: a subgraph's block, its arguments and outputs, moving it
+  into a `torch.prim.If` / `torch.prim.Loop` or inlining (cloning) it in front of the node;
+- `branches.py`: If;
+- `loops.py`: Loop (and the loop forms Scan reuses);
+- `scan.py`: Scan (opset 8 with its batch axis, opset 9 on with axes and directions).
+
+**Which form per backend.** torch-mlir lowers `torch.prim.If` and `torch.prim.Loop` to `scf.if`,
+`scf.for` and `scf.while` in its Linalg pipeline only; its TOSA and StableHLO pipelines have no
+conversion for them (nor for `aten.item`, which a run-time condition needs). So for those two
+targets an If whose condition is only known at run time computes both branches and selects with
+`aten.where` (ONNX nodes have no side effects), and a Loop or Scan of a trip count known at
+conversion time is unrolled (its body inlined once per iteration); other forms fail there with
+a reason. A condition known at conversion time inlines the chosen branch on every target.
+"""
+
+from . import branches, loops, scan  # noqa: F401

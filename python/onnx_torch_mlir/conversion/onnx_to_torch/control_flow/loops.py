@@ -1,0 +1,291 @@
+"""Loop: `torch.prim.Loop` with the body subgraph as its region (or unrolled, see the package).
+
+ONNX's Loop runs `for (i = 0; i < M && cond; ++i) cond, v = body(i, cond, v)`, where the trip
+count M and the condition may each be absent (neither: the node fails, the loop would never
+end). The body yields the condition, the N loop-carried values and K *scan outputs*, whose
+per-iteration values the Loop concatenates along a new axis 0. Loop-1 to Loop-23 differ only in
+the types they carry (sequences from 13, optionals from 16): one pattern, tensors only.
+
+torch-mlir lowers a `torch.prim.Loop` whose initial condition is the constant true as *for-like*
+(`scf.for` over the trip count; it ignores the condition the body yields, and binds the
+iteration number), any other as *while-like* (`scf.while` on the yielded condition; it ignores
+the trip count, and its iteration-number argument must be unused). So:
+
+- *for-like*, when M is given and the condition cannot stop the loop early (it is absent, or a
+  literal true that the body passes on unchanged or yields as a literal true): each scan output
+  is a [M, ...] buffer written at row i (`aten.slice_scatter`);
+- *while-like* otherwise: the iteration number is one more loop-carried `!torch.int`, and the
+  condition the loop sees is `cond and i + 1 < M`; each scan output grows by one row per
+  iteration (`aten.cat`), as the number of iterations is only known at the end.
+
+A loop-carried value's type is the most static type its initial value and the body's input and
+output fit; a scan output's per-iteration dims must be known at conversion time (they size the
+buffer before the first iteration).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from torch_mlir import ir
+
+from ..builder import TorchBuilder
+from ..node import OnnxNode
+from ..registry import converts
+from ..types import tensor_info
+from .regions import (
+    UNREALIZED_CAST,
+    block_builder,
+    fit_to_type,
+    inline_block,
+    join_types,
+    literal_bool,
+    region_block,
+    replace_terminator,
+    retype_arguments,
+    terminator,
+    value_type,
+    yielded_values,
+)
+
+LOOPLESS_TARGETS = ("tosa", "stablehlo")
+# TOSA and StableHLO have no loops: a constant trip count up to this many iterations is unrolled.
+UNROLL_LIMIT = 256
+INT64_MAX = 2**63 - 1
+
+
+@converts("Loop", since=1)
+def loop(node: OnnxNode, b: TorchBuilder):
+    """v_final, scan_outputs = for (i = 0; i < M && cond; ++i) cond, v, scan_i = body(i, cond, v)."""
+    block = region_block(node, 0)
+    carried_count = len(block.arguments) - 2
+    yield_count = len(terminator(block).operands)
+    scan_count = yield_count - 1 - carried_count
+    if carried_count < 0 or scan_count < 0 or node.num_results != carried_count + scan_count:
+        node.fail(
+            f"the body has {len(block.arguments)} inputs and {yield_count} outputs for {node.num_results} "
+            "Loop outputs (expected 2 + N inputs and 1 + N + K outputs)"
+        )
+    for index in range(node.num_results):
+        if tensor_info(node.op.results[index].type) is None:
+            node.fail(f"output {index} has type {node.op.results[index].type}: only tensors are supported")
+    inits = [node.input(2 + index) for index in range(carried_count)]
+    has_trip_count, has_condition = node.has_input(0), node.has_input(1)
+    if not has_trip_count and not has_condition:
+        node.fail("a Loop with neither a trip count nor a condition never ends")
+    trip_count = node.scalar_input(0, b) if has_trip_count else None
+    condition_literal = node.constant_input(1) if has_condition else None
+    initially_true = condition_literal is not None and bool(condition_literal.reshape(-1)[0])
+    if condition_literal is not None and not initially_true:
+        return _zero_iterations(node, b, block, inits, carried_count)
+    for_like = has_trip_count and (not has_condition or (initially_true and _body_keeps_condition(block)))
+    if node.target in LOOPLESS_TARGETS:
+        return _unrolled(node, b, block, inits, trip_count, for_like)
+    loop_body = LoopBody(node, b, block, inits, scan_count)
+    if for_like:
+        return loop_body.for_like(trip_count)
+    return loop_body.while_like(trip_count, node.input(1) if has_condition else None)
+
+
+def _body_keeps_condition(block: ir.Block) -> bool:
+    """True if the body yields its condition input unchanged or a literal true."""
+    yielded = terminator(block).operands[0]
+    while True:
+        if yielded == block.arguments[1]:
+            return True
+        owner = yielded.owner
+        owner = owner.operation if hasattr(owner, "operation") else owner
+        if not isinstance(owner, ir.Operation) or owner.name not in (UNREALIZED_CAST, "torch.tensor_static_info_cast"):
+            break
+        yielded = owner.operands[0]
+    return literal_bool(terminator(block).operands[0]) is True
+
+
+def _zero_iterations(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, carried_count: int):
+    """A literal false condition: the initial values, and empty scan outputs."""
+    outputs = list(inits)
+    for index in range(carried_count, node.num_results):
+        sizes = node.result_info(index).sizes
+        per_iteration = _static_row_sizes(node, index, None, sizes)
+        outputs.append(b.full([0, *per_iteration], 0, node.result_info(index).element))
+    return outputs
+
+
+def _static_row_sizes(node: OnnxNode, output: int, body_type: ir.Type | None, declared_sizes) -> list[int]:
+    """The per-iteration dims of scan output `output`: the body's, else the declared ones after dim 0."""
+    candidates = []
+    if body_type is not None and tensor_info(body_type) is not None and tensor_info(body_type).rank is not None:
+        candidates.append(list(tensor_info(body_type).sizes))
+    if declared_sizes is not None and len(declared_sizes) >= 1:
+        candidates.append(list(declared_sizes[1:]))
+    for sizes in candidates:
+        if None not in sizes:
+            return sizes
+    node.fail(
+        f"scan output {output} has per-iteration dims that are not known at conversion time "
+        f"({candidates[0] if candidates else 'unranked'}); they size its buffer before the loop"
+    )
+
+
+class LoopBody:
+    """The body block of a Loop made into the region of a `torch.prim.Loop`."""
+
+    def __init__(self, node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: Sequence[ir.Value], scan_count: int):
+        self.node, self.b, self.block = node, b, block
+        self.location = b.location
+        carried_count = len(inits)
+        outputs = terminator(block).operands
+        self.carried_types = [
+            join_types(b, node, [value_type(init), argument.type, value_type(output), node.op.results[index].type],
+                       f"loop-carried value {index}")
+            for index, (init, argument, output) in enumerate(zip(inits, block.arguments[2:], outputs[1:]))
+        ]
+        self.inits = [b.cast_to(init, t) for init, t in zip(inits, self.carried_types)]
+        self.row_sizes = []
+        self.row_elements = []
+        for k in range(scan_count):
+            index = carried_count + k
+            body_type = value_type(outputs[1 + index])
+            self.row_sizes.append(_static_row_sizes(node, index, body_type, node.result_info(index).sizes))
+            self.row_elements.append(tensor_info(body_type).element)
+
+    def for_like(self, trip_count) -> list[ir.Value]:
+        b = self.b
+        buffers = [b.full([trip_count, *sizes], 0, element) for sizes, element in zip(self.row_sizes, self.row_elements)]
+        int_type = b.type("!torch.int")
+        types = [int_type, *self.carried_types, *(buffer.type for buffer in buffers)]
+        carried_count = len(self.carried_types)
+        arguments = self._bind_arguments(types, lambda new: new[0])
+        inner = TorchBuilder(terminator(self.block), self.location)
+        outputs = yielded_values(inner, self.block)
+        iteration = arguments[0]
+        next_values = self._next_carried(inner, outputs)
+        for k, buffer in enumerate(arguments[1 + carried_count:]):
+            row = self._row(inner, outputs[1 + carried_count + k], k)
+            next_values.append(write_row(inner, buffer, row, iteration))
+        true = b.constant_bool(True)
+        replace_terminator(self.block, "torch.prim.Loop.condition", [true, *next_values], self.location)
+        return self._emit(trip_count, true, [*self.inits, *buffers], types[1:])
+
+    def while_like(self, trip_count, condition: ir.Value | None) -> list[ir.Value]:
+        b = self.b
+        int_type = b.type("!torch.int")
+        carried_count = len(self.carried_types)
+        buffers = [
+            b.cast_to(b.full([0, *sizes], 0, element), b.tensor_type([None, *sizes], element))
+            for sizes, element in zip(self.row_sizes, self.row_elements)
+        ]
+        types = [int_type, *self.carried_types, *(buffer.type for buffer in buffers), int_type]
+        arguments = self._bind_arguments(types, lambda new: new[-1])
+        inner = TorchBuilder(terminator(self.block), self.location)
+        outputs = yielded_values(inner, self.block)
+        iteration = arguments[-1]
+        next_values = self._next_carried(inner, outputs)
+        for k, buffer in enumerate(arguments[1 + carried_count:-1]):
+            row = inner.unsqueeze(self._row(inner, outputs[1 + carried_count + k], k), 0)
+            grown = inner.op("aten.cat", buffer.type, inner.tensor_list([buffer, row]), inner.constant_int(0))
+            next_values.append(grown)
+        next_iteration = inner.dim_add(iteration, 1)
+        keep_going = _truth(inner, outputs[0]) if condition is not None else inner.constant_bool(True)
+        if trip_count is not None:
+            keep_going = _and(inner, keep_going, inner.op("aten.lt.int", inner.type("!torch.bool"),
+                                                          next_iteration, inner.dim_value(trip_count)))
+        replace_terminator(self.block, "torch.prim.Loop.condition", [keep_going, *next_values, next_iteration],
+                           self.location)
+        start = _truth(b, condition) if condition is not None else b.constant_bool(True)
+        if trip_count is not None:
+            start = _and(b, start, b.op("aten.lt.int", b.type("!torch.bool"), b.constant_int(0), b.dim_value(trip_count)))
+        # The trip count operand is unused by a while-like loop; the bound is in the condition.
+        results = self._emit(trip_count if trip_count is not None else INT64_MAX, start,
+                             [*self.inits, *buffers, b.constant_int(0)], types[1:])
+        return results[:-1]
+
+    def _bind_arguments(self, types, iteration_of) -> list[ir.Value]:
+        """The body's arguments become `types`; ONNX's iteration number is `iteration_of(new)`
+        as a tensor, its condition input a literal true (the body only runs while it holds)."""
+        carried_count = len(self.carried_types)
+
+        def replacement(index: int, new: list, b: TorchBuilder):
+            if index == 0:
+                return b.op("prim.NumToTensor.Scalar", b.tensor_type([], "si64"), iteration_of(new))
+            if index == 1:
+                return b.scalar_tensor_literal(True, "i1")
+            return new[1 + index - 2] if index - 2 < carried_count else None
+
+        return retype_arguments(self.block, types, self.location, replacement)
+
+    def _next_carried(self, b: TorchBuilder, outputs) -> list[ir.Value]:
+        count = len(self.carried_types)
+        return [fit_to_type(b, value, t) for value, t in zip(outputs[1 : 1 + count], self.carried_types)]
+
+    def _row(self, b: TorchBuilder, value: ir.Value, k: int) -> ir.Value:
+        return fit_to_type(b, value, b.tensor_type(self.row_sizes[k], self.row_elements[k]))
+
+    def _emit(self, trip_count, condition, inits, result_types) -> list[ir.Value]:
+        b = self.b
+        op = ir.Operation.create(
+            "torch.prim.Loop", results=list(result_types), operands=[b.dim_value(trip_count), condition, *inits],
+            regions=1, loc=self.location, ip=ir.InsertionPoint(b.anchor),
+        )
+        self.block.append_to(op.regions[0])
+        return list(op.results)
+
+
+def write_row(b: TorchBuilder, buffer: ir.Value, row: ir.Value, index) -> ir.Value:
+    """buffer[index] = row (`aten.slice_scatter` along dim 0; `index` a dim)."""
+    return b.op(
+        "aten.slice_scatter", buffer.type, buffer, b.unsqueeze(row, 0), b.constant_int(0),
+        b.dim_value(index), b.dim_value(b.dim_add(index, 1)), b.constant_int(1),
+    )
+
+
+def _truth(b: TorchBuilder, tensor: ir.Value) -> ir.Value:
+    """A one-element boolean tensor as a `!torch.bool`."""
+    return b.op("aten.Bool.int", b.type("!torch.bool"), b.item(tensor))
+
+
+def _and(b: TorchBuilder, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
+    return b.op("aten.__and__.bool", b.type("!torch.bool"), lhs, rhs)
+
+
+def _unrolled(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, trip_count, for_like: bool):
+    """The body inlined once per iteration (TOSA, StableHLO): needs a constant trip count and a
+    condition that cannot stop the loop early."""
+    if not for_like or not isinstance(trip_count, int):
+        reason = "a trip count known at conversion time" if for_like else "no early exit on its condition"
+        node.fail(
+            f"on {node.target} a Loop is unrolled, which needs {reason}; torch-mlir lowers torch.prim.Loop "
+            "only to linalg-on-tensors"
+        )
+    if trip_count > UNROLL_LIMIT:
+        node.fail(f"on {node.target} a Loop is unrolled, and {trip_count} iterations are over the limit of {UNROLL_LIMIT}")
+    carried_count = len(inits)
+    carried = list(inits)
+    rows: list[list] = [[] for _ in range(node.num_results - carried_count)]
+    true = b.scalar_tensor_literal(True, "i1")
+    for iteration in range(trip_count):
+        outputs = inline_block(b, block, [b.scalar_tensor_literal(iteration, "si64"), true, *carried])
+        carried = outputs[1 : 1 + carried_count]
+        for k, value in enumerate(outputs[1 + carried_count:]):
+            rows[k].append(value)
+    results = list(carried)
+    for k, values in enumerate(rows):
+        index = carried_count + k
+        if values:
+            results.append(stack(b, values, 0))
+        else:
+            body_type = value_type(terminator(block).operands[1 + index])
+            sizes = _static_row_sizes(node, index, body_type, node.result_info(index).sizes)
+            results.append(b.full([0, *sizes], 0, node.result_info(index).element))
+    return results
+
+
+def stack(b: TorchBuilder, values: Sequence[ir.Value], dim: int) -> ir.Value:
+    """`aten.stack` of same-shaped tensors along a new dim `dim`."""
+    info = b.info(values[0])
+    sizes = list(info.sizes)
+    sizes.insert(dim, len(values))
+    return b.op("aten.stack", b.tensor_type(sizes, info.element), b.tensor_list(list(values)), b.constant_int(dim))
+
+
+__all__ = ["LoopBody", "block_builder", "stack", "write_row"]
