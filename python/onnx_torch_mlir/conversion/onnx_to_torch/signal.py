@@ -201,3 +201,98 @@ def dft(node: OnnxNode, b: TorchBuilder):
     if constant is not None:
         return _dft(node, b, [_signal_axis(node, int(constant.reshape(-1)[0]), rank)], None)
     return _dft(node, b, list(range(rank - 1)), node.input(2))
+
+
+# -- STFT ----------------------------------------------------------------------------------
+MAX_RUN_TIME_CANDIDATES = 8
+
+
+def _frames(b: TorchBuilder, signal: ir.Value, count: int, step: int, width: int) -> ir.Value:
+    """[batch, count, width, parts]: frame f holds samples f * step ... f * step + width - 1."""
+    info = b.info(signal)
+    indices = (np.arange(count)[:, None] * step + np.arange(width)[None, :]).reshape(-1)
+    gathered = b.op("aten.index_select", b.tensor_type([info.sizes[0], count * width, info.sizes[2]], info.element),
+                    signal, b.constant_int(1), b.literal(indices.astype(np.int64), "si64"))
+    return b.reshape(gathered, [b.dim(signal, 0), count, width, info.sizes[2]],
+                     [info.sizes[0], count, width, info.sizes[2]])
+
+
+def _stft_candidates(node: OnnxNode, samples: int, window_length: int | None, onesided: bool):
+    """(frame_length, frame_step) pairs that the literals and the declared result allow."""
+    declared = node.result_info().sizes
+    if node.has_input(3) and node.constant_input(3) is not None:
+        lengths = [int(node.constant_input(3).reshape(-1)[0])]
+    elif not node.has_input(3):
+        lengths = [window_length if window_length is not None else samples]
+    elif declared is not None and declared[2] is not None:
+        bins = declared[2]
+        lengths = [2 * (bins - 1), 2 * bins - 1] if onesided else [bins]
+    else:
+        node.fail("a run-time 'frame_length' needs a declared number of bins (result dim 2)")
+    if node.constant_input(1) is not None:
+        steps = [int(node.constant_input(1).reshape(-1)[0])]
+    else:
+        steps = list(range(1, samples + 1))
+    pairs = []
+    for length in lengths:
+        for step in steps:
+            if length < 1 or length > samples or step < 1:
+                continue
+            count = 1 + (samples - length) // step
+            bins = length // 2 + 1 if onesided else length
+            if declared is None or all(d is None or d == s for d, s in zip(declared[1:3], (count, bins))):
+                pairs.append((length, step))
+    if not pairs:
+        node.fail("no frame_length and frame_step give the declared result shape")
+    if len(pairs) > MAX_RUN_TIME_CANDIDATES:
+        node.fail("'frame_step' and 'frame_length' known only at run time leave too many possibilities: make them "
+                  "constants or declare the result shape")
+    return pairs
+
+
+def _stft_for(node: OnnxNode, b: TorchBuilder, length: int, step: int, window_length: int | None) -> ir.Value:
+    signal = node.input(0)
+    samples = node.input_info(0).sizes[1]
+    width = window_length if window_length is not None else length
+    count = 1 + (samples - length) // step
+    if (count - 1) * step + width > samples:
+        node.fail(f"frames of {width} samples every {step} run past the signal's {samples} samples")
+    frames = _frames(b, signal, count, step, width)
+    if node.has_input(2):
+        window = b.reshape(node.input(2), [1, 1, width, 1], [1, 1, width, 1])
+        frames = b.binary("aten.mul.Tensor", frames, b.to_dtype(window, b.info(frames).element))
+    return transform(node, b, frames, 2, length, False, bool(node.attr_int("onesided")),
+                     node.result_info().element)
+
+
+@converts("STFT", since=17)
+def stft(node: OnnxNode, b: TorchBuilder):
+    """Frames of the signal [batch, samples, 1 or 2] every `frame_step` samples, times the window,
+    each transformed by DFT (length `frame_length`): [batch, frames, bins, 2]. The frames are an
+    index_select at constant positions: the signal length must be static, and a frame_step or
+    frame_length known only at run time is resolved from the declared result shape (several
+    possibilities are computed and the run-time values select)."""
+    if node.rank() != 3:
+        node.fail(f"the signal must be [batch, samples, 1 or 2], not rank {node.rank()}")
+    samples = node.input_info(0).sizes[1]
+    if samples is None:
+        node.fail("the signal length (dim 1) must be static")
+    window_length = None
+    if node.has_input(2):
+        window_length = node.input_info(2).sizes[0] if node.input_info(2).rank == 1 else None
+        if window_length is None:
+            node.fail("the window must be 1-D of static length")
+    onesided = bool(node.attr_int("onesided"))
+    pairs = _stft_candidates(node, samples, window_length, onesided)
+    length, step = pairs[-1]
+    result = _stft_for(node, b, length, step, window_length)
+    for length, step in reversed(pairs[:-1]):
+        candidate = _stft_for(node, b, length, step, window_length)
+        hit = None
+        for index, number in ((1, step), (3, length)):
+            if node.has_input(index) and node.constant_input(index) is None:
+                value = node.input(index)
+                equal = b.op("aten.eq.Scalar", b.tensor_type(b.info(value).sizes, "i1"), value, b.constant_int(number))
+                hit = equal if hit is None else b.op("aten.logical_and", b.broadcast_type(hit, equal, "i1"), hit, equal)
+        result = b.op("aten.where.self", result.type, hit, candidate, result)
+    return result
