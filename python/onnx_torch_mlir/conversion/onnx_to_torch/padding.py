@@ -223,3 +223,48 @@ def pad_axes(node: OnnxNode, b: TorchBuilder):
 def pad_wrap(node: OnnxNode, b: TorchBuilder):
     """From opset 19: mode 'wrap' (torch's 'circular')."""
     return _pad_inputs(node, b, modes=("constant", "reflect", "edge", "wrap"))
+
+
+@converts("CenterCropPad", since=18)
+def center_crop_pad(node: OnnxNode, b: TorchBuilder):
+    """Each axis in `axes` (all by default) becomes `shape`'s size: a centred slice when smaller
+    (the extra element of an odd difference is cut at the end), zero padding around it when
+    larger (the extra element at the end). The target sizes come from `shape` when it is a
+    constant, else from the declared result: static slices and pads, which every backend lowers
+    (ONNX's function body computes them at run time, which TOSA and StableHLO cannot take)."""
+    x = node.input(0)
+    sizes = node.input_sizes(0)
+    rank = len(sizes)
+    axes = [node.axis(axis, rank, "axes value") for axis in (node.attr_ints("axes", None) or range(rank))]
+    targets = node.constant_input(1)
+    if targets is not None:
+        targets = [int(v) for v in targets.reshape(-1)]
+    else:
+        result = node.result_info().sizes
+        targets = None if result is None else [result[axis] for axis in axes]
+        if targets is None or None in targets:
+            node.fail("'shape' must be a constant, or the result's sizes on the axes static")
+    if len(targets) != len(axes):
+        node.fail(f"'shape' has {len(targets)} values for {len(axes)} axes")
+    begins, ends = [0] * rank, [0] * rank
+    for axis, target in zip(axes, targets):
+        size = sizes[axis]
+        if size is None:
+            node.fail(f"dim {axis} of the input must be static")
+        if target < size:
+            start = (size - target) // 2
+            x = b.slice_range(x, axis, start, start + target)
+        elif target > size:
+            begins[axis] = (target - size) // 2
+            ends[axis] = target - size - begins[axis]
+    padded = [axis for axis in range(rank) if begins[axis] or ends[axis]]
+    if padded:
+        torch_pads = []
+        for axis in reversed(range(padded[0], rank)):  # torch lists (begin, end) from the last dim back
+            torch_pads += [begins[axis], ends[axis]]
+        element = node.input_info(0).element
+        sizes = [None if size is None else size + begins[axis] + ends[axis] for axis, size in enumerate(b.info(x).sizes)]
+        x = b.op(
+            "aten.constant_pad_nd", b.tensor_type(sizes, element), x, b.int_list(torch_pads), b.constant_scalar(0, element)
+        )
+    return b.cast_to(x, node.result_type())
