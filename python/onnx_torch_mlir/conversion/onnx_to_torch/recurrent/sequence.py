@@ -14,8 +14,7 @@ The loop itself takes one of two forms:
   Linalg only: its TOSA and StableHLO pipelines have no conversion for `torch.prim.Loop`, so a
   dynamic sequence length fails there with a message that says to fix the dim (`--dim`).
 
-Both directions of a bidirectional layer run in the same loop: the reverse one reads and writes
-step T-1-t.
+The reverse direction reads and writes step T-1-t.
 
 **sequence_lens.** A batch entry's steps at or beyond its length leave the state unchanged and
 output zeros (a `where` on `lengths > t`), so Y_h and Y_c are the state at the entry's last valid
@@ -254,7 +253,14 @@ class RecurrentLayer:
                 f"the sequence length is dynamic and torch-mlir's {target} lowering has no loop: "
                 "fix the length at compile time (--dim NAME=SIZE)"
             )
-        return self._run_loop(projections, initial_states, step, want_y)
+        outputs, finals = [], []
+        for direction in range(len(self.directions)):
+            direction_outputs, direction_finals = self._run_loop(
+                direction, projections[direction], initial_states[direction], step, want_y
+            )
+            outputs.append(direction_outputs)
+            finals.append(direction_finals)
+        return (outputs if want_y else None), finals
 
     def _masked(self, b: TorchBuilder, t, new_states: tuple, old_states: tuple):
         """(output, states) of a step: entries whose length is <= t keep their state and output 0."""
@@ -287,13 +293,16 @@ class RecurrentLayer:
             outputs.append(self.stack(per_step, 0) if want_y else None)
         return (outputs if want_y else None), finals
 
-    def _run_loop(self, projections, initial_states, step: Step, want_y: bool):
-        """A `torch.prim.Loop` over the time steps: the states, then the Y buffers, are loop-carried."""
+    def _run_loop(self, direction: int, projection: ir.Value, initial_states: tuple, step: Step, want_y: bool):
+        """One direction's `torch.prim.Loop` over the time steps: (Y [T, B, H] or None, final states).
+
+        The states, then the Y buffer, are loop-carried. Each direction has its own loop: with
+        both in one, IREE computed the forward direction wrongly when both initial states were
+        slices of one initial_h (the reference runner did not)."""
         b = self.b
-        state_counts = [len(states) for states in initial_states]
-        carried = [state for states in initial_states for state in states]
+        carried = list(initial_states)
         if want_y:
-            carried += [b.full([self.steps, self.batch, self.hidden], 0.0, self.element) for _ in self.directions]
+            carried.append(b.full([self.steps, self.batch, self.hidden], 0.0, self.element))
         true = b.constant_bool(True)
         loop = ir.Operation.create(
             "torch.prim.Loop", results=[value.type for value in carried],
@@ -307,26 +316,14 @@ class RecurrentLayer:
             "torch.prim.Loop.condition", operands=[true, *arguments], loc=b.location, ip=ir.InsertionPoint(body)
         )
         inner = TorchBuilder(condition, b.location)
-        last = inner.dim_sub(self.steps, 1)
-        new_states, new_buffers, offset = [], [], 0
-        for direction, name in enumerate(self.directions):
-            t = index if name == "forward" else inner.dim_sub(last, index)
-            states = tuple(arguments[offset : offset + state_counts[direction]])
-            offset += state_counts[direction]
-            projected = self.select(projections[direction], t, inner)
-            output, states = self._step(inner, direction, projected, t, states, step)
-            new_states += states
-            if want_y:
-                buffer = arguments[sum(state_counts) + direction]
-                new_buffers.append(self._write_step(inner, buffer, output, t))
-        for position, value in enumerate(new_states + new_buffers):
+        t = index if self.directions[direction] == "forward" else inner.dim_sub(inner.dim_sub(self.steps, 1), index)
+        states = tuple(arguments[: len(initial_states)])
+        output, states = self._step(inner, direction, self.select(projection, t, inner), t, states, step)
+        yielded = list(states) + ([self._write_step(inner, arguments[-1], output, t)] if want_y else [])
+        for position, value in enumerate(yielded):
             condition.operands[position + 1] = value
         results = list(loop.results)
-        finals, offset = [], 0
-        for count in state_counts:
-            finals.append(tuple(results[offset : offset + count]))
-            offset += count
-        return (results[offset:] if want_y else None), finals
+        return (results[-1] if want_y else None), tuple(results[: len(initial_states)])
 
     def _write_step(self, b: TorchBuilder, buffer: ir.Value, output: ir.Value, t) -> ir.Value:
         """buffer[t] = output, as `aten.slice_scatter` along dim 0."""

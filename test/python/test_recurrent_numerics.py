@@ -1,0 +1,229 @@
+"""LSTM, GRU and RNN compiled with our importer and conversion, run on the reference CPU runner (and
+on IREE for a few), compared with onnxruntime's CPU kernels.
+
+Each case is one node on seeded inputs. Linalg compiles the model twice: with symbolic sequence
+and batch dims (the time loop is a `torch.prim.Loop`, lowered to `scf.for`) and with static dims
+(the loop is unrolled); TOSA and StableHLO compile it with static dims (they have no loop).
+Two torch modules (nn.LSTM, nn.GRU) exported by torch.onnx.export are compiled whole.
+
+Tolerance (fp32): rtol 1e-4, atol 1e-5; the largest difference seen is below 2e-6.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import onnx
+import onnxruntime
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnx_torch_mlir
+from onnx_torch_mlir import runtime
+from onnx_torch_mlir.runtime.iree import compile_with_iree
+
+RTOL, ATOL = 1e-4, 1e-5
+GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
+SEQ, BATCH, INPUT, HIDDEN = 5, 3, 4, 6
+
+
+@dataclass
+class Case:
+    op_type: str
+    direction: str = "forward"
+    layout: int = 0
+    attributes: dict = field(default_factory=dict)
+    optional: tuple = ("B", "initial_h", "initial_c")  # optional inputs given
+    lengths: list | None = None
+    outputs: tuple = ("Y", "Y_h", "Y_c")
+    opset: int = 17
+    seed: int = 0
+
+    @property
+    def directions(self) -> int:
+        return 2 if self.direction == "bidirectional" else 1
+
+    def arrays(self) -> dict:
+        """Input name -> (array, dims with the sequence and batch dims symbolic)."""
+        rng = np.random.default_rng(self.seed)
+        gates, d = GATES[self.op_type], self.directions
+        normal = lambda *shape: (rng.standard_normal(shape) * 0.5).astype(np.float32)  # noqa: E731
+        seq_batch = ["batch", "seq"] if self.layout else ["seq", "batch"]
+        x_shape = [BATCH, SEQ, INPUT] if self.layout else [SEQ, BATCH, INPUT]
+        arrays = {
+            "X": (normal(*x_shape), seq_batch + [INPUT]),
+            "W": (normal(d, gates * HIDDEN, INPUT), [d, gates * HIDDEN, INPUT]),
+            "R": (normal(d, gates * HIDDEN, HIDDEN), [d, gates * HIDDEN, HIDDEN]),
+        }
+        if "B" in self.optional:
+            arrays["B"] = (normal(d, 2 * gates * HIDDEN), [d, 2 * gates * HIDDEN])
+        if self.lengths is not None:
+            arrays["sequence_lens"] = (np.array(self.lengths, np.int32), ["batch"])
+        state_shape = [BATCH, d, HIDDEN] if self.layout else [d, BATCH, HIDDEN]
+        state_dims = ["batch", d, HIDDEN] if self.layout else [d, "batch", HIDDEN]
+        if "initial_h" in self.optional:
+            arrays["initial_h"] = (normal(*state_shape), state_dims)
+        if "initial_c" in self.optional and self.op_type == "LSTM":
+            arrays["initial_c"] = (normal(*state_shape), state_dims)
+        if "P" in self.optional:
+            arrays["P"] = (normal(d, 3 * HIDDEN), [d, 3 * HIDDEN])
+        return arrays
+
+    def model(self, static: bool, arrays: dict | None = None) -> onnx.ModelProto:
+        """The one-node model; `arrays` (name -> array) replaces the case's inputs, static only."""
+        arrays = self.arrays() if arrays is None else {name: (array, None) for name, array in arrays.items()}
+        order = ["X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"]
+        if self.op_type != "LSTM":
+            order = order[:6]
+        last = max(i for i, name in enumerate(order) if name in arrays)
+        node_inputs = [name if name in arrays else "" for name in order[: last + 1]]
+        outputs = [name for name in ("Y", "Y_h", "Y_c") if name in self.outputs]
+        if self.op_type != "LSTM":
+            outputs = [name for name in outputs if name != "Y_c"]
+        node_outputs = [name if name in outputs else "" for name in ("Y", "Y_h", "Y_c")[: 3 if self.op_type == "LSTM" else 2]]
+        while node_outputs and not node_outputs[-1]:
+            node_outputs.pop()
+        node = helper.make_node(
+            self.op_type, node_inputs, node_outputs, name="rnn", hidden_size=HIDDEN, direction=self.direction,
+            **({"layout": self.layout} if self.layout else {}), **self.attributes,
+        )
+        element = {np.float32: TensorProto.FLOAT, np.int32: TensorProto.INT32}
+        inputs = [
+            helper.make_tensor_value_info(name, element[array.dtype.type], list(array.shape) if static else dims)
+            for name, (array, dims) in arrays.items()
+        ]
+        graph = helper.make_graph(
+            [node], "recurrent", inputs, [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs]
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)], ir_version=8)
+        return onnx.shape_inference.infer_shapes(model)
+
+    def inputs(self) -> list:
+        return [array for array, _ in self.arrays().values()]
+
+    def expected(self) -> list:
+        """onnxruntime's outputs. Its CPU kernels take layout 0 only, and have no GRU-3 or RNN-1
+        kernel: a layout-1 case runs as layout 0 on transposed inputs, its outputs transposed
+        back; an opset below 7 runs at 7 (same semantics: 7 only dropped `output_sequence`)."""
+        arrays = {name: array for name, (array, _) in self.arrays().items()}
+        reference = replace(self, layout=0, opset=max(self.opset, 7))
+        if self.layout:
+            for name in ("X", "initial_h", "initial_c"):
+                if name in arrays:
+                    arrays[name] = np.ascontiguousarray(arrays[name].swapaxes(0, 1))
+        session = onnxruntime.InferenceSession(
+            reference.model(True, arrays).SerializeToString(), providers=["CPUExecutionProvider"]
+        )
+        outputs = session.run(None, arrays)
+        if self.layout:  # Y [T, D, B, H] -> [B, T, D, H]; Y_h, Y_c [D, B, H] -> [B, D, H]
+            outputs = [o.transpose(2, 0, 1, 3) if o.ndim == 4 else o.swapaxes(0, 1) for o in outputs]
+        return outputs
+
+CASES = {
+    **{f"{op}-{direction}": Case(op, direction) for op in GATES for direction in ("forward", "reverse", "bidirectional")},
+    **{f"{op}-layout1-bidirectional": Case(op, "bidirectional", layout=1) for op in GATES},
+    "LSTM-sequence_lens-bidirectional": Case("LSTM", "bidirectional", lengths=[5, 2, 3]),
+    "GRU-sequence_lens-reverse": Case("GRU", "reverse", lengths=[1, 5, 4]),
+    "RNN-sequence_lens-layout1": Case("RNN", "bidirectional", layout=1, lengths=[3, 5, 1]),
+    "LSTM-peepholes-clip": Case("LSTM", "bidirectional", optional=("B", "initial_h", "initial_c", "P"),
+                                attributes={"clip": 0.4}),
+    "LSTM-input_forget": Case("LSTM", optional=("B", "P"), attributes={"input_forget": 1}),
+    "LSTM-activations": Case("LSTM", "bidirectional", attributes={
+        "activations": ["HardSigmoid", "LeakyRelu", "ScaledTanh", "Sigmoid", "Elu", "Softsign"],
+        "activation_alpha": [0.3, 0.05, 1.5, 0.8], "activation_beta": [0.4, 0.7]}),
+    "GRU-linear_before_reset": Case("GRU", "bidirectional", attributes={"linear_before_reset": 1}),
+    "GRU-linear_before_reset-no-B": Case("GRU", optional=("initial_h",), attributes={"linear_before_reset": 1}),
+    "GRU-activations-clip": Case("GRU", attributes={
+        "activations": ["Affine", "ThresholdedRelu"], "activation_alpha": [0.4, 0.1], "activation_beta": [0.5],
+        "clip": 1.2}),
+    "RNN-relu-no-optional": Case("RNN", optional=(), attributes={"activations": ["Relu"]}),
+    "RNN-softplus-defaults": Case("RNN", "bidirectional", attributes={"activations": ["Softplus", "HardSigmoid"]}),
+    "LSTM-only-Y_c": Case("LSTM", "reverse", outputs=("Y_c",)),
+    "LSTM-opset7-no-Y": Case("LSTM", optional=("B",), outputs=("Y_h",), opset=7),
+    "RNN-opset1": Case("RNN", "reverse", outputs=("Y",), opset=1),
+    "GRU-opset3": Case("GRU", "bidirectional", outputs=("Y",), opset=3, attributes={"linear_before_reset": 1}),
+}
+# (name, backend, static): every case on Linalg with symbolic dims (the `torch.prim.Loop`); a few
+# with static dims (unrolled) on each backend: one of each op and the forms that differ the most.
+STATIC_CASES = [
+    "LSTM-peepholes-clip", "GRU-linear_before_reset", "RNN-sequence_lens-layout1", "LSTM-activations",
+    "LSTM-sequence_lens-bidirectional",
+]
+RUNS = [(name, "linalg-on-tensors", False) for name in CASES] + [
+    (name, backend, True) for name in STATIC_CASES for backend in ("linalg-on-tensors", "tosa", "stablehlo")
+]
+
+
+def _assert_matches(outputs, expected):
+    assert len(outputs) == len(expected)
+    for index, (got, want) in enumerate(zip(outputs, expected)):
+        assert got.shape == want.shape, (index, got.shape, want.shape)
+        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg=f"output {index}")
+
+
+@pytest.mark.parametrize(
+    "name, backend, static", RUNS, ids=[f"{n}-{b}-{'static' if s else 'dynamic'}" for n, b, s in RUNS]
+)
+def test_matches_onnxruntime(name, backend, static):
+    case = CASES[name]
+    module = onnx_torch_mlir.compile(case.model(static), backend)
+    _assert_matches(runtime.run(module, case.inputs(), input_dialect=backend), case.expected())
+
+
+def test_a_dynamic_length_compiles_to_a_loop_and_runs_at_other_lengths():
+    case = CASES["LSTM-sequence_lens-bidirectional"]
+    module = onnx_torch_mlir.compile(case.model(False), "linalg-on-tensors")
+    assert "scf.for" in str(module)
+    for seq, lengths in ((2, [2, 1, 2]), (9, [9, 4, 7])):
+        arrays = case.arrays()
+        arrays["X"] = (np.random.default_rng(seq).standard_normal((seq, BATCH, INPUT)).astype(np.float32), None)
+        arrays["sequence_lens"] = (np.array(lengths, np.int32), None)
+        session = onnxruntime.InferenceSession(case.model(False).SerializeToString(), providers=["CPUExecutionProvider"])
+        expected = session.run(None, {name: array for name, (array, _) in arrays.items()})
+        _assert_matches(runtime.run(module, [array for array, _ in arrays.values()]), expected)
+
+
+@pytest.mark.parametrize("backend", ["tosa", "stablehlo"])
+def test_a_dynamic_length_fails_clearly_without_a_loop(backend):
+    with pytest.raises(Exception, match="the sequence length is dynamic and torch-mlir's .* lowering has no loop"):
+        onnx_torch_mlir.compile(CASES["GRU-forward"].model(False), backend)
+
+
+IREE_RUNS = [("LSTM-peepholes-clip", "linalg-on-tensors", False), ("GRU-linear_before_reset", "linalg-on-tensors", True),
+             ("RNN-sequence_lens-layout1", "stablehlo", True)]
+
+
+@pytest.mark.parametrize("name, backend, static", IREE_RUNS, ids=[f"{n}-{b}" for n, b, _ in IREE_RUNS])
+def test_iree_matches_onnxruntime(name, backend, static):
+    case = CASES[name]
+    module = onnx_torch_mlir.compile(case.model(static), backend)
+    _assert_matches(compile_with_iree(module, backend)(*case.inputs()), case.expected())
+
+
+# -- torch modules exported by torch.onnx.export -------------------------------------------------
+
+
+def _exported(module_type: str, dynamic_length: bool, tmp_path):
+    import torch  # a test-only dependency
+
+    torch.manual_seed(0)
+    layers = 2 if module_type == "LSTM" else 1
+    layer = getattr(torch.nn, module_type)(INPUT, HIDDEN, num_layers=layers, bidirectional=True)
+    x = torch.randn(SEQ, BATCH, INPUT)
+    path = tmp_path / f"{module_type}.onnx"
+    dynamic_axes = {"x": {0: "seq"}, "y": {0: "seq"}} if dynamic_length else None
+    torch.onnx.export(layer, (x,), str(path), input_names=["x"], output_names=["y"], opset_version=17,
+                      dynamo=False, dynamic_axes=dynamic_axes)
+    return onnx.load(str(path)), x.numpy()
+
+
+@pytest.mark.parametrize("module_type", ["LSTM", "GRU"])
+@pytest.mark.parametrize("dynamic_length", [False, True], ids=["static", "dynamic"])
+def test_exported_torch_module_matches_onnxruntime(module_type, dynamic_length, tmp_path):
+    model, x = _exported(module_type, dynamic_length, tmp_path)
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expected = session.run(None, {"x": x})
+    compiled = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+    assert ("scf.for" in str(compiled)) == dynamic_length
+    _assert_matches(runtime.run(compiled, [x]), expected)
