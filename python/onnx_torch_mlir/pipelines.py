@@ -5,6 +5,8 @@ Output types: "torch" (torch-mlir's backend contract), and the three backends
 backend pipelines.
 """
 
+import re
+
 from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
@@ -74,6 +76,9 @@ def lower_torch_to_backend(
 
     from .transforms.stablehlo_dynamic import finish_dynamic_stablehlo
 
+    if output_type in ("tosa", "stablehlo"):
+        drop_runtime_asserts(module)
+        erase_unused_shape_arithmetic(module)
     if module_has_custom_op_candidates(module, backend_legal_ops):
         lower_with_custom_ops(module, output_type, backend_legal_ops, custom_op_encoding)
     else:
@@ -81,3 +86,58 @@ def lower_torch_to_backend(
     if output_type == "stablehlo":
         # Dynamic shapes in forms the consumers lower (transforms/stablehlo_dynamic.py).
         finish_dynamic_stablehlo(module)
+
+
+def drop_runtime_asserts(module: ir.Module) -> int:
+    """Erase the module's `torch.runtime.assert` ops; the count erased.
+
+    TOSA and StableHLO have no assertion op, and torch-mlir's lowerings to them refuse the
+    checks its own shape simplification adds on dynamic dims ("Expected dim size > 0." where a
+    `Reshape` target copies a dim, broadcast and unflatten size checks). The Linalg path keeps
+    them as run-time assertions; on these two backends a model run on inputs that break one
+    computes on without the check, as torch-mlir's own TOSA and StableHLO paths do for the
+    checks they never emit.
+    """
+    found: list[ir.Operation] = []
+
+    def collect(operation: ir.Operation) -> ir.WalkResult:
+        if operation.name == "torch.runtime.assert":
+            found.append(operation)
+        return ir.WalkResult.ADVANCE
+
+    with module.context:
+        module.operation.walk(collect)
+        for operation in found:
+            operation.erase()
+    return len(found)
+
+
+# Scalar and shape-tensor ops with no side effect that torch-mlir's canonicalizer leaves when
+# unused (`aten.tensor` of a dims list, what our conversion makes of a `Shape` whose consumers
+# read the dims directly). TOSA's and StableHLO's lowerings refuse them on dynamic dims.
+_SHAPE_ARITHMETIC = re.compile(
+    r"torch\.(constant\.\w+|prim\.ListConstruct|prim\.NumToTensor\.Scalar|aten\.tensor|aten\.size\.int|"
+    r"aten\.(add|sub|mul|floordiv|remainder|neg|eq|ne|gt|ge|lt|le)\.int|aten\.Int\.bool)"
+)
+
+
+def erase_unused_shape_arithmetic(module: ir.Module) -> int:
+    """Erase unused shape arithmetic (see _SHAPE_ARITHMETIC), until none is left; the count."""
+    erased = 0
+    with module.context:
+        while True:
+            found: list[ir.Operation] = []
+
+            def collect(operation: ir.Operation) -> ir.WalkResult:
+                if _SHAPE_ARITHMETIC.fullmatch(operation.name) and all(
+                    not list(result.uses) for result in operation.results
+                ):
+                    found.append(operation)
+                return ir.WalkResult.ADVANCE
+
+            module.operation.walk(collect)
+            if not found:
+                return erased
+            for operation in found:
+                operation.erase()
+            erased += len(found)

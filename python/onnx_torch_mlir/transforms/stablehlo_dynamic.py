@@ -24,7 +24,8 @@ broadcast**; it equals the result dim. Then:
 - a broadcast shape is the list of per-dim sizes (`tensor.from_elements` of `tensor.dim`s and
   constants): a static size that is not 1 if an operand has one, else the dynamic dim of an
   operand, else 1; broadcast constraints hold and their guards go;
-- `dynamic_reshape` becomes `tensor.reshape`, which both consumers lower.
+- `dynamic_reshape` becomes `tensor.reshape`, which both consumers lower, and the element count
+  of a list of sizes (`shape.num_elements`, which a reshape's -1 dim uses) their product.
 
 A model whose dynamic dim is 1 at run time where another operand's is not gets wrong numbers on
 StableHLO (an assertion on Linalg); fix the dim with `--dim NAME=SIZE` for such a model.
@@ -36,7 +37,10 @@ from torch_mlir.passmanager import PassManager
 BROADCAST = "stablehlo.dynamic_broadcast_in_dim"
 EXPANDING = "known_expanding_dimensions"
 NONEXPANDING = "known_nonexpanding_dimensions"
-_REWRITTEN = (BROADCAST, "stablehlo.dynamic_reshape", "shape.broadcast", "shape.cstr_broadcastable", "shape.shape_of")
+_REWRITTEN = (
+    BROADCAST, "stablehlo.dynamic_reshape", "shape.broadcast", "shape.cstr_broadcastable", "shape.shape_of",
+    "shape.num_elements",
+)
 
 
 def finish_dynamic_stablehlo(module: ir.Module) -> None:
@@ -52,6 +56,8 @@ def finish_dynamic_stablehlo(module: ir.Module) -> None:
             _rewrite_shape_broadcast(op)
         for op in ops.get("shape.shape_of", []):
             _rewrite_shape_of(op)
+        for op in ops.get("shape.num_elements", []):
+            _rewrite_num_elements(op)
         for op in ops.get("stablehlo.dynamic_reshape", []):
             _replace(op, ir.Operation.create("tensor.reshape", results=[op.results[0].type],
                                              operands=list(op.operands), ip=ir.InsertionPoint(op)))
@@ -141,6 +147,21 @@ def _rewrite_shape_of(op: ir.Operation) -> None:
     elements = [_index_constant(size, ip) if size is not None else _tensor_dim(tensor, i, ip)
                 for i, size in enumerate(sizes)]
     _replace(op, _from_elements(elements, op.results[0].type, ip))
+
+
+def _rewrite_num_elements(op: ir.Operation) -> None:
+    """`shape.num_elements` of a `tensor.from_elements` of sizes -> their product (`arith.muli`)."""
+    owner = op.operands[0].owner
+    if not isinstance(owner, (ir.Operation, ir.OpView)) or owner.name != "tensor.from_elements":
+        return
+    if op.results[0].type != ir.IndexType.get():
+        return
+    ip = ir.InsertionPoint(op)
+    product = _index_constant(1, ip)
+    for size in owner.operands:
+        product = ir.Operation.create("arith.muli", results=[product.type], operands=[product, size], ip=ip).results[0]
+    op.results[0].replace_all_uses_with(product)
+    op.erase()
 
 
 def _shape_source(value: ir.Value):

@@ -362,6 +362,15 @@ class TorchBuilder:
         attribute = ir.DenseElementsAttr.get(array, type=self.type(element), shape=list(array.shape))
         return self.op("vtensor.literal", self.tensor_type(array.shape, element), attributes={"value": attribute})
 
+    def dims_tensor(self, dims: Sequence) -> ir.Value:
+        """A 1-D si64 tensor of dims: a literal when all are ints, else `aten.tensor` of their list,
+        which `OnnxNode.dim_elements` reads back as dims (no `aten.item`)."""
+        if all(isinstance(dim, int) for dim in dims):
+            return self.literal(np.array(dims, dtype=np.int64).reshape(len(dims)), "si64")
+        none, false = self.constant_none(), self.constant_bool(False)
+        result = self.tensor_type([len(dims)], "si64")
+        return self.op("aten.tensor", result, self.int_list(dims), self.dtype("si64"), none, false)
+
     def scalar_tensor_literal(self, value, element: str) -> ir.Value:
         """A rank-0 `torch.vtensor.literal` holding `value`."""
         if TensorInfo((), element).is_float:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from torch_mlir import ir
 
 from .builder import TorchBuilder
@@ -69,6 +71,11 @@ def _expand(b: TorchBuilder, x: ir.Value, dims: Sequence) -> ir.Value:
 def gather(node: OnnxNode, b: TorchBuilder):
     """out[a..., i..., c...] = data[a..., indices[i...], c...] along `axis` (negative indices
     wrap, as defined from opset 11)."""
+    picked = _gather_of_dims(node, b)
+    if picked is None and node.target in ("tosa", "stablehlo"):
+        picked = _gather_by_slices(node, b)
+    if picked is not None:
+        return picked
     data, indices = node.input(0), node.input(1)
     data_sizes, index_sizes = node.input_sizes(0), node.input_sizes(1)
     axis = node.axis(node.attr_int("axis"), len(data_sizes))
@@ -82,6 +89,47 @@ def gather(node: OnnxNode, b: TorchBuilder):
     if len(index_sizes) == 1:
         return selected
     return b.reshape(selected, data_dims[:axis] + b.dims(indices) + data_dims[axis + 1 :])
+
+
+def _gather_of_dims(node: OnnxNode, b: TorchBuilder):
+    """Constant positions of a list of dims (a `Shape` result of a dynamic input): the picked dims,
+    a literal when static; one position gives a 0-d tensor of the dim."""
+    dims = node.dim_elements(0)
+    positions = node.constant_input(1)
+    if dims is None or positions is None or positions.ndim > 1:
+        return None
+    if any(not -len(dims) <= int(p) < len(dims) for p in positions.reshape(-1)):
+        return None  # the general pattern reports it
+    picked = [dims[int(p)] for p in positions.reshape(-1)]
+    if positions.ndim == 1:
+        return b.dims_tensor(picked)
+    if isinstance(picked[0], int):
+        return b.literal(np.array(picked[0], dtype=np.int64), "si64")
+    return b.op("prim.NumToTensor.Scalar", b.tensor_type([], "si64"), picked[0])
+
+
+def _gather_by_slices(node: OnnxNode, b: TorchBuilder):
+    """A few constant positions along a dim of a dynamically shaped input, as slices: TOSA's and
+    StableHLO's lowerings of `aten.index_select` take no dynamic shapes (`dynamic_gather`, which
+    IREE refuses), their slices do (BERT's pooler picks token 0 of a dynamic sequence)."""
+    positions = node.constant_input(1)
+    info = node.input_info(0)
+    if positions is None or positions.ndim > 1 or positions.size > 4 or info.sizes is None or info.is_static:
+        return None
+    axis = node.axis(node.attr_int("axis"), len(info.sizes))
+    dim = info.sizes[axis]
+    if any(int(p) < 0 for p in positions.reshape(-1)) and dim is None:
+        return None
+    data = node.input(0)
+    starts = [int(p) + (dim if int(p) < 0 else 0) for p in positions.reshape(-1)]
+    if dim is not None and any(not 0 <= start < dim for start in starts):
+        return None  # the general pattern's bounds apply
+    pieces = [b.slice_range(data, axis, start, start + 1) for start in starts]
+    if positions.ndim == 0:
+        return b.op("aten.squeeze.dim", node.result_type(), pieces[0], b.constant_int(axis))
+    if len(pieces) == 1:
+        return pieces[0]
+    return b.op("aten.cat", node.result_type(), b.tensor_list(pieces), b.constant_int(axis))
 
 
 @converts("GatherElements", since=11)

@@ -65,6 +65,19 @@ def schema_default(op_type: str, opset: int, domain: str, name: str):
     return True, helper.get_attribute_value(attribute.default_value)
 
 
+def _producer(value, name: str):
+    """The op named `name` that produces `value`, else None."""
+    owner = value.owner if isinstance(value, ir.Value) else None
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    return owner if isinstance(owner, ir.Operation) and owner.name == name else None
+
+
+def _constant_int_or_value(value: ir.Value):
+    """A `!torch.int` as a Python int when a `torch.constant.int` gives it, else the value."""
+    constant = _producer(value, "torch.constant.int")
+    return ir.IntegerAttr(constant.attributes["value"]).value if constant is not None else value
+
+
 def location_name(location: ir.Location) -> str | None:
     match = _NAME_LOC.match(str(location))
     return match.group(1) if match else None
@@ -193,12 +206,37 @@ class OnnxNode:
             self.fail(f"'{what}' must be a constant")
         return [int(v) for v in constant.reshape(-1)]
 
+    def dim_elements(self, index: int) -> list | None:
+        """A 1-D (or 0-d) integer operand made of dims (a literal, `TorchBuilder.dims_tensor`'s
+        `aten.tensor` of a list, as `Shape` gives on a dynamic input, or one dim's
+        `prim.NumToTensor`) as dims: ints where known, `!torch.int` values elsewhere; None for
+        any other operand. Only looks."""
+        constant = self.constant_input(index)
+        if constant is not None:
+            integral = np.issubdtype(constant.dtype, np.integer) and constant.ndim <= 1
+            return [int(v) for v in constant.reshape(-1)] if integral else None
+        value = self._bridged.get(index) or self._raw_operand(index)
+        if value is not None and is_builtin_tensor(value.type):
+            value = self._converted_source(value)
+        scalar = _producer(value, "torch.prim.NumToTensor.Scalar")
+        if scalar is not None and scalar.operands[0].type == ir.Type.parse("!torch.int", self.op.context):
+            return [_constant_int_or_value(scalar.operands[0])]  # one dim, as a 0-d tensor
+        made = _producer(value, "torch.aten.tensor")
+        listed = _producer(made.operands[0], "torch.prim.ListConstruct") if made is not None else None
+        info = tensor_info(value.type) if listed is not None else None
+        if info is None or info.rank != 1:
+            return None
+        return [_constant_int_or_value(element) for element in listed.operands]
+
     def int_elements(self, index: int, b: TorchBuilder, what: str) -> list:
         """A 1-D integer operand as dims: ints when a literal, else one `aten.item` per element
         (which needs a static length; fails naming `what` otherwise)."""
         constant = self.constant_input(index)
         if constant is not None:
             return [int(v) for v in constant.reshape(-1)]
+        listed = self.dim_elements(index)
+        if listed is not None:
+            return listed
         tensor = self.input(index)
         info = b.info(tensor)
         if info.sizes is None or len(info.sizes) != 1 or info.sizes[0] is None:

@@ -26,12 +26,7 @@ def _shape(node: OnnxNode, b: TorchBuilder, start: int, end: int | None):
         node.fail("needs a ranked input 0")
     start = min(max(start + rank if start < 0 else start, 0), rank)
     end = rank if end is None else min(max(end + rank if end < 0 else end, 0), rank)
-    sizes = b.info(x).sizes[start:end] if end > start else ()
-    if all(size is not None for size in sizes):
-        return b.literal(np.array(sizes, dtype=np.int64).reshape(len(sizes)), "si64")
-    dims = [b.dim(x, dim) for dim in range(start, end)]
-    none, false = b.constant_none(), b.constant_bool(False)
-    return b.op("aten.tensor", node.result_type(), b.int_list(dims), b.dtype("si64"), none, false)
+    return b.dims_tensor([b.dim(x, dim) for dim in range(start, end)])
 
 
 @converts("Shape", since=1)
@@ -156,6 +151,10 @@ def squeeze(node: OnnxNode, b: TorchBuilder):
 
 
 def _unsqueeze(node: OnnxNode, b: TorchBuilder, axes: list[int]):
+    if node.rank() == 0 and len(axes) == 1 and node.input_info(0).element == "si64":
+        dims = node.dim_elements(0)  # one dim picked out of a Shape: stays a list of dims
+        if dims is not None:
+            return b.dims_tensor(dims)
     x = node.input(0)
     output_rank = node.rank() + len(axes)
     for axis in sorted(node.axis(axis, output_rank, "axes value") for axis in axes):

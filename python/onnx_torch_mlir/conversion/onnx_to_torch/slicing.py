@@ -20,7 +20,24 @@ from .registry import converts
 
 def _concat(node: OnnxNode, b: TorchBuilder, axis: int):
     axis = node.axis(axis, node.rank())
+    joined = _concat_of_dims(node, b)
+    if joined is not None:
+        return joined
     return b.op("aten.cat", node.result_type(), b.tensor_list(node.inputs()), b.constant_int(axis))
+
+
+def _concat_of_dims(node: OnnxNode, b: TorchBuilder):
+    """Shape pieces (literals and `Shape` results of dynamic inputs) joined as one list of dims,
+    so the consumer (a Reshape's or Expand's shape) reads sizes, not `aten.item`s."""
+    if node.result_info().element != "si64":
+        return None
+    dims = []
+    for index in range(node.num_inputs):
+        elements = node.dim_elements(index) if node.has_input(index) else None
+        if elements is None:
+            return None
+        dims += elements
+    return b.dims_tensor(dims)
 
 
 @converts("Concat", since=1)
@@ -170,12 +187,32 @@ def slice_(node: OnnxNode, b: TorchBuilder):
     empty = _empty_result(node, b)
     if empty is not None:
         return empty
+    picked = _slice_of_dims(node, b)
+    if picked is not None:
+        return picked
     runtime = [node.has_input(i) and node.constant_input(i) is None for i in range(1, 5)]
     if runtime[2] or runtime[3] or ((runtime[0] or runtime[1]) and node.result_info().is_static):
         return _slice_by_gather(node, b)
     starts = node.int_elements(1, b, "starts")
     ends = node.int_elements(2, b, "ends")
     return _slice(node, b, starts, ends, node.constant_ints(3, "axes"), node.constant_ints(4, "steps"))
+
+
+def _slice_of_dims(node: OnnxNode, b: TorchBuilder):
+    """A slice of a list of dims (a `Shape` result of a dynamic input) with constant bounds:
+    the picked dims, a literal when they are all static."""
+    dims = node.dim_elements(0)
+    bounds = [node.constant_input(i) if node.has_input(i) else None for i in range(1, 5)]
+    if dims is None or bounds[0] is None or bounds[1] is None or any(
+        node.has_input(i) and bounds[i - 1] is None for i in (3, 4)
+    ):
+        return None
+    starts, ends = bounds[0].reshape(-1), bounds[1].reshape(-1)
+    steps = bounds[3].reshape(-1) if bounds[3] is not None else [1]
+    if len(starts) != 1 or len(ends) != 1 or len(steps) != 1 or steps[0] == 0:
+        return None  # the general pattern reports what is wrong
+    clamp = lambda v: int(min(max(int(v), -(2**62)), 2**62))  # noqa: E731 - ONNX's INT64 extremes
+    return b.dims_tensor(dims[clamp(starts[0]) : clamp(ends[0]) : int(steps[0])])
 
 
 def _slice_by_gather(node: OnnxNode, b: TorchBuilder):
