@@ -22,6 +22,7 @@ def compile(
     importer: str = "ours",
     converter: str = "ours",
     context: ir.Context | None = None,
+    dims=None,
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
 
@@ -34,6 +35,9 @@ def compile(
     ("NonMaxSuppression", ...) bypass the conversion and become custom ops of
     domain "onnx"; `custom_op_encoding` is "operands" or "attributes". The
     contract is docs/custom-ops.md.
+
+    `dims` fixes symbolic dims at compile time: {"batch": 1} or ["batch=1"] (the command
+    line's `--dim NAME=SIZE`), for forms a backend takes only with static sizes.
     """
     from . import conversion  # noqa: F401 - conversion imports transforms; importing it first avoids a cycle
     from .transforms.custom_ops import ENCODINGS, normalize_backend_legal_ops
@@ -46,7 +50,7 @@ def compile(
         )
     legal = normalize_backend_legal_ops(backend_legal_ops)
     context = context or make_context()
-    module = import_model(model, importer, context)
+    module = import_model(model, importer, context, dims)
     if keep_onnx_ops:
         if converter != "ours":
             raise PipelineError("keep_onnx_ops needs our conversion (converter='ours')")
@@ -58,7 +62,7 @@ def compile(
     return module
 
 
-def import_model(model, importer: str, context: ir.Context) -> ir.Module:
+def import_model(model, importer: str, context: ir.Context, dims=None) -> ir.Module:
     """`model` (a path, bytes or onnx.ModelProto) in the torch-ONNX spelling, by `importer`.
 
     Our importer takes the path itself, so large weights are memory-mapped rather
@@ -71,11 +75,12 @@ def import_model(model, importer: str, context: ir.Context) -> ir.Module:
     if importer == "ours":
         from .importer import import_onnx
 
-        return import_onnx(model, form="torch-onnx", context=context)
+        return import_onnx(model, form="torch-onnx", context=context, dims=dims)
     if importer == "torch-mlir":
+        from .importer.fixed_dims import fix_symbolic_dims, parse_dim_options
         from .peers import import_with_torch_mlir
 
-        return import_with_torch_mlir(load_model(model), context)
+        return import_with_torch_mlir(fix_symbolic_dims(load_model(model), parse_dim_options(dims)), context)
     raise ValueError(f"unknown importer '{importer}': expected one of {', '.join(IMPORTERS)}")
 
 

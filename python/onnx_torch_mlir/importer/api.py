@@ -6,6 +6,7 @@ from torch_mlir import ir
 from ..dialect.verifier import verify_module
 from ..errors import ImportError_
 from ..mlir_context import make_context
+from .fixed_dims import fix_symbolic_dims, parse_dim_options
 from .functions import DEFAULT_EXPAND_OPS, expand_function_ops, inline_expansions, inline_local_functions
 from .graph import GraphImporter
 from .loading import open_model
@@ -28,6 +29,7 @@ def import_onnx(
     functions: str = "inline",
     verify: bool = True,
     progress: bool | None = None,
+    dims=None,
 ) -> ir.Module:
     """Import `model` (a path, the serialized bytes or an onnx.ModelProto) to MLIR.
 
@@ -38,14 +40,15 @@ def import_onnx(
     model-local functions are "inline"d, or kept as private functions
     specialized per call signature and called ("call"). `verify`: check
     ONNX-dialect ops against the ONNX schemas. `progress`: show progress on
-    stderr (default: when it is a terminal).
+    stderr (default: when it is a terminal). `dims`: symbolic dims fixed to a size
+    ({"batch": 1} or ["batch=1"]), as the command line's `--dim NAME=SIZE`.
     """
     if form not in FORMS:
         raise ImportError_(f"unknown form '{form}': expected one of {', '.join(FORMS)}")
     if functions not in FUNCTION_MODES:
         raise ImportError_(f"unknown functions mode '{functions}': expected one of {', '.join(FUNCTION_MODES)}")
     opened = open_model(model, base_dir)
-    typed = _typed_skeleton(opened, expand_ops, inline=functions == "inline")
+    typed = _typed_skeleton(opened, expand_ops, inline=functions == "inline", dims=parse_dim_options(dims))
     context = context or make_context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
@@ -68,10 +71,11 @@ def _check_opsets(model: onnx.ModelProto, model_name: str) -> None:
             )
 
 
-def _typed_skeleton(opened, expand_ops, inline: bool) -> onnx.ModelProto:
+def _typed_skeleton(opened, expand_ops, inline: bool, dims=None) -> onnx.ModelProto:
     """The model's structure with every value typed; weights stay where `opened.weights` finds them."""
     _check_opsets(opened.proto, opened.name)
     proto, originals = skeleton(opened.proto)
+    proto = fix_symbolic_dims(proto, dims or {}, opened.name)
     opened.weights.originals.update(originals)
     if inline:
         proto = inline_local_functions(proto, opened.name)

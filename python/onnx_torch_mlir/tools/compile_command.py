@@ -37,6 +37,9 @@ def add_arguments(parser) -> None:
                         help="whose ONNX importer to use (default: ours)")
     parser.add_argument("--converter", default="ours", choices=("ours", "torch-mlir"),
                         help="whose ONNX-to-Torch conversion to use (default: ours)")
+    parser.add_argument("--dim", action="append", default=[], metavar="NAME=SIZE",
+                        help="fix the model's symbolic dim NAME (an input's dim_param) to SIZE at compile time "
+                        "(repeatable); for forms a backend takes only with static sizes")
 
 
 def run(args) -> int:
@@ -48,6 +51,7 @@ def run(args) -> int:
         module = compile_model(
             args.model, args.output_type, backend_legal_ops=legal, keep_onnx_ops=keep,
             custom_op_encoding=args.custom_op_encoding, importer=args.importer, converter=args.converter,
+            dims=args.dim,
         )
     except ConversionError as error:
         # All failing nodes, not only the first line run_guarded would print.
