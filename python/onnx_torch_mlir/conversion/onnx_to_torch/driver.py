@@ -27,7 +27,7 @@ from .builder import TorchBuilder
 from .folding import fold_constant_node
 from .node import UNREALIZED_CAST, OnnxNode, UnsupportedNode, onnx_schema
 from .registry import DEFAULT_DOMAIN, display_domain, lookup, normalize_domain, registered_versions
-from .types import is_builtin_tensor, is_none_type
+from .types import is_builtin_tensor, is_none_type, is_onnx_container, is_torch_container
 
 LATEST_ONNX_OPSET = onnx.defs.onnx_opset_version()
 
@@ -127,6 +127,8 @@ def convert_onnx_to_torch(module_op: ir.Operation) -> list[Failure]:
             failure = convert_node(node)
             if failure is not None:
                 failures.append(failure)
+        if target is not None:
+            failures += _container_signature_failures(function, target)
         _erase_unused_no_values(function)
     return failures
 
@@ -139,7 +141,9 @@ def convert_node(node: OnnxNode) -> Failure | None:
     try:
         with node.location:  # the default location (and context) for anything a pattern creates
             builder = TorchBuilder(node.op, node.location)
-            folded = fold_constant_node(node, builder)
+            # Only tensor arithmetic folds: a sequence or optional operand is never a literal.
+            all_tensors = all(node.input_is_tensor(i) for i in range(node.num_inputs) if node.has_input(i))
+            folded = fold_constant_node(node, builder) if all_tensors else None
             if folded is not None:
                 replacements = folded
             elif registration is not None:
@@ -184,10 +188,14 @@ def _replace(node: OnnxNode, replacements) -> None:
     for index, new in enumerate(replacements):
         if new is None and node.result_is_used(index):
             node.fail(f"output {index} is used but this conversion does not produce it")
+        old = op.results[index]
+        if new is not None and is_torch_container(old.type) and old.type != new.type:
+            # torch has no cast between list (or optional) types: a pattern builds the declared type
+            node.fail(f"output {index} is declared {old.type} but converts to {new.type}")
     for old, new in zip(op.results, replacements):
         if new is None or is_none_type(old.type):
             continue
-        if is_builtin_tensor(old.type):
+        if is_builtin_tensor(old.type) or is_onnx_container(old.type):
             new = ir.Operation.create(
                 UNREALIZED_CAST, results=[old.type], operands=[new], loc=node.location, ip=ir.InsertionPoint(op)
             ).result
@@ -198,6 +206,22 @@ def _replace(node: OnnxNode, replacements) -> None:
             ).result
         old.replace_all_uses_with(new)
     op.erase()
+
+
+def _container_signature_failures(function: ir.Operation, target: str) -> list[Failure]:
+    """Sequence and optional graph inputs and outputs: a backend's functions take and return tensors."""
+    function_type = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
+    failures = []
+    for kind, types in (("input", function_type.inputs), ("output", function_type.results)):
+        for index, graph_type in enumerate(types):
+            if is_torch_container(graph_type) or is_onnx_container(graph_type):
+                what = "an optional" if "optional<" in str(graph_type) or "Opt<" in str(graph_type) else "a sequence"
+                failures.append(Failure(function.location, (
+                    f"graph {kind} {index} is {what} ({graph_type}): {target} functions take and return "
+                    "tensors only, so sequence and optional graph inputs and outputs are not supported; keep "
+                    "sequences and optionals inside the graph (ConcatFromSequence or SequenceAt give tensors)"
+                )))
+    return failures
 
 
 def _erase_unused_no_values(function: ir.Operation) -> None:

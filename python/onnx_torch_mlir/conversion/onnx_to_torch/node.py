@@ -28,7 +28,10 @@ from torch_mlir import ir
 from ...errors import ConversionError
 from .constants import MAX_BOOL_BLOB_ELEMENTS, NUMPY_DTYPES, literal_value, read_resource, shaped_type
 from .registry import display_domain
-from .types import TensorInfo, is_builtin_tensor, is_none_type, onnx_dtype_to_element, tensor_info, to_vtensor_type
+from .types import (
+    TensorInfo, is_builtin_tensor, is_none_type, is_onnx_container, is_torch_container, onnx_dtype_to_element,
+    tensor_info, to_torch_type, to_vtensor_type,
+)
 
 if TYPE_CHECKING:
     from .builder import TorchBuilder
@@ -193,6 +196,41 @@ class OnnxNode:
         if value is not None and is_builtin_tensor(value.type):
             value = self._converted_source(value)
         return literal_value(value)
+
+    # -- sequences and optionals: `!torch.list<...>` and `!torch.optional<...>` values ---------
+    def input_is_tensor(self, index: int) -> bool:
+        """Whether operand `index` is present and a tensor (not a sequence or an optional)."""
+        value = self._bridged.get(index) or self._raw_operand(index)
+        return value is not None and tensor_info(value.type) is not None
+
+    def container_input(self, index: int) -> ir.Value | None:
+        """Operand `index` as a torch sequence or optional (`!torch.list<...>`, `!torch.optional<...>`),
+        or None if absent; the node fails if it is a tensor. An ONNX dialect `!onnx.Seq`/`!onnx.Opt`
+        operand is bridged as a tensor operand is."""
+        value = self._raw_operand(index)
+        if value is None:
+            return None
+        if is_onnx_container(value.type):
+            owner = value.owner
+            owner = owner.operation if hasattr(owner, "operation") else owner
+            if isinstance(owner, ir.Operation) and owner.name == UNREALIZED_CAST and len(owner.operands) == 1:
+                if is_torch_container(owner.operands[0].type):
+                    return owner.operands[0]
+            return ir.Operation.create(
+                UNREALIZED_CAST, results=[to_torch_type(value.type)], operands=[value], loc=self.location,
+                ip=ir.InsertionPoint(self.op),
+            ).result
+        if not is_torch_container(value.type):
+            self.fail(f"input {index} has type {value.type}, not a sequence or an optional")
+        return value
+
+    def result_container_type(self, index: int = 0) -> ir.Type:
+        """The `!torch.list<...>` or `!torch.optional<...>` type of result `index`, from its declared type."""
+        declared = self.op.results[index].type
+        converted = to_torch_type(declared)
+        if converted is None or not is_torch_container(converted):
+            self.fail(f"output {index} has type {declared}, not a sequence or an optional")
+        return converted
 
     # -- numbers in operands: read at conversion time when literal, else as torch ops -------
     # Shape-like operands (Reshape's shape, Slice's starts, Pad's pads, ...) come back as

@@ -185,3 +185,44 @@ def static_product(sizes) -> int | None:
     for size in sizes:
         product *= size
     return product
+
+
+# -- sequences and optionals: `!torch.list<...>` / `!torch.optional<...>` (the ONNX dialect spells
+# them `!onnx.Seq<...>` / `!onnx.Opt<...>`) ------------------------------------------------------
+_TORCH_CONTAINERS = ("!torch.list<", "!torch.optional<")
+_ONNX_CONTAINERS = {"!onnx.Seq<": "!torch.list<", "!onnx.Opt<": "!torch.optional<"}
+
+
+def is_torch_container(mlir_type: ir.Type) -> bool:
+    """A `!torch.list<...>` or `!torch.optional<...>` type (an ONNX sequence or optional)."""
+    return str(mlir_type).startswith(_TORCH_CONTAINERS)
+
+
+def is_onnx_container(mlir_type: ir.Type) -> bool:
+    """An ONNX dialect `!onnx.Seq<...>` or `!onnx.Opt<...>` type."""
+    return str(mlir_type).startswith(tuple(_ONNX_CONTAINERS))
+
+
+def _torch_spelling(spelling: str) -> str | None:
+    """The torch spelling of a tensor, sequence or optional type spelling (`!torch.` prefix kept)."""
+    for onnx_prefix, torch_prefix in _ONNX_CONTAINERS.items():
+        if spelling.startswith(onnx_prefix) and spelling.endswith(">"):
+            inner = _torch_spelling(spelling[len(onnx_prefix) : -1])
+            return None if inner is None else f"{torch_prefix}{inner.removeprefix('!torch.')}>"
+    if spelling.startswith(_TORCH_CONTAINERS):
+        return spelling
+    info = _parse(spelling)
+    return None if info is None else info.vtensor_spelling()
+
+
+def to_torch_type(mlir_type: ir.Type) -> ir.Type | None:
+    """The torch type of a tensor, sequence or optional type in either spelling (None if it has none)."""
+    spelling = _torch_spelling(str(mlir_type))
+    return None if spelling is None else ir.Type.parse(spelling, mlir_type.context)
+
+
+def container_element_type(mlir_type: ir.Type) -> ir.Type:
+    """The element type of a `!torch.list<T>` or `!torch.optional<T>`: T (`!torch.vtensor<...>`, ...)."""
+    spelling = str(mlir_type)
+    inner = spelling[spelling.index("<") + 1 : -1]
+    return ir.Type.parse(f"!torch.{inner}", mlir_type.context)
