@@ -332,3 +332,17 @@ func.func @reduce_mean_runtime_axes_runtime_length(%x: !torch.vtensor<[3,2],f32>
   %0 = torch.operator "onnx.ReduceMean"(%x, %axes) : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[?],si64>) -> !torch.vtensor<*,f32>
   return %0 : !torch.vtensor<*,f32>
 }
+
+// -----
+
+// CumProd since 26, reverse: the triangular mask (i >= j) selects X or 1, then a product.
+// CHECK-LABEL: func.func @cum_prod
+func.func @cum_prod(%x: !torch.vtensor<[?,3],si32>) -> !torch.vtensor<[?,3],si32> attributes {torch.onnx_meta.opset_version = 26 : si64} {
+  // CHECK: %[[MASK:.*]] = torch.aten.ge.Tensor {{.*}} : !torch.vtensor<[3,1],si64>, !torch.vtensor<[3],si64> -> !torch.vtensor<[3,3],i1>
+  // CHECK: %[[SPREAD:.*]] = torch.aten.unsqueeze %arg0, %int2
+  // CHECK: %[[ADMITTED:.*]] = torch.aten.where.ScalarOther %[[MASK]], %[[SPREAD]], %int1{{.*}} -> !torch.vtensor<[?,3,3],si32>
+  // CHECK: torch.aten.prod.dim_int %[[ADMITTED]], %int1{{.*}} -> !torch.vtensor<[?,3],si32>
+  %axis = torch.vtensor.literal(dense<1> : tensor<si32>) : !torch.vtensor<[],si32>
+  %0 = torch.operator "onnx.CumProd"(%x, %axis) {torch.onnx.reverse = 1 : si64} : (!torch.vtensor<[?,3],si32>, !torch.vtensor<[],si32>) -> !torch.vtensor<[?,3],si32>
+  return %0 : !torch.vtensor<[?,3],si32>
+}

@@ -61,9 +61,10 @@ def arg_min_select_last_index(node: OnnxNode, b: TorchBuilder):
 
 
 # -- CumSum, CumProd -----------------------------------------------------------------
-def _cumulative_mask(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, reverse: bool):
-    """(mask, spread): `mask[i, j, 1...]` admits X[i] into Y[j]; `spread` is X with a size-1
-    dim after `axis`, so that `spread` and `mask` broadcast to [..., i, j, ...]."""
+def _cumulative_mask(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, reverse: bool, weights: bool):
+    """(mask, spread): `mask[i, j, 1...]` admits X[i] into Y[j] (as 0/1 of X's type with
+    `weights`, else i1); `spread` is X with a size-1 dim after `axis`, so that `spread` and
+    `mask` broadcast to [..., i, j, ...]."""
     info = b.info(x)
     length = info.sizes[axis]
     positions = b.arange(b.dim(x, axis))
@@ -71,6 +72,8 @@ def _cumulative_mask(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, r
     compare = {(False, False): "aten.le.Tensor", (True, False): "aten.lt.Tensor",
                (False, True): "aten.ge.Tensor", (True, True): "aten.gt.Tensor"}[(exclusive, reverse)]
     mask = b.op(compare, b.tensor_type([length, length], "i1"), rows, positions)
+    if weights:
+        mask = b.to_dtype(mask, "si64" if info.is_bool else info.element)
     for _ in range(info.rank - axis - 1):
         mask = b.unsqueeze(mask, -1)
     spread = b.unsqueeze(x if not info.is_bool else b.to_dtype(x, "si64"), axis + 1)
@@ -84,8 +87,7 @@ def _cumsum_along(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, reve
     mask covers the exclusive and reverse forms too, and dynamic sizes work the same.
     """
     info = b.info(x)
-    mask, spread = _cumulative_mask(b, x, axis, exclusive, reverse)
-    mask = b.to_dtype(mask, b.info(spread).element)
+    mask, spread = _cumulative_mask(b, x, axis, exclusive, reverse, weights=True)
     sizes = list(info.sizes)
     products = b.op("aten.mul.Tensor", b.tensor_type(sizes[: axis + 1] + [sizes[axis]] + sizes[axis + 1:],
                                                      b.info(mask).element), spread, mask)
@@ -97,7 +99,7 @@ def _cumprod_along(b: TorchBuilder, x: ir.Value, axis: int, exclusive: bool, rev
     """Y[j] = product of X[i] over the i that `mask[i, j]` admits (1 elsewhere): a select and
     `aten.prod.dim_int` (torch-mlir lowers `aten.cumprod` to no backend)."""
     info = b.info(x)
-    mask, spread = _cumulative_mask(b, x, axis, exclusive, reverse)
+    mask, spread = _cumulative_mask(b, x, axis, exclusive, reverse, weights=False)
     element = b.info(spread).element
     sizes = list(info.sizes)
     admitted = b.op("aten.where.ScalarOther", b.tensor_type(sizes[: axis + 1] + [sizes[axis]] + sizes[axis + 1:],

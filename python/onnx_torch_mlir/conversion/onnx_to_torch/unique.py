@@ -129,7 +129,7 @@ def _unique(node: OnnxNode, b: TorchBuilder, axis: int | None, sorted_: bool):
 def _distinct_count(node: OnnxNode, b: TorchBuilder, first: ir.Value, axis: int | None):
     """U: the declared size of an output along the unique dim, else `aten.item` of the count."""
     for index, dim in ((0, 0 if axis is None else axis), (1, 0), (3, 0)):
-        if index < node.num_results:
+        if index < node.num_results and node.result_is_used(index):
             sizes = node.result_info(index).sizes
             if sizes is not None and len(sizes) > dim and sizes[dim] is not None:
                 return sizes[dim]
