@@ -23,6 +23,22 @@ TORCH_TO_BACKEND = {
 }
 
 
+STATIC_DIMS_HINT = (
+    "the model has dynamic dims and this {backend} form needs static sizes: fix them at compile time with "
+    "--dim NAME=SIZE (Python: dims={{'NAME': SIZE}}), NAME an input's symbolic dim"
+)
+
+
+def has_dynamic_signature(module: ir.Module) -> bool:
+    """Whether a function of `module` takes or returns a tensor with a dynamic dim."""
+    for operation in module.body.operations:
+        if operation.operation.name == "func.func":
+            signature = str(ir.TypeAttr(operation.attributes["function_type"]).value)
+            if "?" in signature:
+                return True
+    return False
+
+
 def check_output_type(output_type: str) -> None:
     if output_type not in OUTPUT_TYPES:
         raise PipelineError(
@@ -76,16 +92,24 @@ def lower_torch_to_backend(
 
     from .transforms.stablehlo_dynamic import finish_dynamic_stablehlo
 
+    dynamic = output_type in ("tosa", "stablehlo") and has_dynamic_signature(module)
     if output_type in ("tosa", "stablehlo"):
         drop_runtime_asserts(module)
         erase_unused_shape_arithmetic(module)
-    if module_has_custom_op_candidates(module, backend_legal_ops):
-        lower_with_custom_ops(module, output_type, backend_legal_ops, custom_op_encoding)
-    else:
-        run_passes(module, TORCH_TO_BACKEND[output_type], stage=f"torch-to-{output_type}")
-    if output_type == "stablehlo":
-        # Dynamic shapes in forms the consumers lower (transforms/stablehlo_dynamic.py).
-        finish_dynamic_stablehlo(module)
+    try:
+        if module_has_custom_op_candidates(module, backend_legal_ops):
+            lower_with_custom_ops(module, output_type, backend_legal_ops, custom_op_encoding)
+        else:
+            run_passes(module, TORCH_TO_BACKEND[output_type], stage=f"torch-to-{output_type}")
+        if output_type == "stablehlo":
+            # Dynamic shapes in forms the consumers lower (transforms/stablehlo_dynamic.py).
+            finish_dynamic_stablehlo(module)
+    except PipelineError as error:
+        if not dynamic:
+            raise
+        first, _, rest = str(error).partition("\n")
+        hinted = f"{first} ({STATIC_DIMS_HINT.format(backend=output_type)})"
+        raise PipelineError(f"{hinted}\n{rest}" if rest else hinted) from None
 
 
 def drop_runtime_asserts(module: ir.Module) -> int:

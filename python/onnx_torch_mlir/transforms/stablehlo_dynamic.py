@@ -34,12 +34,14 @@ StableHLO (an assertion on Linalg); fix the dim with `--dim NAME=SIZE` for such 
 from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
+from ..errors import PipelineError
+
 BROADCAST = "stablehlo.dynamic_broadcast_in_dim"
 EXPANDING = "known_expanding_dimensions"
 NONEXPANDING = "known_nonexpanding_dimensions"
 _REWRITTEN = (
     BROADCAST, "stablehlo.dynamic_reshape", "shape.broadcast", "shape.cstr_broadcastable", "shape.shape_of",
-    "shape.num_elements",
+    "shape.num_elements", "stablehlo.convolution", "stablehlo.reduce_window",
 )
 
 
@@ -49,6 +51,7 @@ def finish_dynamic_stablehlo(module: ir.Module) -> None:
         ops = _ops_by_name(module, _REWRITTEN)
         if not ops:
             return
+        check_windows_are_static(ops.get("stablehlo.convolution", []) + ops.get("stablehlo.reduce_window", []))
         for op in ops.get("shape.cstr_broadcastable", []):
             _replace(op, ir.Operation.create("shape.const_witness", results=[op.results[0].type],
                                              attributes={"passing": ir.BoolAttr.get(True)}, ip=ir.InsertionPoint(op)))
@@ -68,6 +71,24 @@ def finish_dynamic_stablehlo(module: ir.Module) -> None:
             else:
                 add_expansion_hints(op)
         PassManager.parse("builtin.module(canonicalize)").run(module.operation)
+
+
+def check_windows_are_static(ops: list[ir.Operation]) -> None:
+    """Refuse a window op that no consumer lowers: a convolution with a dynamic dim other than the
+    batch (dim 0, as torch-mlir lays them out), a reduce_window with any dynamic dim. IREE and
+    `stablehlo-legalize-to-linalg` both leave those unconverted."""
+    for op in ops:
+        operand_type = op.operands[0].type
+        if not isinstance(operand_type, ir.RankedTensorType):
+            continue
+        first = 1 if op.name == "stablehlo.convolution" else 0
+        dynamic = [i for i in range(first, operand_type.rank) if operand_type.is_dynamic_dim(i)]
+        if dynamic:
+            which = "sizes other than the batch" if first else "sizes"
+            raise PipelineError(
+                f"{op.location}: {op.name} on {operand_type}: StableHLO's consumers (IREE, "
+                f"stablehlo-legalize-to-linalg) lower it only with static {which}"
+            )
 
 
 def expansion_of(operand_sizes, result_sizes, broadcast_dims) -> tuple[list[int], list[int]]:

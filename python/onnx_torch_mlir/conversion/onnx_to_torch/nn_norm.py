@@ -137,7 +137,6 @@ def layer_norm(node: OnnxNode, b: TorchBuilder):
     if not 0 <= axis < rank:
         node.fail(f"axis {node.attr_int('axis')} is out of range for rank {rank}")
     normalized = sizes[axis:]
-    normalized_shape = b.int_list(b.dims(x)[axis:])
     scale, bias = node.input(1), node.optional_input(2)
     fits = lambda value: value is not None and b.info(value).sizes == tuple(normalized) and None not in normalized
     element = node.input_info(0).element
@@ -147,11 +146,15 @@ def layer_norm(node: OnnxNode, b: TorchBuilder):
         x, scale = b.to_dtype(x, element), b.to_dtype(scale, element)
         bias = None if bias is None else b.to_dtype(bias, element)
     statistics_type = b.tensor_type(sizes[:axis] + [1] * (rank - axis), element)
-    y, mean, inverse_std = b.op(
-        "aten.native_layer_norm", [b.tensor_type(sizes, element), statistics_type, statistics_type], x,
-        normalized_shape, scale if fits(scale) else b.constant_none(), bias if fits(bias) else b.constant_none(),
-        b.constant_float(node.attr_float("epsilon")),
-    )
+    if node.target == "tosa" and None in sizes:
+        y, mean, inverse_std = _layer_norm_composed(b, x, list(range(axis, rank)), node.attr_float("epsilon"))
+        fits = lambda value: False  # noqa: E731 - scale and bias are applied below
+    else:
+        y, mean, inverse_std = b.op(
+            "aten.native_layer_norm", [b.tensor_type(sizes, element), statistics_type, statistics_type], x,
+            b.int_list(b.dims(x)[axis:]), scale if fits(scale) else b.constant_none(),
+            bias if fits(bias) else b.constant_none(), b.constant_float(node.attr_float("epsilon")),
+        )
     if not fits(scale):
         y = b.binary("aten.mul.Tensor", y, scale)
     if bias is not None and not fits(bias):
@@ -165,6 +168,18 @@ def layer_norm(node: OnnxNode, b: TorchBuilder):
             else:
                 results.append(None)
     return _single_or_list(results)
+
+
+def _layer_norm_composed(b: TorchBuilder, x: ir.Value, dims: list[int], epsilon: float):
+    """(normalized x, mean, 1 / std) over `dims` from means and broadcasting elementwise ops.
+    torch-mlir's decomposition of `aten.native_layer_norm` broadcasts the statistics with
+    `aten.broadcast_to` to sizes read by `aten.size.int`, which TOSA's lowering refuses on a
+    dynamic dim; TOSA's elementwise ops broadcast a `?` operand themselves."""
+    mean = b.reduce_mean(x, dims)
+    centered = b.binary("aten.sub.Tensor", x, mean)
+    variance = b.reduce_mean(b.binary("aten.mul.Tensor", centered, centered), dims)
+    inverse_std = b.unary("aten.rsqrt", b.scalar_op("aten.add.Scalar", variance, epsilon))
+    return b.binary("aten.mul.Tensor", centered, inverse_std), mean, inverse_std
 
 
 def _group_norm(node: OnnxNode, b: TorchBuilder, scale: ir.Value, bias: ir.Value):
