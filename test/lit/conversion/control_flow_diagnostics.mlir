@@ -1,0 +1,53 @@
+// RUN: not onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch 2>&1 | FileCheck %s
+
+// CHECK: error: node 'forever' (Loop, domain 'ai.onnx', opset 17): a Loop with neither a trip count nor a condition never ends
+func.func @loop_forever(%v0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  %none = torch.constant.none
+  %0 = torch.operator "onnx.Loop"(%none, %none, %v0) {onnx_node_name = "forever"} : (!torch.none, !torch.none, !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+  ^bb0(%i: !torch.vtensor<[],si64>, %cond: !torch.vtensor<[],i1>, %v: !torch.vtensor<[2],f32>):
+    torch.operator_terminator %cond, %v : !torch.vtensor<[],i1>, !torch.vtensor<[2],f32>
+  }
+  return %0 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// CHECK: error: node 'run_time_trips' (Loop, domain 'ai.onnx', opset 17): on tosa a Loop is unrolled, which needs a trip count known at conversion time; torch-mlir lowers torch.prim.Loop only to linalg-on-tensors
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @loop_run_time_trip_count_for_tosa(%m: !torch.vtensor<[],si64>, %v0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+    %none = torch.constant.none
+    %0 = torch.operator "onnx.Loop"(%m, %none, %v0) {onnx_node_name = "run_time_trips"} : (!torch.vtensor<[],si64>, !torch.none, !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+    ^bb0(%i: !torch.vtensor<[],si64>, %cond: !torch.vtensor<[],i1>, %v: !torch.vtensor<[2],f32>):
+      torch.operator_terminator %cond, %v : !torch.vtensor<[],i1>, !torch.vtensor<[2],f32>
+    }
+    return %0 : !torch.vtensor<[2],f32>
+  }
+}
+
+// -----
+
+// CHECK: error: node 'shapes' (If, domain 'ai.onnx', opset 17): on stablehlo an If with a run-time condition computes both branches and selects, which needs the same static shape in both; output 0 is !torch.vtensor<[2],f32> or !torch.vtensor<[4],f32>
+module attributes {onnx_torch_mlir.target = "stablehlo"} {
+  func.func @if_shapes_differ_for_stablehlo(%c: !torch.vtensor<[],i1>, %x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[?],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+    %0 = torch.operator "onnx.If"(%c) {onnx_node_name = "shapes"} : (!torch.vtensor<[],i1>) -> !torch.vtensor<[?],f32> {
+      %1 = torch.operator "onnx.Concat"(%x, %x) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[4],f32>
+      torch.operator_terminator %1 : !torch.vtensor<[4],f32>
+    }, {
+      %1 = torch.operator "onnx.Neg"(%x) : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+      torch.operator_terminator %1 : !torch.vtensor<[2],f32>
+    }
+    return %0 : !torch.vtensor<[?],f32>
+  }
+}
+
+// -----
+
+// CHECK: error: node 'dynamic_rows' (Scan, domain 'ai.onnx', opset 11): scan output 1 has per-iteration dims not known at conversion time
+func.func @scan_dynamic_rows(%init: !torch.vtensor<[?],f32>, %x: !torch.vtensor<[3,?],f32>) -> (!torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>) attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %0:2 = torch.operator "onnx.Scan"(%init, %x) {onnx_node_name = "dynamic_rows", torch.onnx.num_scan_inputs = 1 : si64} : (!torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>) -> (!torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>) {
+  ^bb0(%s: !torch.vtensor<[?],f32>, %xt: !torch.vtensor<[?],f32>):
+    %1 = torch.operator "onnx.Add"(%s, %xt) : (!torch.vtensor<[?],f32>, !torch.vtensor<[?],f32>) -> !torch.vtensor<[?],f32>
+    torch.operator_terminator %1, %1 : !torch.vtensor<[?],f32>, !torch.vtensor<[?],f32>
+  }
+  return %0#0, %0#1 : !torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>
+}
