@@ -52,3 +52,66 @@ module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
     return %0 : !torch.vtensor<[2,5],f32>
   }
 }
+
+// -----
+
+// Compiled for TOSA, LayerNormalization on a dynamic batch is composed from means and
+// broadcasting ops: torch-mlir's decomposition of aten.native_layer_norm reads the sizes with
+// aten.size.int for an aten.broadcast_to, which TOSA's lowering refuses.
+// CHECK-LABEL: func.func @layer_norm_dynamic_for_tosa
+// CHECK-NOT: torch.aten.native_layer_norm
+// CHECK-NOT: torch.aten.size.int
+// CHECK: %[[MEAN:.*]] = torch.aten.mean.dim %arg0, {{.*}} -> !torch.vtensor<[?,1],f32>
+// CHECK: %[[CENTERED:.*]] = torch.aten.sub.Tensor %arg0, %[[MEAN]]
+// CHECK: torch.aten.mean.dim
+// CHECK: torch.aten.rsqrt
+// CHECK: torch.aten.mul.Tensor {{.*}}, %arg1
+// CHECK: torch.aten.add.Tensor {{.*}}, %arg2
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @layer_norm_dynamic_for_tosa(%x: !torch.vtensor<[?,8],f32>, %s: !torch.vtensor<[8],f32>, %b: !torch.vtensor<[8],f32>) -> !torch.vtensor<[?,8],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+    %0 = torch.operator "onnx.LayerNormalization"(%x, %s, %b) {torch.onnx.axis = -1 : si64} : (!torch.vtensor<[?,8],f32>, !torch.vtensor<[8],f32>, !torch.vtensor<[8],f32>) -> !torch.vtensor<[?,8],f32>
+    return %0 : !torch.vtensor<[?,8],f32>
+  }
+}
+
+// -----
+
+// The same node for StableHLO (whose lowering takes the decomposition) keeps aten.native_layer_norm.
+// CHECK-LABEL: func.func @layer_norm_dynamic_for_stablehlo
+// CHECK: torch.aten.native_layer_norm %arg0
+module attributes {onnx_torch_mlir.target = "stablehlo"} {
+  func.func @layer_norm_dynamic_for_stablehlo(%x: !torch.vtensor<[?,8],f32>, %s: !torch.vtensor<[8],f32>, %b: !torch.vtensor<[8],f32>) -> !torch.vtensor<[?,8],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+    %0 = torch.operator "onnx.LayerNormalization"(%x, %s, %b) {torch.onnx.axis = -1 : si64} : (!torch.vtensor<[?,8],f32>, !torch.vtensor<[8],f32>, !torch.vtensor<[8],f32>) -> !torch.vtensor<[?,8],f32>
+    return %0 : !torch.vtensor<[?,8],f32>
+  }
+}
+
+// -----
+
+// Compiled for StableHLO, a Gather of a constant position along a dynamic dim (BERT's pooler
+// taking token 0) is a slice: aten.index_select becomes stablehlo.dynamic_gather there, which
+// IREE refuses.
+// CHECK-LABEL: func.func @gather_first_token_for_stablehlo
+// CHECK-NOT: torch.aten.index_select
+// CHECK: %[[ONE:.*]] = torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !torch.vtensor<[?,?,4],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[?,1,4],f32>
+// CHECK: torch.aten.squeeze.dim %[[ONE]], {{.*}} -> !torch.vtensor<[?,4],f32>
+module attributes {onnx_torch_mlir.target = "stablehlo"} {
+  func.func @gather_first_token_for_stablehlo(%x: !torch.vtensor<[?,?,4],f32>) -> !torch.vtensor<[?,4],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+    %i = torch.operator "onnx.Constant"() {torch.onnx.value = dense<0> : tensor<si64>} : () -> !torch.vtensor<[],si64>
+    %0 = torch.operator "onnx.Gather"(%x, %i) {torch.onnx.axis = 1 : si64} : (!torch.vtensor<[?,?,4],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[?,4],f32>
+    return %0 : !torch.vtensor<[?,4],f32>
+  }
+}
+
+// -----
+
+// For Linalg the Gather stays an index_select.
+// CHECK-LABEL: func.func @gather_first_token_for_linalg
+// CHECK: torch.aten.index_select
+module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
+  func.func @gather_first_token_for_linalg(%x: !torch.vtensor<[?,?,4],f32>) -> !torch.vtensor<[?,4],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+    %i = torch.operator "onnx.Constant"() {torch.onnx.value = dense<0> : tensor<si64>} : () -> !torch.vtensor<[],si64>
+    %0 = torch.operator "onnx.Gather"(%x, %i) {torch.onnx.axis = 1 : si64} : (!torch.vtensor<[?,?,4],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[?,4],f32>
+    return %0 : !torch.vtensor<[?,4],f32>
+  }
+}

@@ -1,0 +1,138 @@
+"""Models with dynamic dims compiled to TOSA and StableHLO, run on the reference runner and on
+IREE at two different sizes, compared with onnxruntime (issue 11, dynamic dims on TOSA and
+StableHLO).
+
+- an MLP with LayerNormalization and Softmax on a dynamic batch (TOSA: the layer norm is composed
+  from means; StableHLO: broadcasts get expansion hints, keepdim reshapes become tensor.reshape);
+- an attention-style reshape whose target is computed from Shape/Gather/Unsqueeze/Concat on a
+  dynamic batch and sequence, then the first token picked with a Gather (StableHLO: the shape
+  stays a list of dims, the Gather a slice); on TOSA it needs `--dim`, and the error says so;
+- `dims=` (the command line's `--dim NAME=SIZE`) fixing symbolic dims at compile time.
+
+Tolerance (fp32): rtol 1e-4, atol 1e-5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnx_torch_mlir
+from onnx_torch_mlir import runtime
+from onnx_torch_mlir.errors import OnnxTorchMlirError
+from onnx_torch_mlir.runtime.iree import compile_with_iree
+
+RTOL, ATOL = 1e-4, 1e-5
+CONSUMERS = ("reference", "iree")
+
+
+def _mlp_model() -> onnx.ModelProto:
+    rng = np.random.default_rng(0)
+    weights = {
+        "w1": rng.standard_normal((16, 32)).astype(np.float32) * 0.3,
+        "b1": rng.standard_normal(32).astype(np.float32),
+        "scale": rng.standard_normal(32).astype(np.float32),
+        "bias": rng.standard_normal(32).astype(np.float32),
+        "w2": rng.standard_normal((32, 8)).astype(np.float32) * 0.3,
+    }
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h0"]),
+        helper.make_node("Add", ["h0", "b1"], ["h1"]),
+        helper.make_node("LayerNormalization", ["h1", "scale", "bias"], ["h2"], axis=-1),
+        helper.make_node("Tanh", ["h2"], ["h3"]),
+        helper.make_node("MatMul", ["h3", "w2"], ["h4"]),
+        helper.make_node("Softmax", ["h4"], ["y"], axis=-1),
+    ]
+    graph = helper.make_graph(
+        nodes, "dynamic_mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8])],
+        initializer=[numpy_helper.from_array(value, name) for name, value in weights.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def _heads_model() -> onnx.ModelProto:
+    """x [batch, seq, 8] -> Reshape to [batch, -1, 2, 4] (target from Shape) -> Transpose ->
+    scaled by sqrt of the head size read from the Shape -> token 0 of each head."""
+    const = lambda name, value: helper.make_node(  # noqa: E731
+        "Constant", [], [name], value=numpy_helper.from_array(np.array(value, dtype=np.int64)))
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        const("zero", 0), const("axes", [0]), const("rest", [-1, 2, 4]),
+        helper.make_node("Gather", ["shape", "zero"], ["batch"], axis=0),
+        helper.make_node("Unsqueeze", ["batch", "axes"], ["batch1"]),
+        helper.make_node("Concat", ["batch1", "rest"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["heads"]),
+        helper.make_node("Transpose", ["heads"], ["by_head"], perm=[0, 2, 1, 3]),
+        const("last", [-1]), const("end", [2**63 - 1]),
+        helper.make_node("Shape", ["by_head"], ["head_shape"]),
+        helper.make_node("Slice", ["head_shape", "last", "end"], ["head_size"]),
+        helper.make_node("Cast", ["head_size"], ["head_size_f"], to=TensorProto.FLOAT),
+        helper.make_node("Sqrt", ["head_size_f"], ["root"]),
+        helper.make_node("Div", ["by_head", "root"], ["scaled"]),
+        helper.make_node("Gather", ["scaled", "zero"], ["first"], axis=2),
+    ]
+    graph = helper.make_graph(
+        nodes, "dynamic_heads",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 8])],
+        [helper.make_tensor_value_info("first", TensorProto.FLOAT, ["batch", 2, 4])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def _run(model: onnx.ModelProto, backend: str, consumer: str, inputs_at_sizes: list, **options) -> None:
+    module = onnx_torch_mlir.compile(model, backend, **options)
+    if consumer == "reference":
+        program = runtime.compile_for_cpu(module, input_dialect=backend)
+    else:
+        program = compile_with_iree(module, backend)
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for inputs in inputs_at_sizes:
+        expected = session.run(None, {"x": inputs})
+        got = program(inputs)
+        for result, reference in zip(got, expected):
+            np.testing.assert_allclose(result, reference, rtol=RTOL, atol=ATOL)
+
+
+def _normal(*shape, seed=1) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("backend", ["tosa", "stablehlo"])
+def test_mlp_with_dynamic_batch(backend, consumer):
+    _run(_mlp_model(), backend, consumer, [_normal(1, 16), _normal(5, 16, seed=2)])
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_heads_with_dynamic_batch_and_sequence_stablehlo(consumer):
+    _run(_heads_model(), "stablehlo", consumer, [_normal(1, 3, 8), _normal(3, 7, 8, seed=2)])
+
+
+def test_heads_on_tosa_with_dynamic_sizes_point_to_dim():
+    with pytest.raises(OnnxTorchMlirError, match=r"--dim NAME=SIZE"):
+        onnx_torch_mlir.compile(_heads_model(), "tosa")
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_heads_on_tosa_with_fixed_dims(consumer):
+    _run(_heads_model(), "tosa", consumer, [_normal(2, 5, 8)], dims={"batch": 2, "seq": 5})
+
+
+def test_dims_fix_the_signature():
+    module = onnx_torch_mlir.compile(_mlp_model(), "torch", dims=["batch=3"])
+    assert "!torch.vtensor<[3,16],f32>" in str(module)
+
+
+def test_unknown_dim_name_lists_the_models_dims():
+    with pytest.raises(OnnxTorchMlirError, match=r"--dim sequence: .*their symbolic dims: batch"):
+        onnx_torch_mlir.compile(_mlp_model(), "tosa", dims={"sequence": 4})
+
+
+def test_bad_dim_option_says_the_form():
+    with pytest.raises(OnnxTorchMlirError, match=r"expected NAME=SIZE"):
+        onnx_torch_mlir.compile(_mlp_model(), "tosa", dims=["batch"])
