@@ -139,7 +139,7 @@ class RecurrentLayer:
         x = node.input(0)
         self.x = self.batch_major_to_time_major(x) if layout == 1 else x
         self.element = b.info(self.x).element
-        direction = node.attr_string("direction")
+        direction = node.attr_string("direction", "forward")  # the schemas before 7 default to "foward"
         self.directions = {"forward": ["forward"], "reverse": ["reverse"], "bidirectional": ["forward", "reverse"]}.get(
             direction
         )
@@ -334,7 +334,10 @@ class RecurrentLayer:
 
     # -- outputs ---------------------------------------------------------------
     def stack(self, values: Sequence[ir.Value], dim: int) -> ir.Value:
+        """`aten.stack` along a new dim `dim` (one value: `aten.unsqueeze`)."""
         b = self.b
+        if len(values) == 1:
+            return b.unsqueeze(values[0], dim)
         sizes = list(b.info(values[0]).sizes)
         sizes.insert(dim, len(values))
         return b.op("aten.stack", b.tensor_type(sizes, self.element), b.tensor_list(list(values)), b.constant_int(dim))
