@@ -39,6 +39,7 @@ class Case:
     outputs: tuple = ("Y", "Y_h", "Y_c")
     opset: int = 17
     seed: int = 0
+    seq: int = SEQ
 
     @property
     def directions(self) -> int:
@@ -50,7 +51,7 @@ class Case:
         gates, d = GATES[self.op_type], self.directions
         normal = lambda *shape: (rng.standard_normal(shape) * 0.5).astype(np.float32)  # noqa: E731
         seq_batch = ["batch", "seq"] if self.layout else ["seq", "batch"]
-        x_shape = [BATCH, SEQ, INPUT] if self.layout else [SEQ, BATCH, INPUT]
+        x_shape = [BATCH, self.seq, INPUT] if self.layout else [self.seq, BATCH, INPUT]
         arrays = {
             "X": (normal(*x_shape), seq_batch + [INPUT]),
             "W": (normal(d, gates * HIDDEN, INPUT), [d, gates * HIDDEN, INPUT]),
@@ -142,6 +143,7 @@ CASES = {
     "LSTM-only-Y_c": Case("LSTM", "reverse", outputs=("Y_c",)),
     "LSTM-opset7-no-Y": Case("LSTM", optional=("B",), outputs=("Y_h",), opset=7),
     "RNN-opset1": Case("RNN", "reverse", outputs=("Y",), opset=1),
+    "RNN-long": Case("RNN", "bidirectional", lengths=[70, 3, 41], seq=70),  # static: over UNROLL_LIMIT, a loop
     "GRU-opset3": Case("GRU", "bidirectional", outputs=("Y",), opset=3, attributes={"linear_before_reset": 1}),
 }
 # (name, backend, static): every case on Linalg with symbolic dims (the `torch.prim.Loop`); a few
@@ -182,6 +184,13 @@ def test_a_dynamic_length_compiles_to_a_loop_and_runs_at_other_lengths():
         session = onnxruntime.InferenceSession(case.model(False).SerializeToString(), providers=["CPUExecutionProvider"])
         expected = session.run(None, {name: array for name, (array, _) in arrays.items()})
         _assert_matches(runtime.run(module, [array for array, _ in arrays.values()]), expected)
+
+
+def test_a_static_length_over_the_unroll_limit_is_a_loop_on_linalg():
+    case = CASES["RNN-long"]
+    module = onnx_torch_mlir.compile(case.model(True), "linalg-on-tensors")
+    assert "scf.for" in str(module)
+    _assert_matches(runtime.run(module, case.inputs()), case.expected())
 
 
 @pytest.mark.parametrize("backend", ["tosa", "stablehlo"])
