@@ -175,3 +175,34 @@ module attributes {onnx.opset_version = 17 : i64} {
     return %3, %4 : tensor<3x3xf32>, tensor<i64>
   }
 }
+
+// -----
+
+// SequenceMap in the ONNX dialect spelling: each element enters the body through a bridge to the
+// body's builtin argument type; a result more static than declared is cast before its bridge.
+// CHECK-LABEL: func.func @main_graph
+module attributes {onnx.opset_version = 18 : i64} {
+  func.func @main_graph(%x: tensor<2x4xf32>, %w: tensor<4xf32>) -> tensor<?x4xf32> {
+    // CHECK: %[[R0:.*]] = torch.aten.select.int {{.*}} -> !torch.vtensor<[4],f32>
+    // CHECK: %[[R1:.*]] = torch.aten.select.int {{.*}} -> !torch.vtensor<[4],f32>
+    // CHECK: %[[A0:.*]] = builtin.unrealized_conversion_cast %[[R0]] : !torch.vtensor<[4],f32> to tensor<4xf32>
+    // CHECK: %[[E0:.*]] = builtin.unrealized_conversion_cast %[[A0]] : tensor<4xf32> to !torch.vtensor<[4],f32>
+    // CHECK: %[[M0:.*]] = torch.aten.mul.Tensor %[[E0]], {{.*}} -> !torch.vtensor<[4],f32>
+    // CHECK: %[[A1:.*]] = builtin.unrealized_conversion_cast %[[R1]] : !torch.vtensor<[4],f32> to tensor<4xf32>
+    // CHECK: %[[E1:.*]] = builtin.unrealized_conversion_cast %[[A1]] : tensor<4xf32> to !torch.vtensor<[4],f32>
+    // CHECK: %[[M1:.*]] = torch.aten.mul.Tensor %[[E1]], {{.*}} -> !torch.vtensor<[4],f32>
+    // CHECK: %[[LIST:.*]] = torch.prim.ListConstruct %[[M0]], %[[M1]] : {{.*}} -> !torch.list<vtensor<[4],f32>>
+    // CHECK: builtin.unrealized_conversion_cast %[[LIST]] : !torch.list<vtensor<[4],f32>> to !onnx.Seq<tensor<4xf32>>
+    // CHECK: %[[STACK:.*]] = torch.aten.stack {{.*}} -> !torch.vtensor<[2,4],f32>
+    // CHECK: %[[Y:.*]] = torch.tensor_static_info_cast %[[STACK]] : !torch.vtensor<[2,4],f32> to !torch.vtensor<[?,4],f32>
+    // CHECK: builtin.unrealized_conversion_cast %[[Y]] : !torch.vtensor<[?,4],f32> to tensor<?x4xf32>
+    %0 = "onnx.SplitToSequence"(%x) {axis = 0 : si64, keepdims = 0 : si64} : (tensor<2x4xf32>) -> !onnx.Seq<tensor<4xf32>>
+    %1 = "onnx.SequenceMap"(%0, %w) ({
+    ^bb0(%e: tensor<4xf32>, %s: tensor<4xf32>):
+      %m = "onnx.Mul"(%e, %s) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      "onnx.Yield"(%m) : (tensor<4xf32>) -> ()
+    }) : (!onnx.Seq<tensor<4xf32>>, tensor<4xf32>) -> !onnx.Seq<tensor<4xf32>>
+    %2 = "onnx.ConcatFromSequence"(%1) {axis = 0 : si64, new_axis = 1 : si64} : (!onnx.Seq<tensor<4xf32>>) -> tensor<?x4xf32>
+    return %2 : tensor<?x4xf32>
+  }
+}

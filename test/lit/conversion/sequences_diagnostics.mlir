@@ -22,3 +22,10 @@ func.func @refused(%s: !torch.list<vtensor<[2],f32>>, %x: !torch.vtensor<[4],f32
   %7 = torch.operator "onnx.OptionalHasElement"(%o) : (!torch.optional<vtensor<[2],f32>>) -> !torch.vtensor<[],i1> loc("graph_optional")
   return %0, %1, %3, %4, %5, %6, %7 : !torch.list<vtensor<[2],f32>>, !torch.list<vtensor<[?],f32>>, !torch.list<vtensor<[2],f32>>, !torch.vtensor<[2],f32>, !torch.vtensor<[?],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],i1>
 }
+
+// The ONNX dialect spelling: the origin is found behind the bridge.
+func.func @onnx_dialect(%s: !onnx.Seq<tensor<2xf32>>) -> tensor<i64> {
+  // CHECK: error: unnamed node (SequenceLength, domain 'ai.onnx', opset {{[0-9]+}}): the length of sequence input 0 is not known at compile time: it is a graph (or subgraph) input
+  %0 = "onnx.SequenceLength"(%s) : (!onnx.Seq<tensor<2xf32>>) -> tensor<i64>
+  return %0 : tensor<i64>
+}

@@ -27,7 +27,7 @@ from .builder import TorchBuilder
 from .folding import fold_constant_node
 from .node import UNREALIZED_CAST, OnnxNode, UnsupportedNode, onnx_schema
 from .registry import DEFAULT_DOMAIN, display_domain, lookup, normalize_domain, registered_versions
-from .types import is_builtin_tensor, is_none_type, is_onnx_container, is_torch_container
+from .types import is_builtin_tensor, is_none_type, is_onnx_container, is_torch_container, is_vtensor, to_vtensor_type
 
 LATEST_ONNX_OPSET = onnx.defs.onnx_opset_version()
 
@@ -196,6 +196,13 @@ def _replace(node: OnnxNode, replacements) -> None:
         if new is None or is_none_type(old.type):
             continue
         if is_builtin_tensor(old.type) or is_onnx_container(old.type):
+            declared = to_vtensor_type(old.type) if is_builtin_tensor(old.type) else None
+            if declared is not None and is_vtensor(new.type) and new.type != declared:
+                # a more (or less) static type than declared: the bridge pair folds only on equal types
+                new = ir.Operation.create(
+                    "torch.tensor_static_info_cast", results=[declared], operands=[new],
+                    loc=node.location, ip=ir.InsertionPoint(op),
+                ).result
             new = ir.Operation.create(
                 UNREALIZED_CAST, results=[old.type], operands=[new], loc=node.location, ip=ir.InsertionPoint(op)
             ).result

@@ -40,16 +40,24 @@ def list_elements(node: OnnxNode, sequence: ir.Value, what: str) -> list[ir.Valu
     owner = _owner(sequence)
     if owner is not None and owner.name == LIST_CONSTRUCT:
         return list(owner.operands)
-    if owner is None:
-        origin = "a graph (or subgraph) input"
-    elif owner.name == "torch.operator":
-        origin = f"the output of {ir.StringAttr(owner.attributes['name']).value}, which did not convert"
-    else:
-        origin = f"produced by {owner.name}"
     node.fail(
-        f"the length of {what} is not known at compile time: it is {origin}; only sequences built in "
+        f"the length of {what} is not known at compile time: it is {_origin(sequence)}; only sequences built in "
         "the graph with a static length (SequenceConstruct, SequenceEmpty, SplitToSequence, ...) convert"
     )
+
+
+def _origin(value: ir.Value) -> str:
+    """Where a sequence or optional of unknown content comes from, for a diagnostic."""
+    owner = _owner(value)
+    if owner is not None and owner.name == UNREALIZED_CAST and len(owner.operands) == 1:
+        return _origin(owner.operands[0])  # the ONNX dialect's bridge
+    if owner is None:
+        return "a graph (or subgraph) input"
+    if owner.name == "torch.operator":
+        return f"the output of {ir.StringAttr(owner.attributes['name']).value}, which did not convert"
+    if owner.name.startswith("onnx."):
+        return f"the output of {owner.name}, which did not convert"
+    return f"produced by {owner.name}"
 
 
 def sequence_input(node: OnnxNode, index: int, what: str | None = None) -> list[ir.Value]:
@@ -334,9 +342,8 @@ def optional_content(node: OnnxNode, index: int) -> tuple[bool, ir.Value | None]
     if owner is not None and owner.name == DEREFINE:
         inner = owner.operands[0]
         return (False, None) if str(inner.type) == "!torch.none" else (True, inner)
-    origin = "a graph (or subgraph) input" if owner is None else f"produced by {owner.name}"
     node.fail(
-        f"whether optional input {index} holds a value is not known at compile time: it is {origin}; "
+        f"whether optional input {index} holds a value is not known at compile time: it is {_origin(value)}; "
         "only optionals built in the graph by Optional convert"
     )
 
