@@ -96,6 +96,10 @@ def lower_torch_to_backend(
     if output_type in ("tosa", "stablehlo"):
         drop_runtime_asserts(module)
         erase_unused_shape_arithmetic(module)
+    if output_type == "stablehlo" and dynamic:
+        from .transforms.torch_window_slices import max_pools_as_slices
+
+        max_pools_as_slices(module)
     try:
         if module_has_custom_op_candidates(module, backend_legal_ops):
             lower_with_custom_ops(module, output_type, backend_legal_ops, custom_op_encoding)

@@ -7,6 +7,9 @@ StableHLO).
 - an attention-style reshape whose target is computed from Shape/Gather/Unsqueeze/Concat on a
   dynamic batch and sequence, then the first token picked with a Gather (StableHLO: the shape
   stays a list of dims, the Gather a slice); on TOSA it needs `--dim`, and the error says so;
+- a convolution, a padded MaxPool and a GlobalAveragePool on a dynamic batch (StableHLO: the pool
+  is the maximum of strided slices, since no consumer lowers a dynamic `reduce_window`; the
+  reference runner moves the convolution to channels-last);
 - `dims=` (the command line's `--dim NAME=SIZE`) fixing symbolic dims at compile time.
 
 Tolerance (fp32): rtol 1e-4, atol 1e-5.
@@ -84,6 +87,24 @@ def _heads_model() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
 
+def _conv_pool_model() -> onnx.ModelProto:
+    rng = np.random.default_rng(3)
+    weight = rng.standard_normal((4, 3, 3, 3)).astype(np.float32) * 0.3
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("GlobalAveragePool", ["p"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "dynamic_conv_pool",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 12, 10])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4, 1, 1])],
+        initializer=[numpy_helper.from_array(weight, "w")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
 def _run(model: onnx.ModelProto, backend: str, consumer: str, inputs_at_sizes: list, **options) -> None:
     module = onnx_torch_mlir.compile(model, backend, **options)
     if consumer == "reference":
@@ -111,6 +132,20 @@ def test_mlp_with_dynamic_batch(backend, consumer):
 @pytest.mark.parametrize("consumer", CONSUMERS)
 def test_heads_with_dynamic_batch_and_sequence_stablehlo(consumer):
     _run(_heads_model(), "stablehlo", consumer, [_normal(1, 3, 8), _normal(3, 7, 8, seed=2)])
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("backend", ["tosa", "stablehlo"])
+def test_conv_pool_with_dynamic_batch(backend, consumer):
+    _run(_conv_pool_model(), backend, consumer, [_normal(1, 3, 12, 10), _normal(3, 3, 12, 10, seed=2)])
+
+
+def test_dynamic_image_size_on_stablehlo_points_to_dim():
+    model = _conv_pool_model()
+    for dim in model.graph.input[0].type.tensor_type.shape.dim[2:]:
+        dim.dim_param = "size"
+    with pytest.raises(OnnxTorchMlirError, match=r"stablehlo.convolution .*--dim NAME=SIZE"):
+        onnx_torch_mlir.compile(model, "stablehlo")
 
 
 def test_heads_on_tosa_with_dynamic_sizes_point_to_dim():

@@ -17,7 +17,7 @@ from torch_mlir._mlir_libs import _stablehlo
 
 from onnx_torch_mlir.errors import RunnerError
 from onnx_torch_mlir.mlir_context import make_context
-from onnx_torch_mlir.runtime import assertions, calling_convention
+from onnx_torch_mlir.runtime import assertions, calling_convention, stablehlo_layout
 
 INPUT_DIALECTS = ("linalg-on-tensors", "tosa", "stablehlo")
 
@@ -160,6 +160,8 @@ def lower_to_llvm(
     the result lists them by number.
     """
     _check_no_foreign_ops(module, input_dialect)
+    if input_dialect == "stablehlo":
+        stablehlo_layout.dynamic_convolutions_to_channels_last(module)
     try:
         if _TO_LINALG[input_dialect]:
             runner.pass_manager(_TO_LINALG[input_dialect]).run(module.operation)
