@@ -216,7 +216,7 @@ def test_matches_onnxruntime(name, backend):
 
 
 @pytest.mark.parametrize("name, backend", [("split-insert-concat", "linalg-on-tensors"), ("sequence-map", "tosa"),
-                                           ("optionals", "stablehlo")])
+                                           ("optionals", "stablehlo"), ("at-run-time-position", "stablehlo")])
 def test_iree_matches_onnxruntime(name, backend):
     case = CASES[name]()
     module = onnx_torch_mlir.compile(case.model(static=backend != "linalg-on-tensors"), backend)
