@@ -293,3 +293,40 @@ def test_dynamic_dims_on_linalg(name, build):
     model, arrays = build()
     module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
     _assert_matches(runtime.run(module, arrays), _expected(model, arrays))
+
+
+def loop_growing_carried_value():
+    """A loop-carried value that grows each iteration (Concat): ONNX's inference leaves the body
+    untyped; the importer types it from the initial value and makes the dim that changes `?`."""
+    body = _graph(
+        "body",
+        [helper.make_node("Concat", ["v_in", "x"], ["v_out"], axis=0),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        [_info("i", INT64, []), _info("cond_in", BOOL, []), helper.make_empty_tensor_value_info("v_in")],
+        [_info("cond_out", BOOL, []), helper.make_empty_tensor_value_info("v_out")],
+    )
+    nodes = [_const("M", np.int64(3)), helper.make_node("Loop", ["M", "", "x"], ["v"], body=body)]
+    x = np.array([1.0, 2.0], np.float32)
+    return _model(nodes, [_info("x", FLOAT, [2])], [_info("v", FLOAT, [None])]), [x]
+
+
+def if_branch_reshapes_with_outer_shape():
+    """A branch reshapes with a shape constant of the enclosing graph: the branch is typed from
+    the constant's value (the importer infers each subgraph with the enclosing constants)."""
+    then_g = _graph("then", [helper.make_node("Reshape", ["x", "shape"], ["t0"]), helper.make_node("Relu", ["t0"], ["t"])],
+                    [], [helper.make_empty_tensor_value_info("t")])
+    else_g = _graph("else", [helper.make_node("Reshape", ["x", "shape"], ["e0"]), helper.make_node("Neg", ["e0"], ["e"])],
+                    [], [helper.make_empty_tensor_value_info("e")])
+    nodes = [_const("shape", np.array([3, 2], np.int64)),
+             helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)]
+    return _model(nodes, [_info("c", BOOL, []), _info("x", FLOAT, [2, 3])], [_info("y", FLOAT, [3, 2])]), [np.array(False), X23]
+
+
+@pytest.mark.parametrize("name, build", [
+    ("Loop-growing-carried-value", loop_growing_carried_value),
+    ("If-outer-shape-constant", if_branch_reshapes_with_outer_shape),
+])
+def test_subgraph_types_from_the_enclosing_graph(name, build):
+    model, arrays = build()
+    module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+    _assert_matches(runtime.run(module, arrays), _expected(model, arrays))

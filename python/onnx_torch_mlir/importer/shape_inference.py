@@ -14,6 +14,7 @@ from ..errors import ImportError_
 from .constant_folding import fold_small_constants, has_unranked_values
 from .contrib_inference import type_contrib_results
 from .shape_values import refine_types
+from .subgraph_inference import infer_subgraph_types
 
 # Initializers whose serialized size is at most this stay whole in the skeleton:
 # data propagation reads small constants (shapes, axes, pads).
@@ -77,7 +78,15 @@ def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
         for output, refined_output in zip(inferred.graph.output, refined.graph.output):
             if output.type.HasField("tensor_type") and not output.type.tensor_type.HasField("shape"):
                 output.CopyFrom(refined_output)
-    return refine_types(inferred, lambda typed: _infer(typed, model_name), add_types=(type_contrib_results,))
+    refined = refine_types(inferred, lambda typed: _infer(typed, model_name), add_types=(type_contrib_results,))
+    if _has_subgraphs(refined.graph):
+        infer_subgraph_types(refined, lambda lifted: infer_types(lifted, model_name))
+        refined = _infer(refined, model_name)  # the results of If/Loop/Scan from their typed subgraphs
+    return refined
+
+
+def _has_subgraphs(graph: onnx.GraphProto) -> bool:
+    return any(attribute.type == onnx.AttributeProto.GRAPH for node in graph.node for attribute in node.attribute)
 
 
 def _infer(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
