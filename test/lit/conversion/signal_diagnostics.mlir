@@ -62,3 +62,13 @@ func.func @tensor_scatter_batch_axis(%p: !torch.vtensor<[4,3],f32>, %u: !torch.v
   %0 = torch.operator "onnx.TensorScatter"(%p, %u) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[4,3],f32>, !torch.vtensor<[1,3],f32>) -> !torch.vtensor<[4,3],f32>
   return %0 : !torch.vtensor<[4,3],f32>
 }
+
+// -----
+
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @bit_cast_64_bit_tosa(%x: !torch.vtensor<[2],f64>) -> !torch.vtensor<[2],si64> attributes {torch.onnx_meta.opset_version = 26 : si64} {
+    // CHECK: error: unnamed node (BitCast, domain 'ai.onnx', opset 26): BitCast from f64 to si64 takes 64-bit arithmetic, which TOSA does not have
+    %0 = torch.operator "onnx.BitCast"(%x) {torch.onnx.to = 7 : si64} : (!torch.vtensor<[2],f64>) -> !torch.vtensor<[2],si64>
+    return %0 : !torch.vtensor<[2],si64>
+  }
+}
