@@ -246,3 +246,23 @@ module attributes {onnx.opset_version = 8 : i64} {
     return %0#0, %0#1 : tensor<2x2xf32>, tensor<2x3x2xf32>
   }
 }
+
+// -----
+
+// A literal condition: the branch not taken is dropped, and a node in it that cannot be
+// converted (here a Squeeze without axes of a dynamic dim) is no error.
+// CHECK-LABEL: func.func @if_untaken_branch_unconvertible
+// CHECK-NOT: torch.operator
+// CHECK: %[[A:.*]] = torch.aten.abs %arg0
+// CHECK: torch.tensor_static_info_cast %[[A]]
+func.func @if_untaken_branch_unconvertible(%x: !torch.vtensor<[?,1],f32>) -> !torch.vtensor<*,f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  %c = torch.operator "onnx.Constant"() {torch.onnx.value = dense<false> : tensor<i1>} : () -> !torch.vtensor<[],i1>
+  %0 = torch.operator "onnx.If"(%c) : (!torch.vtensor<[],i1>) -> !torch.vtensor<*,f32> {
+    %1 = torch.operator "onnx.Abs"(%x) : (!torch.vtensor<[?,1],f32>) -> !torch.vtensor<[?,1],f32>
+    torch.operator_terminator %1 : !torch.vtensor<[?,1],f32>
+  }, {
+    %1 = torch.operator "onnx.Squeeze"(%x) : (!torch.vtensor<[?,1],f32>) -> !torch.vtensor<*,f32>
+    torch.operator_terminator %1 : !torch.vtensor<*,f32>
+  }
+  return %0 : !torch.vtensor<*,f32>
+}

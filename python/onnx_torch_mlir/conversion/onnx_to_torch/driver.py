@@ -125,12 +125,34 @@ def convert_onnx_to_torch(module_op: ir.Operation) -> list[Failure]:
         for op, (op_type, domain, spelling) in _collect_onnx_ops(function):
             node = OnnxNode(op, op_type, domain, opset_for(opsets, domain), spelling, target)
             failure = convert_node(node)
-            if failure is not None:
+            if failure is not None and not _in_untaken_branch(op, opsets, target):
                 failures.append(failure)
         if target is not None:
             failures += _container_signature_failures(function, target)
         _erase_unused_no_values(function)
     return failures
+
+
+def _in_untaken_branch(op: ir.Operation, opsets: dict, target) -> bool:
+    """True if `op` lies in the branch of an ONNX If that a literal condition does not take: the
+    If pattern inlines the other branch and erases this one, so its failures do not count (a
+    function body's If on the rank of an input holds a branch typed for another rank)."""
+    current = op
+    parent = current.parent
+    while parent is not None and parent.name != "func.func":
+        parent = parent.operation if hasattr(parent, "operation") else parent
+        kind = classify(parent)
+        if kind is not None and kind[0] == "If" and kind[1] == DEFAULT_DOMAIN:
+            condition = OnnxNode(parent, "If", DEFAULT_DOMAIN, opset_for(opsets, DEFAULT_DOMAIN), kind[2], target)
+            literal = condition.constant_input(0)
+            if literal is not None:
+                taken = bool(literal.reshape(-1)[0])
+                then_index = 1 if kind[2] == "torch-onnx" else 0
+                index = next(i for i, region in enumerate(parent.regions) if any(b == current.block for b in region.blocks))
+                if (index == then_index) != taken:
+                    return True
+        current, parent = parent, parent.parent
+    return False
 
 
 def convert_node(node: OnnxNode) -> Failure | None:

@@ -38,23 +38,29 @@ def if_(node: OnnxNode, b: TorchBuilder):
     """outputs = then_branch() if cond else else_branch()."""
     # The torch-ONNX spelling orders regions by attribute name (else_branch, then_branch).
     then_index, else_index = (1, 0) if node.spelling == "torch-onnx" else (0, 1)
-    then_block, else_block = region_block(node, then_index), region_block(node, else_index)
-    for block, name in ((then_block, "then_branch"), (else_block, "else_branch")):
-        count = len(terminator(block).operands)
-        if count != node.num_results:
-            node.fail(f"{name} yields {count} values for {node.num_results} outputs")
+    constant = node.constant_input(0)
+    if constant is not None:  # only the branch taken is converted and inlined (the driver ignores the other)
+        taken = then_index if bool(constant.reshape(-1)[0]) else else_index
+        return inline_block(b, _checked_block(node, taken), [])
+    then_block, else_block = _checked_block(node, then_index), _checked_block(node, else_index)
     for index in range(node.num_results):
         if tensor_info(node.op.results[index].type) is None:
             node.fail(f"output {index} has type {node.op.results[index].type}: only tensor outputs are supported")
     info = node.input_info(0)
     if info.sizes is not None and None not in info.sizes and len(info.sizes) and max(info.sizes) != 1:
         node.fail(f"the condition has shape {list(info.sizes)}, not one element")
-    constant = node.constant_input(0)
-    if constant is not None:
-        return inline_block(b, then_block if bool(constant.reshape(-1)[0]) else else_block, [])
     if node.target in LOOPLESS_TARGETS:
         return _select_computed_branches(node, b, then_block, else_block)
     return _prim_if(node, b, then_block, else_block)
+
+
+def _checked_block(node: OnnxNode, index: int) -> ir.Block:
+    block = region_block(node, index)
+    count = len(terminator(block).operands)
+    if count != node.num_results:
+        name = "then_branch" if index == (1 if node.spelling == "torch-onnx" else 0) else "else_branch"
+        node.fail(f"{name} yields {count} values for {node.num_results} outputs")
+    return block
 
 
 def _prim_if(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: ir.Block) -> list[ir.Value]:
