@@ -125,7 +125,7 @@ CASES = {
     **{f"{op}-{direction}": Case(op, direction) for op in GATES for direction in ("forward", "reverse", "bidirectional")},
     **{f"{op}-layout1-bidirectional": Case(op, "bidirectional", layout=1) for op in GATES},
     "LSTM-sequence_lens-bidirectional": Case("LSTM", "bidirectional", lengths=[5, 2, 3]),
-    "GRU-sequence_lens-reverse": Case("GRU", "reverse", lengths=[1, 5, 4]),
+    "GRU-sequence_lens-reverse": Case("GRU", "reverse", lengths=[0, 5, 4]),
     "RNN-sequence_lens-layout1": Case("RNN", "bidirectional", layout=1, lengths=[3, 5, 1]),
     "LSTM-peepholes-clip": Case("LSTM", "bidirectional", optional=("B", "initial_h", "initial_c", "P"),
                                 attributes={"clip": 0.4}),
@@ -236,3 +236,10 @@ def test_exported_torch_module_matches_onnxruntime(module_type, dynamic_length, 
     compiled = onnx_torch_mlir.compile(model, "linalg-on-tensors")
     assert ("scf.for" in str(compiled)) == dynamic_length
     _assert_matches(runtime.run(compiled, [x]), expected)
+
+
+def test_exported_lstm_with_dynamic_length_on_iree(tmp_path):
+    model, x = _exported("LSTM", True, tmp_path)
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    compiled = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+    _assert_matches(compile_with_iree(compiled, "linalg-on-tensors")(x), session.run(None, {"x": x}))

@@ -137,8 +137,14 @@ func.func @lstm_peepholes_input_forget(%x: !torch.vtensor<[1,2,3],f32>, %w: !tor
 // CHECK: torch.aten.where.ScalarOther %[[MASK]]
 // CHECK: %[[NEWY:.*]] = torch.aten.slice_scatter %[[YBUF]], {{.*}}, %[[STEP]], %{{.*}}
 // CHECK: torch.prim.Loop.condition %true, iter(%[[NEWH]], %[[NEWC]], %[[NEWY]] :
+// An entry of length 0 ends with zero states.
+// CHECK: %[[ZEROS:.*]] = torch.aten.full
+// CHECK: %[[NONEMPTY:.*]] = torch.aten.gt.Scalar %[[LENGTHS]], %int0
+// CHECK: %[[NONEMPTY_MASK:.*]] = torch.aten.unsqueeze %[[NONEMPTY]]
+// CHECK: torch.aten.where.self %[[NONEMPTY_MASK]], %[[LOOP]]#0, %[[ZEROS]]
+// CHECK: %[[FINAL_C:.*]] = torch.aten.where.self %[[NONEMPTY_MASK]], %[[LOOP]]#1, %[[ZEROS]]
 // CHECK: torch.aten.unsqueeze %[[LOOP]]#2, {{.*}} -> !torch.vtensor<[?,1,?,4],f32>
-// CHECK: torch.aten.unsqueeze %[[LOOP]]#1, {{.*}} -> !torch.vtensor<[1,?,4],f32>
+// CHECK: torch.aten.unsqueeze %[[FINAL_C]], {{.*}} -> !torch.vtensor<[1,?,4],f32>
 func.func @lstm_dynamic_length(%x: !torch.vtensor<[?,?,3],f32>, %w: !torch.vtensor<[1,16,3],f32>, %r: !torch.vtensor<[1,16,4],f32>, %lens: !torch.vtensor<[?],si32>) -> (!torch.vtensor<[?,1,?,4],f32>, !torch.vtensor<[1,?,4],f32>) attributes {torch.onnx_meta.opset_version = 14 : si64} {
   %none = torch.constant.none
   %0:3 = torch.operator "onnx.LSTM"(%x, %w, %r, %none, %lens) {torch.onnx.hidden_size = 4 : si64} : (!torch.vtensor<[?,?,3],f32>, !torch.vtensor<[1,16,3],f32>, !torch.vtensor<[1,16,4],f32>, !torch.none, !torch.vtensor<[?],si32>) -> (!torch.vtensor<[?,1,?,4],f32>, !torch.none, !torch.vtensor<[1,?,4],f32>)

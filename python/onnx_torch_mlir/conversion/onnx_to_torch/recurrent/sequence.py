@@ -19,8 +19,9 @@ The reverse direction reads and writes step T-1-t.
 **sequence_lens.** A batch entry's steps at or beyond its length leave the state unchanged and
 output zeros (a `where` on `lengths > t`), so Y_h and Y_c are the state at the entry's last valid
 step. The reverse direction walks from T-1 down: its masked steps come first and keep the
-initial state, so it starts at step length-1 as ONNX says. The mask is built from the run-time
-lengths; a literal `sequence_lens` equal to T everywhere needs none.
+initial state, so it starts at step length-1 as ONNX says. An entry of length 0 ends with zero
+states, as onnxruntime gives. The mask is built from the run-time lengths; a literal
+`sequence_lens` equal to T everywhere needs none.
 
 **Activations** (`activations`, `activation_alpha`, `activation_beta`): names are matched
 without case as onnxruntime does; the alpha and beta lists are consumed in order by the
@@ -68,9 +69,8 @@ class Activation:
 def parse_activations(node: OnnxNode, defaults: Sequence[str], directions: int) -> list[list[Activation]]:
     """The activations of each direction (`len(defaults)` per direction)."""
     count = len(defaults)
+    # Not the schema default: RNN's lists Tanh twice whatever the direction.
     names = node.attr_strings("activations", None) or list(defaults) * directions
-    if len(names) == count * 2 and directions == 1 and node.op_type == "RNN" and not node.has_attr("activations"):
-        names = names[:count]  # RNN's schema default lists Tanh for two directions
     if len(names) not in (count, count * directions):
         node.fail(f"'activations' lists {len(names)} functions; {count} per direction are needed")
     alphas = iter(node.attr_floats("activation_alpha", None) or [])
@@ -247,20 +247,28 @@ class RecurrentLayer:
         """Run every direction over the sequence: ([Y per direction [T, B, H]] or None, [final states])."""
         steps, target = self.steps, self.node.target
         if isinstance(steps, int) and (steps <= UNROLL_LIMIT or target in LOOPLESS_TARGETS):
-            return self._run_unrolled(projections, initial_states, step, want_y)
-        if target in LOOPLESS_TARGETS:
+            outputs, finals = self._run_unrolled(projections, initial_states, step, want_y)
+        elif target in LOOPLESS_TARGETS:
             self.node.fail(
                 f"the sequence length is dynamic and torch-mlir's {target} lowering has no loop: "
                 "fix the length at compile time (--dim NAME=SIZE)"
             )
-        outputs, finals = [], []
-        for direction in range(len(self.directions)):
-            direction_outputs, direction_finals = self._run_loop(
-                direction, projections[direction], initial_states[direction], step, want_y
-            )
-            outputs.append(direction_outputs)
-            finals.append(direction_finals)
-        return (outputs if want_y else None), finals
+        else:
+            loops = [
+                self._run_loop(direction, projections[direction], initial_states[direction], step, want_y)
+                for direction in range(len(self.directions))
+            ]
+            outputs, finals = ([output for output, _ in loops] if want_y else None), [final for _, final in loops]
+        return outputs, [self._zero_for_empty_entries(states) for states in finals]
+
+    def _zero_for_empty_entries(self, states: tuple) -> tuple:
+        """The final states of an entry of length 0 are zeros (as onnxruntime gives), not the initial ones."""
+        if self.lengths is None:
+            return states
+        b = self.b
+        zeros = b.full([self.batch, self.hidden], 0.0, self.element)
+        _, states = self._masked(b, 0, states, tuple(b.cast_to(zeros, state.type) for state in states))
+        return states
 
     def _masked(self, b: TorchBuilder, t, new_states: tuple, old_states: tuple):
         """(output, states) of a step: entries whose length is <= t keep their state and output 0."""
