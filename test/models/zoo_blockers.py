@@ -45,9 +45,6 @@ BLOCKERS: tuple[Blocker, ...] = (
     Blocker("failed to legalize operation 'stablehlo.convolution'",
             "IREE's StableHLO input refuses a convolution with a dynamic batch: issue 11 item 2",
             backend="stablehlo", consumer="iree"),
-    Blocker("ceil_mode needs static spatial sizes",
-            "AveragePool with ceil_mode on a dynamic image size: the extra window count needs the sizes "
-            "(issue 11 item 2; static sizes or `--dim` work)"),
     Blocker("failed to legalize operation 'torch.aten.to.dtype'", _DYNAMIC_TOSA + " (a cast of a dynamic input)",
             backend="tosa"),
     Blocker("stablehlo.dynamic_reshape", _DYNAMIC_STABLEHLO, backend="stablehlo"),

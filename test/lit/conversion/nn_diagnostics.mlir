@@ -22,8 +22,8 @@ func.func @refused(%x: !torch.vtensor<[1,3,?,?],f32>, %w: !torch.vtensor<[3,3,3,
   %8:2 = torch.operator "onnx.MaxPool"(%x) {torch.onnx.kernel_shape = [2 : si64, 2 : si64]} : (!torch.vtensor<[1,3,?,?],f32>) -> (!torch.vtensor<[1,3,?,?],f32>, !torch.vtensor<[1,3,?,?],si64>)
   // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (MaxPool, domain 'ai.onnx', opset 18): 4 spatial dims: only 1 to 3 are supported
   %9 = torch.operator "onnx.MaxPool"(%x5) {torch.onnx.kernel_shape = [2 : si64, 2 : si64, 2 : si64, 2 : si64]} : (!torch.vtensor<[1,1,2,2,2,2],f32>) -> !torch.vtensor<[1,1,1,1,1,1],f32>
-  // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:9: error: unnamed node (AveragePool, domain 'ai.onnx', opset 18): ceil_mode needs static spatial sizes (dims 2 to 3)
-  %10 = torch.operator "onnx.AveragePool"(%x) {torch.onnx.kernel_shape = [2 : si64, 2 : si64], torch.onnx.dilations = [2 : si64, 2 : si64], torch.onnx.ceil_mode = 1 : si64} : (!torch.vtensor<[1,3,?,?],f32>) -> !torch.vtensor<[1,3,?,?],f32>
+  // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:9: error: unnamed node (AveragePool, domain 'ai.onnx', opset 18): ceil_mode with end pad 2, stride 2 and kernel 3 on spatial dim 2 needs its static size (the last window may start in the padding); fix it with --dim NAME=SIZE
+  %10 = torch.operator "onnx.AveragePool"(%x) {torch.onnx.kernel_shape = [3 : si64, 3 : si64], torch.onnx.strides = [2 : si64, 2 : si64], torch.onnx.pads = [0 : si64, 0 : si64, 2 : si64, 2 : si64], torch.onnx.ceil_mode = 1 : si64} : (!torch.vtensor<[1,3,?,?],f32>) -> !torch.vtensor<[1,3,?,?],f32>
   // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:9: error: unnamed node (LpPool, domain 'ai.onnx', opset 18): attribute 'kernel_shape' [2] does not match input rank 4
   %11 = torch.operator "onnx.LpPool"(%x) {torch.onnx.kernel_shape = [2 : si64]} : (!torch.vtensor<[1,3,?,?],f32>) -> !torch.vtensor<[1,3,?,?],f32>
   // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:9: error: unnamed node (MaxRoiPool, domain 'ai.onnx', opset 18): attribute 'pooled_shape' [2] must have 2 values

@@ -70,15 +70,15 @@ def _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode):
     return out
 
 
-def _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends) -> list[int]:
-    """Per spatial dim, how far the last of `out_sizes` windows reaches past the padded input."""
-    return [
-        max(reach - (size + begin + end), 0)
-        for reach, size, begin, end in zip(
-            [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out_sizes, strides, kernel, dilations)],
-            sizes[2:], begins, ends,
-        )
-    ]
+def _ceil_extra(size: int, out_size: int, kernel: int, stride: int, dilation: int, begin: int, end: int) -> int:
+    """How far the last of `out_size` windows reaches past the padded input of a static dim."""
+    reach = (out_size - 1) * stride + (kernel - 1) * dilation + 1
+    return max(reach - (size + begin + end), 0)
+
+
+def _ceil_extras(sizes, out_sizes, kernel, strides, dilations, begins, ends) -> list[int]:
+    """_ceil_extra of every spatial dim (all static)."""
+    return [_ceil_extra(*dim) for dim in zip(sizes[2:], out_sizes, kernel, strides, dilations, begins, ends)]
 
 
 @converts("MaxPool", since=1)
@@ -103,7 +103,7 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
     if ceil_mode and not want_indices and None not in sizes[2:]:
         # The windows ceil_mode adds, as explicit padding: StableHLO mis-lowers ceil_mode.
         out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
-        extras = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
+        extras = _ceil_extras(sizes, out_sizes, kernel, strides, dilations, begins, ends)
         ends = [end + extra for end, extra in zip(ends, extras)]
         ceil_mode = 0
     lowest = lowest_value(node.input_info(0).element)
@@ -152,7 +152,7 @@ def _unrolled_max_pool(
     lowest = lowest_value(node.input_info(0).element)
     out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
     count = len(kernel)
-    extra = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
+    extra = _ceil_extras(sizes, out_sizes, kernel, strides, dilations, begins, ends)
     padded_ends = [e + extra_i for e, extra_i in zip(ends, extra)]
     x = b.pad_spatial(x, begins, padded_ends, lowest)
     indices = None
@@ -234,9 +234,12 @@ def _window_sum(node: OnnxNode, b: TorchBuilder, x, kernel, strides, dilations, 
     out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
     extra = [0] * count
     if ceil_mode:
-        if None in out_sizes:
-            node.fail(f"ceil_mode needs static spatial sizes (dims 2 to {count + 1})")
-        extra = _ceil_extra(sizes, out_sizes, kernel, strides, dilations, begins, ends)
+        for i, size in enumerate(sizes[2:]):
+            window = (kernel[i], strides[i], dilations[i])
+            extra[i] = (
+                _dynamic_ceil_extra(node, i, *window, ends[i]) if size is None
+                else _ceil_extra(size, out_sizes[i], *window, begins[i], ends[i])
+            )
     outer = [b.dim(x, 0), b.dim(x, 1)]
     x = b.pad_spatial(x, begins, ends, pad_value)
     x = b.pad_spatial(x, [0] * count, extra, 0.0)
@@ -258,12 +261,25 @@ def _window_sum(node: OnnxNode, b: TorchBuilder, x, kernel, strides, dilations, 
         b.int_list([0] * count), b.int_list(dilations), b.constant_bool(False), b.int_list([0] * count),
         b.constant_int(1),
     )
-    shape = outer + [-1 if s is None else s for s in out_sizes]
-    if out_sizes.count(None) > 1:
-        node.fail("needs static spatial sizes (more than one is dynamic)")
-    if None in out_sizes and None in sizes[:2]:
-        node.fail("needs static spatial sizes when the batch or channel size is dynamic")
-    return b.op("aten.view", b.tensor_type(sizes[:2] + out_sizes, element), total, b.int_list(shape))
+    spatial = [b.dim(total, 2 + i) if size is None else size for i, size in enumerate(out_sizes)]
+    return b.op("aten.view", b.tensor_type(sizes[:2] + out_sizes, element), total, b.int_list(outer + spatial))
+
+
+def _dynamic_ceil_extra(node: OnnxNode, i: int, kernel: int, stride: int, dilation: int, end: int) -> int:
+    """The end padding that makes floor mode count ceil mode's windows on a dim of unknown size S.
+
+    Padding by stride - 1 gives floor((S' - K + s - 1) / s) + 1 = ceil((S' - K) / s) + 1 windows
+    (S' the padded size, K the dilated kernel), which is ceil mode's count unless its last window
+    would start in the end padding (then ceil mode drops it). That needs end + s - 1 >= K, known
+    without S; where it can happen, the count depends on S and this form does not apply.
+    """
+    reach = (kernel - 1) * dilation + 1
+    if end + stride - 1 >= reach:
+        node.fail(
+            f"ceil_mode with end pad {end}, stride {stride} and kernel {reach} on spatial dim {i + 2} needs "
+            "its static size (the last window may start in the padding); fix it with --dim NAME=SIZE"
+        )
+    return stride - 1
 
 
 @converts("AveragePool", since=1)

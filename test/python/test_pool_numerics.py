@@ -1,0 +1,64 @@
+"""AveragePool and LpPool with ceil_mode on dynamic spatial sizes (EfficientNet's TensorFlow-style
+pools, exported with a dynamic image size), compiled to Linalg, run on the reference runner at
+several sizes, compared with onnxruntime.
+
+Ceil mode's window count depends on the size; the conversion pads the end by stride - 1 so that
+floor mode counts the same windows, which holds whenever ceil mode's last window cannot start in the
+end padding (end pad + stride - 1 < kernel). Before, any dynamic size was refused."""
+
+import numpy as np
+import onnx
+import onnxruntime
+import pytest
+from onnx import helper
+
+import onnx_torch_mlir
+from onnx_torch_mlir import runtime
+from onnx_torch_mlir.errors import OnnxTorchMlirError
+
+# (op, attributes, run-time spatial sizes)
+CASES = {
+    "average-k3s2": ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}, [(9, 10), (8, 7)]),
+    "average-k3s2-pads": (
+        "AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 0, 1, 1], "ceil_mode": 1}, [(6, 11), (5, 5)],
+    ),
+    "average-k2s2-include-pad": (
+        "AveragePool", {"kernel_shape": [2, 3], "strides": [2, 2], "pads": [0, 1, 0, 1], "ceil_mode": 1,
+                        "count_include_pad": 1}, [(7, 9), (4, 6)],
+    ),
+    "average-1d": ("AveragePool", {"kernel_shape": [4], "strides": [3], "ceil_mode": 1}, [(11,), (12,)]),
+    "lp-k3s2": ("LpPool", {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1, "p": 2}, [(9, 8), (6, 6)]),
+}
+
+
+def _model(op: str, attributes: dict, rank: int) -> onnx.ModelProto:
+    spatial = ["H", "W"][: rank] if rank == 2 else ["L"]
+    graph = helper.make_graph(
+        [helper.make_node(op, ["x"], ["y"], name="pool", **attributes)], "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 3, *spatial])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=9)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_ceil_mode_on_dynamic_sizes(case):
+    op, attributes, sizes = CASES[case]
+    model = _model(op, attributes, len(sizes[0]))
+    module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    for batch, spatial in enumerate(sizes, start=1):
+        x = rng.standard_normal((batch, 3, *spatial), dtype=np.float32)
+        (expected,) = session.run(None, {"x": x})
+        (got,) = runtime.run(module, [x])
+        assert got.shape == expected.shape, f"at {x.shape}"
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_ceil_mode_whose_count_depends_on_the_size_is_refused():
+    """End pad 2 + stride 2 - 1 >= kernel 3: whether ceil mode's last window starts in the padding
+    depends on the size, so a dynamic size is refused by name."""
+    model = _model("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [0, 0, 2, 2], "ceil_mode": 1}, 2)
+    with pytest.raises(OnnxTorchMlirError, match=r"ceil_mode with end pad 2.*--dim NAME=SIZE"):
+        onnx_torch_mlir.compile(model, "linalg-on-tensors")
