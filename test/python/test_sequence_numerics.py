@@ -8,7 +8,8 @@ symbolic dim where the case has one; TOSA and StableHLO with every dim fixed.
 
 Sequence- or optional-typed graph inputs and outputs are refused at compile time with a clear
 error (the compiled functions take and return tensors; the runners have no list values):
-`test_sequence_graph_*` check that error.
+`test_sequence_graph_*` check that error. `onnx_torch_mlir.sequence_io.specialize` makes such a
+model's inputs and outputs tensors for given values (`test_specialize*`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import onnx_torch_mlir
 from onnx_torch_mlir import runtime
 from onnx_torch_mlir.errors import OnnxTorchMlirError
 from onnx_torch_mlir.runtime.iree import compile_with_iree
+from onnx_torch_mlir.sequence_io import specialize
 
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 FLOAT, INT64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
@@ -253,3 +255,60 @@ def test_run_time_split_is_refused_naming_the_node():
     with pytest.raises(OnnxTorchMlirError, match=r"node 'SplitToSequence_parts' \(SplitToSequence.*'split' must be "
                                                 r"a constant"):
         onnx_torch_mlir.compile(model, "linalg-on-tensors")
+
+
+# -- sequence- and optional-typed graph inputs and outputs, specialized to tensors (sequence_io) -------
+def _sequence_io_model():
+    sequence = helper.make_tensor_sequence_value_info
+    zero = helper.make_tensor("zero", INT64, [], [0])
+    nodes = [_node("SequenceInsert", ["s", "t", "zero"], ["inserted"]),
+             _node("ConcatFromSequence", ["inserted"], ["joined"], axis=0)]
+    graph = helper.make_graph(nodes, "g", [sequence("s", FLOAT, ["n"]), helper.make_tensor_value_info("t", FLOAT, [3])],
+                              [sequence("inserted", FLOAT, None), helper.make_tensor_value_info("joined", FLOAT, None)],
+                              initializer=[zero])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_specialized_sequence_io_matches_onnxruntime(backend):
+    """A sequence input of two elements becomes two tensor inputs, a sequence output its length and elements."""
+    model = _sequence_io_model()
+    inputs = [[_normal(12, 3), _normal(13, 2)], _normal(14, 3)]
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expected = session.run(None, {"s": inputs[0], "t": inputs[1]})
+    specialization = specialize(model, inputs, expected)
+    assert [value.name for value in specialization.model.graph.input] == ["s.0", "s.1", "t"]
+    module = onnx_torch_mlir.compile(specialization.model, backend)
+    outputs = runtime.run(module, specialization.inputs(inputs), input_dialect=backend)
+    _assert_matches(outputs, specialization.expected(expected))
+    assert int(outputs[0]) == 3
+
+
+def _optional_io_model():
+    optional = helper.make_tensor_type_proto(FLOAT, [2])
+    graph = helper.make_graph(
+        [_node("OptionalHasElement", ["o"], ["has"]), _node("Identity", ["o"], ["same"])], "g",
+        [helper.make_value_info("o", helper.make_optional_type_proto(optional))],
+        [helper.make_tensor_value_info("has", BOOL, []),
+         helper.make_value_info("same", helper.make_optional_type_proto(optional))])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+
+
+@pytest.mark.parametrize("present", [True, False])
+def test_specialized_optional_io(present):
+    """An optional input present (one tensor input) or absent (none); an optional output's presence and value.
+    The expected values are written out (whether it holds a value, and the value itself): neither
+    onnxruntime's Python API nor ONNX's reference evaluator takes an empty optional."""
+    model = _optional_io_model()
+    inputs = [_normal(15, 2) if present else None]
+    expected = [np.array(present), inputs[0]]
+    specialization = specialize(model, inputs, expected)
+    module = onnx_torch_mlir.compile(specialization.model, "linalg-on-tensors")
+    outputs = runtime.run(module, specialization.inputs(inputs))
+    _assert_matches(outputs, specialization.expected(expected))
+    assert len(outputs) == (3 if present else 2)  # has, same's presence (and value)
+
+
+def test_specialize_refuses_a_non_list_for_a_sequence_input():
+    with pytest.raises(ValueError, match="graph input 's' is a sequence: give a list of arrays"):
+        specialize(_sequence_io_model(), [_normal(1, 3), _normal(2, 3)], [[], _normal(3, 3)])

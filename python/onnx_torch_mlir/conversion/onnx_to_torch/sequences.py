@@ -305,10 +305,15 @@ def _remap_operands(op: ir.Operation, mapping: dict) -> None:
 
 
 def _as_argument(b: TorchBuilder, value: ir.Value, argument_type: ir.Type) -> ir.Value:
-    """A torch tensor as a body argument: retyped to the argument's (builtin in the ONNX dialect)."""
+    """A torch tensor as a body argument: kept when its type refines the argument's (its static
+    sizes then reach the copied body: a Shape there folds), else retyped to the argument's
+    (builtin in the ONNX dialect)."""
     if str(argument_type).startswith("tensor<"):
         return b.op(UNREALIZED_CAST, argument_type, value)
-    if tensor_info(argument_type) is not None:
+    have, want = tensor_info(value.type), tensor_info(argument_type)
+    if have is not None and want is not None and have.element == want.element and _fits(have, want):
+        return value
+    if want is not None:
         return b.cast_to(value, argument_type)
     return value
 
