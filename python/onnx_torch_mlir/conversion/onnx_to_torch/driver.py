@@ -248,7 +248,8 @@ def _container_signature_failures(function: ir.Operation, target: str) -> list[F
                 failures.append(Failure(function.location, (
                     f"graph {kind} {index} is {what} ({graph_type}): {target} functions take and return "
                     "tensors only, so sequence and optional graph inputs and outputs are not supported; keep "
-                    "sequences and optionals inside the graph (ConcatFromSequence or SequenceAt give tensors)"
+                    "sequences and optionals inside the graph (ConcatFromSequence or SequenceAt give tensors), or "
+                    "specialize them to tensors for given values with onnx_torch_mlir.sequence_io.specialize"
                 )))
     return failures
 
