@@ -223,8 +223,10 @@ def _unnormalize(f: _Floats, coordinate, size, align_corners: bool):
 
 
 def _grid_taps(f: _Floats, coordinate, size, mode: str, padding: str, align_corners: bool):
-    """(index, weight) pairs of one spatial dim: float tensors [N, P]; weight None is 1.
-    Indices are inside [0, size - 1]; a 'zeros' tap outside the image has weight 0."""
+    """(indices, weights) of one spatial dim's taps: float tensors [N, T, P] (T taps per point);
+    weights None is 1. Indices are inside [0, size - 1]; a 'zeros' tap outside the image has
+    weight 0."""
+    b = f.b
     last = size - 1
     low, high = (0.0, float(last)) if align_corners else (-0.5, size - 0.5)
     position = _unnormalize(f, coordinate, size, align_corners)
@@ -236,29 +238,34 @@ def _grid_taps(f: _Floats, coordinate, size, mode: str, padding: str, align_corn
     elif padding == "reflection":
         position = f.reflect(position, low, high)
     if mode == "nearest":
-        return [_tap(f, position, None, size, padding, low, high)]
+        return _taps_inside(f, b.unsqueeze(position, 1), None, size, padding, low, high)
     base = f.floor(position)
     fraction = f.sub(position, base)
     if mode == "linear":
-        weights = [f.rsub(1.0, fraction), fraction]
-        offsets = [0.0, 1.0]
+        weights, offsets = [f.rsub(1.0, fraction), fraction], [0.0, 1.0]
     else:
-        weights = _cubic_weights(f, fraction)
-        offsets = [-1.0, 0.0, 1.0, 2.0]
-    return [_tap(f, f.add(base, offset), weight, size, padding, low, high) for offset, weight in zip(offsets, weights)]
+        weights, offsets = _cubic_weights(f, fraction), [-1.0, 0.0, 1.0, 2.0]
+    offsets = b.literal(np.array(offsets, dtype=np.float32)[:, None], "f32")
+    indices = f.add(b.unsqueeze(base, 1), b.to_dtype(offsets, f.element))
+    info = b.info(fraction)
+    weights = b.op(
+        "aten.stack", b.tensor_type([info.sizes[0], len(weights), info.sizes[1]], f.element), b.tensor_list(weights),
+        b.constant_int(1),
+    )
+    return _taps_inside(f, indices, weights, size, padding, low, high)
 
 
-def _tap(f: _Floats, index, weight, size, padding: str, low, high):
-    """A tap at integer `index` (float): its index inside the image and its weight."""
+def _taps_inside(f: _Floats, indices, weights, size, padding: str, low, high):
+    """Taps at integer `indices` (float): their indices inside the image and their weights."""
     last = size - 1
     if padding == "zeros":
-        inside = f.logical("and", f.compare("ge", index, 0.0), f.compare("le", index, last))
+        inside = f.logical("and", f.compare("ge", indices, 0.0), f.compare("le", indices, last))
         mask = f.as_float(inside)
-        weight = mask if weight is None else f.mul(weight, mask)
+        weights = mask if weights is None else f.mul(weights, mask)
     elif padding == "reflection":
-        index = f.reflect(index, low, high)
+        indices = f.reflect(indices, low, high)
     # Reflected indices lie in [-0.5, size - 0.5]; ONNX truncates them, which clamping then flooring does.
-    return f.floor(f.clamp(index, 0.0, last)), weight
+    return f.floor(f.clamp(indices, 0.0, last)), weights
 
 
 def _cubic_weights(f: _Floats, t):
@@ -277,24 +284,47 @@ def _cubic_weights(f: _Floats, t):
 
 def _weighted_gathers(b: TorchBuilder, f: _Floats, image, taps: list, in_sizes: list):
     """sum over tap combinations of prod(weights) * image[n, c, flat index]: image is [N, C, S],
-    each tap's index and weight [N, P]; the result is [N, C, P]."""
+    each dim's tap indices and weights [N, T, P]; the result is [N, C, P]. The taps of spatial dim k are
+    stacked on axis 1 + k of an [N, T_0, ..., T_r-1, P] tensor, so that broadcasting forms every
+    combination's flat index and weight at once, and one gather reads them all."""
+    spatial = len(taps)
+    batch, channels, points = b.dim(image, 0), b.dim(image, 1), b.dim(taps[0][0], 2)
+    counts = [b.info(indices).sizes[1] for indices, _ in taps]
+    total = 1
+    for count in counts:
+        total *= count
     strides, stride = [], 1
     for size in reversed(in_sizes):
         strides.insert(0, stride)
-        stride = b.dim_mul(stride, size)
-    result = None
-    for combination in itertools.product(*taps):
-        flat, weight = None, None
-        for (index, tap_weight), tap_stride in zip(combination, strides):
-            term = index if isinstance(tap_stride, int) and tap_stride == 1 else f.mul(index, tap_stride)
-            flat = term if flat is None else f.add(flat, term)
-            if tap_weight is not None:
-                weight = tap_weight if weight is None else f.mul(weight, tap_weight)
-        gathered = _gather_points(b, f, image, flat)
-        if weight is not None:
-            gathered = f.mul(gathered, b.unsqueeze(weight, 1))
-        result = gathered if result is None else f.add(result, gathered)
-    return result
+        stride *= size
+    flat, weight = None, None
+    for k, (indices, weights) in enumerate(taps):
+        shape = [batch] + [counts[k] if j == k else 1 for j in range(spatial)] + [points]
+        index = b.reshape(indices, shape)
+        index = index if strides[k] == 1 else f.mul(index, float(strides[k]))
+        flat = index if flat is None else f.add(flat, index)
+        if weights is not None:
+            weights = b.reshape(weights, shape)
+            weight = weights if weight is None else f.mul(weight, weights)
+    flat = b.reshape(flat, [batch, b.dim_mul(total, points)])
+    gathered = _gather_points(b, f, image, flat)
+    if weight is None and total == 1:
+        return gathered
+    if weight is not None:
+        # A dim without weights (nearest) has one tap, so the weight covers every combination but
+        # may lack the size-1 axes' broadcast: make it the full [N, T_0, ..., P] first.
+        full_shape = [batch] + counts + [points]
+        weight = b.op(
+            "aten.broadcast_to", b.tensor_type([b.static_dim(d) for d in full_shape], f.element), weight,
+            b.int_list(full_shape),
+        )
+        weight = b.reshape(weight, [batch, 1, b.dim_mul(total, points)])
+        gathered = f.mul(gathered, weight)
+    gathered = b.reshape(gathered, [batch, channels, total, points])
+    return b.op(
+        "aten.sum.dim_IntList", b.tensor_type([b.static_dim(batch), b.static_dim(channels), b.static_dim(points)], f.element),
+        gathered, b.int_list([2]), b.constant_bool(False), b.constant_none(),
+    )
 
 
 @converts("RoiAlign", since=10)
