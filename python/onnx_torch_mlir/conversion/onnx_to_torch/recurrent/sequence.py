@@ -26,8 +26,9 @@ states, as onnxruntime gives. The mask is built from the run-time lengths; a lit
 **Activations** (`activations`, `activation_alpha`, `activation_beta`): names are matched
 without case as onnxruntime does; the alpha and beta lists are consumed in order by the
 activations that take them; a missing value takes the default of the ONNX operator of that name
-(LeakyRelu 0.01, ThresholdedRelu 1.0, HardSigmoid 0.2/0.5, Elu 1.0, Affine 1.0/0.0), and
-ScaledTanh, which has none, needs both. A list of one direction's activations serves both
+(LeakyRelu 0.01, ThresholdedRelu 1.0, HardSigmoid 0.2/0.5, Elu 1.0, Affine 1.0/0.0), as the
+ONNX specification says (onnxruntime takes 0 for ThresholdedRelu and Affine), and ScaledTanh,
+which has none, needs both. A list of one direction's activations serves both
 directions of a bidirectional layer. `clip` bounds every gate's input to the activation.
 """
 
