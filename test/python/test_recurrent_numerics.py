@@ -4,7 +4,8 @@ on IREE for a few), compared with onnxruntime's CPU kernels.
 Each case is one node on seeded inputs. Linalg compiles the model twice: with symbolic sequence
 and batch dims (the time loop is a `torch.prim.Loop`, lowered to `scf.for`) and with static dims
 (the loop is unrolled); TOSA and StableHLO compile it with static dims (they have no loop).
-Two torch modules (nn.LSTM, nn.GRU) exported by torch.onnx.export are compiled whole.
+Two torch modules (nn.LSTM, nn.GRU) exported by torch.onnx.export are compiled whole. Double and
+half GRUs are compared with ONNX's reference evaluator (onnxruntime's CPU GRU takes float only).
 
 Tolerance (fp32): rtol 1e-4, atol 1e-5; the largest difference seen is below 2e-6.
 """
@@ -243,3 +244,25 @@ def test_exported_lstm_with_dynamic_length_on_iree(tmp_path):
     session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     compiled = onnx_torch_mlir.compile(model, "linalg-on-tensors")
     _assert_matches(compile_with_iree(compiled, "linalg-on-tensors")(x), session.run(None, {"x": x}))
+
+
+@pytest.mark.parametrize("element, atol", [(TensorProto.DOUBLE, 1e-12), (TensorProto.FLOAT16, 2e-3)], ids=["f64", "f16"])
+def test_other_float_types_match_the_onnx_reference(element, atol):
+    """onnxruntime's CPU GRU takes float only: the reference is ONNX's reference evaluator."""
+    from onnx.reference import ReferenceEvaluator
+
+    dtype = helper.tensor_dtype_to_np_dtype(element)
+    rng = np.random.default_rng(0)
+    arrays = {"X": rng.standard_normal((SEQ, BATCH, INPUT)), "W": rng.standard_normal((1, 3 * HIDDEN, INPUT)) * 0.5,
+              "R": rng.standard_normal((1, 3 * HIDDEN, HIDDEN)) * 0.5}
+    arrays = {name: array.astype(dtype) for name, array in arrays.items()}
+    node = helper.make_node("GRU", list(arrays), ["Y", "Y_h"], hidden_size=HIDDEN)
+    graph = helper.make_graph(
+        [node], "gru", [helper.make_tensor_value_info(n, element, a.shape) for n, a in arrays.items()],
+        [helper.make_tensor_value_info(name, element, None) for name in ("Y", "Y_h")],
+    )
+    model = onnx.shape_inference.infer_shapes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)]))
+    outputs = runtime.run(onnx_torch_mlir.compile(model, "linalg-on-tensors"), list(arrays.values()))
+    for got, want in zip(outputs, ReferenceEvaluator(model).run(None, arrays), strict=True):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=0, atol=atol)
