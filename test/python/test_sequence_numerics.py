@@ -153,6 +153,22 @@ def _at_run_time_position():
     return Case(nodes, inputs, [("y", FLOAT)])
 
 
+def _insert_erase_at_run_time(insert_at: int, erase_at: int):
+    """SequenceInsert and SequenceErase at positions known only at run time (elements of one type)."""
+    def build():
+        nodes = [
+            _node("SplitToSequence", ["x"], ["rows"], axis=0),
+            _node("SequenceInsert", ["rows", "row", "insert_at"], ["inserted"]),
+            _node("SequenceErase", ["inserted", "erase_at"], ["erased"]),
+            _node("ConcatFromSequence", ["erased"], ["y"], axis=0),
+        ]
+        inputs = {"x": (_normal(16, 3, 2), [3, 2]), "row": (_normal(17, 1, 2), [1, 2]),
+                  "insert_at": (_int64(insert_at), []), "erase_at": (_int64(erase_at), [])}
+        return Case(nodes, inputs, [("y", FLOAT)])
+
+    return build
+
+
 def _sequence_map():
     """SequenceMap over a sequence and a tensor, two outputs; the body is unrolled per element."""
     body = helper.make_graph(
@@ -197,6 +213,9 @@ CASES = {
     "construct-different-shapes": _construct_different_shapes,
     "empty-then-insert": _empty_then_insert,
     "at-run-time-position": _at_run_time_position,
+    "insert-erase-at-run-time": _insert_erase_at_run_time(-1, 0),
+    "insert-at-end-erase-last-at-run-time": _insert_erase_at_run_time(3, -1),
+    "insert-first-erase-at-run-time": _insert_erase_at_run_time(0, 2),
     "sequence-map": _sequence_map,
     "optionals": _optionals,
 }
@@ -218,7 +237,8 @@ def test_matches_onnxruntime(name, backend):
 
 
 @pytest.mark.parametrize("name, backend", [("split-insert-concat", "linalg-on-tensors"), ("sequence-map", "tosa"),
-                                           ("optionals", "stablehlo"), ("at-run-time-position", "stablehlo")])
+                                           ("optionals", "stablehlo"), ("at-run-time-position", "stablehlo"),
+                                           ("insert-erase-at-run-time", "tosa")])
 def test_iree_matches_onnxruntime(name, backend):
     case = CASES[name]()
     module = onnx_torch_mlir.compile(case.model(static=backend != "linalg-on-tensors"), backend)

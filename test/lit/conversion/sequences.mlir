@@ -205,3 +205,34 @@ module attributes {onnx.opset_version = 18 : i64} {
     return %2 : tensor<?x4xf32>
   }
 }
+
+// -----
+
+// A run-time position for SequenceInsert and SequenceErase over elements of one type: each result
+// element is selected (position + n where negative; before it e[i], at it the tensor, after it e[i-1]).
+// CHECK-LABEL: func.func @insert_erase_at_run_time
+func.func @insert_erase_at_run_time(%x: !torch.vtensor<[2,3],f32>, %t: !torch.vtensor<[1,3],f32>, %p: !torch.vtensor<[],si64>) -> !torch.vtensor<[?,3],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // CHECK: %[[ROW0:.*]] = torch.aten.slice.Tensor %arg0, {{.*}} -> !torch.vtensor<[1,3],f32>
+  // CHECK: %[[ROW1:.*]] = torch.aten.slice.Tensor %arg0, {{.*}} -> !torch.vtensor<[1,3],f32>
+  // CHECK: %[[NEGATIVE:.*]] = torch.aten.lt.Scalar %arg2, %{{.*}} : !torch.vtensor<[],si64>, !torch.int -> !torch.vtensor<[],i1>
+  // CHECK: %[[N:.*]] = torch.aten.to.dtype %[[NEGATIVE]], {{.*}} -> !torch.vtensor<[],si64>
+  // CHECK: %[[SHIFT:.*]] = torch.aten.mul.Scalar %[[N]], {{.*}} -> !torch.vtensor<[],si64>
+  // CHECK: %[[INDEX:.*]] = torch.aten.add.Tensor %arg2, %[[SHIFT]], {{.*}} -> !torch.vtensor<[],si64>
+  // CHECK: %[[GT0:.*]] = torch.aten.gt.Scalar %[[INDEX]], {{.*}} -> !torch.vtensor<[],i1>
+  // CHECK: %[[OUT0:.*]] = torch.aten.where.self %[[GT0]], %[[ROW0]], %arg1
+  // CHECK: %[[EQ1:.*]] = torch.aten.eq.Scalar %[[INDEX]], {{.*}} -> !torch.vtensor<[],i1>
+  // CHECK: %[[AT1:.*]] = torch.aten.where.self %[[EQ1]], %arg1, %[[ROW0]]
+  // CHECK: %[[GT1:.*]] = torch.aten.gt.Scalar %[[INDEX]], {{.*}} -> !torch.vtensor<[],i1>
+  // CHECK: %[[OUT1:.*]] = torch.aten.where.self %[[GT1]], %[[ROW1]], %[[AT1]]
+  // CHECK: %[[EQ2:.*]] = torch.aten.eq.Scalar %[[INDEX]], {{.*}} -> !torch.vtensor<[],i1>
+  // CHECK: %[[OUT2:.*]] = torch.aten.where.self %[[EQ2]], %arg1, %[[ROW1]]
+  // CHECK: torch.prim.ListConstruct %[[OUT0]], %[[OUT1]], %[[OUT2]] : {{.*}} -> !torch.list<vtensor<[1,3],f32>>
+  // CHECK: %[[KEEP0:.*]] = torch.aten.where.self %{{.*}}, %[[OUT0]], %[[OUT1]]
+  // CHECK: %[[KEEP1:.*]] = torch.aten.where.self %{{.*}}, %[[OUT1]], %[[OUT2]]
+  // CHECK: torch.prim.ListConstruct %[[KEEP0]], %[[KEEP1]] : {{.*}} -> !torch.list<vtensor<[1,3],f32>>
+  %0 = torch.operator "onnx.SplitToSequence"(%x) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[2,3],f32>) -> !torch.list<vtensor<[1,3],f32>>
+  %1 = torch.operator "onnx.SequenceInsert"(%0, %t, %p) : (!torch.list<vtensor<[1,3],f32>>, !torch.vtensor<[1,3],f32>, !torch.vtensor<[],si64>) -> !torch.list<vtensor<[1,3],f32>>
+  %2 = torch.operator "onnx.SequenceErase"(%1, %p) : (!torch.list<vtensor<[1,3],f32>>, !torch.vtensor<[],si64>) -> !torch.list<vtensor<[1,3],f32>>
+  %3 = torch.operator "onnx.ConcatFromSequence"(%2) {torch.onnx.axis = 0 : si64} : (!torch.list<vtensor<[1,3],f32>>) -> !torch.vtensor<[?,3],f32>
+  return %3 : !torch.vtensor<[?,3],f32>
+}

@@ -8,11 +8,14 @@ known while converting and torch-mlir's pipeline finds no list left to lower: Se
 element itself, SequenceLength a literal, ConcatFromSequence an `aten.cat` of the elements.
 
 So a sequence must be built in the graph (SequenceConstruct, SequenceEmpty, SplitToSequence,
-...) and positions must be constants; a sequence whose length depends on run-time data (a
-graph input, a non-constant `split`, a Loop that appends to it) fails with a diagnostic
-naming the node. SequenceAt with a run-time position over elements of one type picks the
-element from their stack. Elements may differ in shape: the list's element type then has
-`?` dims, and each element keeps its own type.
+...); a sequence whose length depends on run-time data (a graph input, a non-constant `split`,
+a Loop that appends to it) fails with a diagnostic naming the node. Elements may differ in
+shape: the list's element type then has `?` dims, and each element keeps its own type. A
+position known only at run time needs elements of one type: SequenceAt picks the element
+from their stack, SequenceInsert and SequenceErase select each result element with
+`aten.where` (with elements of different shapes the result's shapes would depend on data).
+Graph inputs and outputs that are sequences or optionals are refused for a backend target
+(see the driver); `onnx_torch_mlir.sequence_io.specialize` makes them tensors.
 """
 
 from __future__ import annotations
@@ -170,8 +173,44 @@ def _select_at_run_time(node: OnnxNode, b: TorchBuilder, elements, position: ir.
 def sequence_insert(node: OnnxNode, b: TorchBuilder):
     """`tensor` inserted before `position` (default: appended)."""
     elements = sequence_input(node, 0)
+    tensor = node.input(1)
+    if node.has_input(2) and node.constant_input(2) is None:
+        return make_sequence(node, b, _insert_at_run_time(node, b, elements, tensor, node.input(2)))
     position = constant_position(node, 2, len(elements), len(elements), allow_end=True)
-    return make_sequence(node, b, elements[:position] + [node.input(1)] + elements[position:])
+    return make_sequence(node, b, elements[:position] + [tensor] + elements[position:])
+
+
+def _run_time_index(node: OnnxNode, b: TorchBuilder, values, position: ir.Value, length: int) -> ir.Value:
+    """A run-time `position` over `length` elements as a rank-0 si64 index (position + length if
+    negative); the values must share one ranked type, since each result element is selected."""
+    types = {str(value.type) for value in values}
+    info = tensor_info(values[0].type) if values else None
+    if len(types) != 1 or info is None or info.sizes is None:
+        node.fail("a run-time 'position' needs the sequence's elements (and the inserted tensor) to have one ranked type")
+    index = b.to_dtype(b.reshape(position, [], []), "si64")
+    negative = b.to_dtype(b.op("aten.lt.Scalar", b.tensor_type([], "i1"), index, b.constant_int(0)), "si64")
+    shift = b.op("aten.mul.Scalar", index.type, negative, b.constant_int(length))
+    return b.op("aten.add.Tensor", index.type, index, shift, b.constant_int(1))
+
+
+def _compare(b: TorchBuilder, index: ir.Value, op: str, number: int) -> ir.Value:
+    return b.op(f"aten.{op}.Scalar", b.tensor_type([], "i1"), index, b.constant_int(number))
+
+
+def _where(b: TorchBuilder, condition: ir.Value, if_true: ir.Value, if_false: ir.Value) -> ir.Value:
+    return b.op("aten.where.self", if_true.type, condition, if_true, if_false)
+
+
+def _insert_at_run_time(node: OnnxNode, b: TorchBuilder, elements, tensor: ir.Value, position: ir.Value) -> list:
+    """Element i of the result is e[i] before the position, the tensor at it, e[i - 1] after it."""
+    n = len(elements)
+    index = _run_time_index(node, b, [*elements, tensor], position, n)
+    result = []
+    for i in range(n + 1):
+        after = elements[i - 1] if i > 0 else tensor
+        chosen = _where(b, _compare(b, index, "eq", i), tensor, after) if i > 0 else tensor
+        result.append(_where(b, _compare(b, index, "gt", i), elements[i], chosen) if i < n else chosen)
+    return result
 
 
 @converts("SequenceErase", since=11)
@@ -180,6 +219,10 @@ def sequence_erase(node: OnnxNode, b: TorchBuilder):
     elements = sequence_input(node, 0)
     if not elements:
         node.fail("the sequence is empty: SequenceErase has no element to remove")
+    if node.has_input(1) and node.constant_input(1) is None:
+        index = _run_time_index(node, b, elements, node.input(1), len(elements))
+        kept = [_where(b, _compare(b, index, "gt", i), elements[i], elements[i + 1]) for i in range(len(elements) - 1)]
+        return make_sequence(node, b, kept)
     position = constant_position(node, 1, len(elements), len(elements) - 1, allow_end=False)
     return make_sequence(node, b, elements[:position] + elements[position + 1 :])
 
