@@ -14,6 +14,8 @@ func.func @refused(%x: !torch.vtensor<[2,1,3],f32>, %w: !torch.vtensor<[1,4,3],f
   %4:2 = torch.operator "onnx.RNN"(%x, %w, %r) {torch.onnx.hidden_size = 5 : si64} : (!torch.vtensor<[2,1,3],f32>, !torch.vtensor<[1,4,3],f32>, !torch.vtensor<[1,4,4],f32>) -> (!torch.vtensor<[2,1,1,5],f32>, !torch.vtensor<[1,1,5],f32>)
   // CHECK: recurrent_diagnostics.mlir:[[# @LINE + 1]]:10: error: unnamed node (LSTM, domain 'ai.onnx', opset 22): 'activations' lists 2 functions; 3 per direction are needed
   %5:3 = torch.operator "onnx.LSTM"(%x, %w4, %r4) {torch.onnx.hidden_size = 4 : si64, torch.onnx.activations = ["Sigmoid", "Tanh"]} : (!torch.vtensor<[2,1,3],f32>, !torch.vtensor<[1,16,3],f32>, !torch.vtensor<[1,16,4],f32>) -> (!torch.vtensor<[2,1,1,4],f32>, !torch.vtensor<[1,1,4],f32>, !torch.vtensor<[1,1,4],f32>)
+  // CHECK: recurrent_diagnostics.mlir:[[# @LINE + 1]]:10: error: unnamed node (RNN, domain 'ai.onnx', opset 22): W's dim 0 (directions) is 1; direction 'bidirectional' needs 2
+  %6:2 = torch.operator "onnx.RNN"(%x, %w, %r) {torch.onnx.hidden_size = 4 : si64, torch.onnx.direction = "bidirectional"} : (!torch.vtensor<[2,1,3],f32>, !torch.vtensor<[1,4,3],f32>, !torch.vtensor<[1,4,4],f32>) -> (!torch.vtensor<[2,2,1,4],f32>, !torch.vtensor<[2,1,4],f32>)
   return
 }
 

@@ -146,6 +146,10 @@ class RecurrentLayer:
         )
         if self.directions is None:
             node.fail(f"direction '{direction}' is not forward, reverse or bidirectional")
+        for index, what in ((1, "W"), (2, "R")):
+            count = node.input_info(index).sizes[0]
+            if count is not None and count != len(self.directions):
+                node.fail(f"{what}'s dim 0 (directions) is {count}; direction '{direction}' needs {len(self.directions)}")
         self.hidden = self._hidden_size()
         self.steps, self.batch = b.dim(self.x, 0), b.dim(self.x, 1)
         if self.steps == 0:
