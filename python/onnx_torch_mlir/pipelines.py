@@ -140,17 +140,17 @@ def drop_runtime_asserts(module: ir.Module) -> int:
     return len(found)
 
 
-# Scalar and shape-tensor ops with no side effect that torch-mlir's canonicalizer leaves when
-# unused (`aten.tensor` of a dims list, what our conversion makes of a `Shape` whose consumers
-# read the dims directly). TOSA's and StableHLO's lowerings refuse them on dynamic dims.
+# Value-semantic ops (no side effect) that torch-mlir's canonicalizer leaves when unused: an
+# `aten.tensor` of a dims list (what our conversion makes of a `Shape` whose consumers read the
+# dims directly), a dead `aten.item` of a slice of it. TOSA's and StableHLO's lowerings refuse
+# them on dynamic dims. In-place aten ops (`aten.foo_`) are not value semantic and never match.
 _SHAPE_ARITHMETIC = re.compile(
-    r"torch\.(constant\.\w+|prim\.ListConstruct|prim\.NumToTensor\.Scalar|aten\.tensor|aten\.size\.int|"
-    r"aten\.(add|sub|mul|floordiv|remainder|neg|eq|ne|gt|ge|lt|le)\.int|aten\.Int\.bool)"
+    r"torch\.(constant\.\w+|vtensor\.literal|prim\.ListConstruct|prim\.NumToTensor\.Scalar|aten\.[a-z0-9_]*[a-z0-9](\.\w+)?)"
 )
 
 
 def erase_unused_shape_arithmetic(module: ir.Module) -> int:
-    """Erase unused shape arithmetic (see _SHAPE_ARITHMETIC), until none is left; the count."""
+    """Erase unused value-semantic torch ops (see _SHAPE_ARITHMETIC) until none is left; the count."""
     erased = 0
     with module.context:
         while True:
