@@ -273,8 +273,37 @@ def test_run_time_split_is_refused_naming_the_node():
                               [helper.make_tensor_value_info("y", FLOAT, None)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
     with pytest.raises(OnnxTorchMlirError, match=r"node 'SplitToSequence_parts' \(SplitToSequence.*'split' must be "
-                                                r"a constant"):
+                                                r"a constant, or a 1-D tensor of static length"):
         onnx_torch_mlir.compile(model, "linalg-on-tensors")
+
+
+def _split_sizes_at_run_time_model():
+    nodes = [_node("SplitToSequence", ["x", "split"], ["parts"], axis=1),
+             _node("SequenceAt", ["parts", "one"], ["second"]),
+             _node("ConcatFromSequence", ["parts"], ["y"], axis=1)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", FLOAT, [2, 5]),
+                                           helper.make_tensor_value_info("split", INT64, [2])],
+                              [helper.make_tensor_value_info("second", FLOAT, None),
+                               helper.make_tensor_value_info("y", FLOAT, None)],
+                              initializer=[numpy_helper.from_array(_int64(1), "one")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+
+
+def test_split_sizes_at_run_time_on_linalg():
+    """A 1-D run-time `split` of static length: two elements whose sizes are read at run time
+    (one compiled module, two different splits)."""
+    model = _split_sizes_at_run_time_model()
+    module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = _normal(18, 2, 5)
+    for split in (_int64([3, 2]), _int64([1, 4])):
+        _assert_matches(runtime.run(module, [x, split]), session.run(None, {"x": x, "split": split}))
+
+
+@pytest.mark.parametrize("backend", ["tosa", "stablehlo"])
+def test_split_sizes_at_run_time_are_refused_where_item_has_no_lowering(backend):
+    with pytest.raises(OnnxTorchMlirError, match=f"a run-time 'split' is read with aten.item, which {backend} cannot lower"):
+        onnx_torch_mlir.compile(_split_sizes_at_run_time_model(), backend)
 
 
 # -- sequence- and optional-typed graph inputs and outputs, specialized to tensors (sequence_io) -------

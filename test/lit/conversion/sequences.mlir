@@ -236,3 +236,20 @@ func.func @insert_erase_at_run_time(%x: !torch.vtensor<[2,3],f32>, %t: !torch.vt
   %3 = torch.operator "onnx.ConcatFromSequence"(%2) {torch.onnx.axis = 0 : si64} : (!torch.list<vtensor<[1,3],f32>>) -> !torch.vtensor<[?,3],f32>
   return %3 : !torch.vtensor<[?,3],f32>
 }
+
+// -----
+
+// A 1-D run-time split of static length: as many elements, their sizes read with aten.item.
+// CHECK-LABEL: func.func @split_sizes_at_run_time
+func.func @split_sizes_at_run_time(%x: !torch.vtensor<[2,5],f32>, %split: !torch.vtensor<[2],si64>) -> !torch.vtensor<[2,?],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // CHECK: %[[S0:.*]] = torch.aten.item %{{.*}} : !torch.vtensor<[],si64> -> !torch.int
+  // CHECK: %[[S1:.*]] = torch.aten.item %{{.*}} : !torch.vtensor<[],si64> -> !torch.int
+  // CHECK: %[[END0:.*]] = torch.aten.add.int %{{.*}}, %[[S0]]
+  // CHECK: %[[P0:.*]] = torch.aten.slice.Tensor %arg0, %{{.*}}, %{{.*}}, %[[END0]], %{{.*}} -> !torch.vtensor<[2,?],f32>
+  // CHECK: %[[END1:.*]] = torch.aten.add.int %[[END0]], %[[S1]]
+  // CHECK: %[[P1:.*]] = torch.aten.slice.Tensor %arg0, %{{.*}}, %[[END0]], %[[END1]], %{{.*}} -> !torch.vtensor<[2,?],f32>
+  // CHECK: torch.prim.ListConstruct %[[P0]], %[[P1]] : {{.*}} -> !torch.list<vtensor<[2,?],f32>>
+  %0 = torch.operator "onnx.SplitToSequence"(%x, %split) {torch.onnx.axis = 1 : si64} : (!torch.vtensor<[2,5],f32>, !torch.vtensor<[2],si64>) -> !torch.list<vtensor<[2,?],f32>>
+  %1 = torch.operator "onnx.ConcatFromSequence"(%0) {torch.onnx.axis = 1 : si64} : (!torch.list<vtensor<[2,?],f32>>) -> !torch.vtensor<[2,?],f32>
+  return %1 : !torch.vtensor<[2,?],f32>
+}

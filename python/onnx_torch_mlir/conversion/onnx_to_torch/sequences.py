@@ -8,8 +8,9 @@ known while converting and torch-mlir's pipeline finds no list left to lower: Se
 element itself, SequenceLength a literal, ConcatFromSequence an `aten.cat` of the elements.
 
 So a sequence must be built in the graph (SequenceConstruct, SequenceEmpty, SplitToSequence,
-...); a sequence whose length depends on run-time data (a graph input, a non-constant `split`,
-a Loop that appends to it) fails with a diagnostic naming the node. Elements may differ in
+...); a sequence whose length depends on run-time data (a graph input, a run-time scalar
+`split`, a Loop that appends to it) fails with a diagnostic naming the node. A run-time 1-D
+`split` of static length is read with `aten.item` (Linalg only). Elements may differ in
 shape: the list's element type then has `?` dims, and each element keeps its own type. A
 position known only at run time needs elements of one type: SequenceAt picks the element
 from their stack, SequenceInsert and SequenceErase select each result element with
@@ -246,7 +247,7 @@ def split_to_sequence(node: OnnxNode, b: TorchBuilder):
         return make_sequence(node, b, pieces)
     split = node.constant_input(1)
     if split is None:
-        node.fail("'split' must be a constant: the number of sequence elements would depend on run-time data")
+        return make_sequence(node, b, _split_at_run_time(node, b, x, axis))
     if split.ndim == 0:
         if length is None:
             node.fail(f"a scalar 'split' needs dim {axis} of the input to be static")
@@ -261,6 +262,30 @@ def split_to_sequence(node: OnnxNode, b: TorchBuilder):
         starts = np.cumsum([0] + parts[:-1])
         bounds = [(int(start), int(start) + part) for start, part in zip(starts, parts)]
     return make_sequence(node, b, [b.slice_range(x, axis, start, end) for start, end in bounds])
+
+
+def _split_at_run_time(node: OnnxNode, b: TorchBuilder, x: ir.Value, axis: int) -> list[ir.Value]:
+    """Slices of sizes read at run time: a 1-D `split` of static length gives that many elements
+    (their sizes along `axis` are `?`); a scalar or a split of unknown length would make the
+    number of elements data-dependent."""
+    info = node.input_info(1)
+    if info.sizes is None or len(info.sizes) != 1 or info.sizes[0] is None:
+        node.fail("'split' must be a constant, or a 1-D tensor of static length: otherwise the number of "
+                  "sequence elements depends on run-time data")
+    if node.target in ("tosa", "stablehlo"):
+        node.fail(f"a run-time 'split' is read with aten.item, which {node.target} cannot lower; make it a constant")
+    parts = node.int_elements(1, b, "split")
+    sizes = list(node.input_info(0).sizes)
+    pieces, start = [], 0
+    for part in parts:
+        end = b.dim_add(start, part)
+        sizes[axis] = b.static_dim(part)
+        pieces.append(b.op(
+            "aten.slice.Tensor", b.tensor_type(sizes, node.input_info(0).element), x,
+            b.constant_int(axis), b.dim_value(start), b.dim_value(end), b.constant_int(1),
+        ))
+        start = end
+    return pieces
 
 
 @converts("ConcatFromSequence", since=11)
