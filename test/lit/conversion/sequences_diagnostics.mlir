@@ -29,3 +29,10 @@ func.func @onnx_dialect(%s: !onnx.Seq<tensor<2xf32>>) -> tensor<i64> {
   %0 = "onnx.SequenceLength"(%s) : (!onnx.Seq<tensor<2xf32>>) -> tensor<i64>
   return %0 : tensor<i64>
 }
+
+// Without 'split', the split dim is the sequence's length: it must be static.
+func.func @dynamic_length(%x: !torch.vtensor<[?,3],f32>) -> !torch.list<vtensor<[1,3],f32>> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // CHECK: loc("every_row"): error: node 'every_row' (SplitToSequence, domain 'ai.onnx', opset 11): without 'split', dim 0 of the input must be static (it is the sequence's length)
+  %0 = torch.operator "onnx.SplitToSequence"(%x) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[?,3],f32>) -> !torch.list<vtensor<[1,3],f32>> loc("every_row")
+  return %0 : !torch.list<vtensor<[1,3],f32>>
+}
