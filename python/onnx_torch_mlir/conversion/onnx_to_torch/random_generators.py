@@ -26,15 +26,6 @@ from .node import OnnxNode
 from .registry import converts
 
 
-def _element(node: OnnxNode, like: ir.Value | None) -> str:
-    """The `dtype` attribute, else the input's element type (the Like ops), else float."""
-    if node.has_attr("dtype"):
-        return node.attr_element_type("dtype")
-    if like is not None:
-        return node.input_info(0).element
-    return "f32"
-
-
 def _draw(node: OnnxNode, b: TorchBuilder, shape_source: ir.Value, uniform: bool) -> ir.Value:
     element = node.result_info().element
     if element not in ("f16", "bf16", "f32", "f64"):
