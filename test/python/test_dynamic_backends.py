@@ -105,6 +105,28 @@ def _conv_pool_model() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
+def _positions_model() -> onnx.ModelProto:
+    """x [batch, seq] + Range(0, seq, 2) repeated: the position ids of a GPT-2 with a dynamic
+    sequence (torch-mlir computes the arange's length in f64; IREE cannot convert it back)."""
+    const = lambda name, value: helper.make_node(  # noqa: E731
+        "Constant", [], [name], value=numpy_helper.from_array(np.array(value, dtype=np.int64)))
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        const("one", 1), const("zero", 0), const("two", 2),
+        helper.make_node("Gather", ["shape", "one"], ["seq"], axis=0),
+        helper.make_node("Mul", ["seq", "two"], ["end"]),
+        helper.make_node("Range", ["zero", "end", "two"], ["positions"]),
+        helper.make_node("Cast", ["positions"], ["positions_f"], to=TensorProto.FLOAT),
+        helper.make_node("Add", ["x", "positions_f"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "dynamic_positions",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq"])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
 def _run(model: onnx.ModelProto, backend: str, consumer: str, inputs_at_sizes: list, **options) -> None:
     module = onnx_torch_mlir.compile(model, backend, **options)
     if consumer == "reference":
@@ -146,6 +168,11 @@ def test_dynamic_image_size_on_stablehlo_points_to_dim():
         dim.dim_param = "size"
     with pytest.raises(OnnxTorchMlirError, match=r"stablehlo.convolution .*--dim NAME=SIZE"):
         onnx_torch_mlir.compile(model, "stablehlo")
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_range_of_a_dynamic_length_stablehlo(consumer):
+    _run(_positions_model(), "stablehlo", consumer, [_normal(2, 3), _normal(1, 6, seed=2)])
 
 
 def test_heads_on_tosa_with_dynamic_sizes_point_to_dim():

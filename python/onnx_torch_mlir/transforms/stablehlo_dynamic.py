@@ -25,7 +25,10 @@ broadcast**; it equals the result dim. Then:
   constants): a static size that is not 1 if an operand has one, else the dynamic dim of an
   operand, else 1; broadcast constraints hold and their guards go;
 - `dynamic_reshape` becomes `tensor.reshape`, which both consumers lower, and the element count
-  of a list of sizes (`shape.num_elements`, which a reshape's -1 dim uses) their product.
+  of a list of sizes (`shape.num_elements`, which a reshape's -1 dim uses) their product;
+- the length of a dynamic `arange`, which torch-mlir computes as `ceil((end - start) / step)` in
+  f64 and converts back to i64 (IREE has no lowering of that `arith.fptosi` in its host code),
+  is the same ceiling division on the integers.
 
 A model whose dynamic dim is 1 at run time where another operand's is not gets wrong numbers on
 StableHLO (an assertion on Linalg); fix the dim with `--dim NAME=SIZE` for such a model.
@@ -41,7 +44,7 @@ EXPANDING = "known_expanding_dimensions"
 NONEXPANDING = "known_nonexpanding_dimensions"
 _REWRITTEN = (
     BROADCAST, "stablehlo.dynamic_reshape", "shape.broadcast", "shape.cstr_broadcastable", "shape.shape_of",
-    "shape.num_elements", "stablehlo.convolution", "stablehlo.reduce_window",
+    "shape.num_elements", "stablehlo.convolution", "stablehlo.reduce_window", "stablehlo.convert",
 )
 
 
@@ -61,6 +64,8 @@ def finish_dynamic_stablehlo(module: ir.Module) -> None:
             _rewrite_shape_of(op)
         for op in ops.get("shape.num_elements", []):
             _rewrite_num_elements(op)
+        for op in ops.get("stablehlo.convert", []):
+            _rewrite_float_ceil_division(op)
         for op in ops.get("stablehlo.dynamic_reshape", []):
             _replace(op, ir.Operation.create("tensor.reshape", results=[op.results[0].type],
                                              operands=list(op.operands), ip=ir.InsertionPoint(op)))
@@ -183,6 +188,49 @@ def _rewrite_num_elements(op: ir.Operation) -> None:
         product = ir.Operation.create("arith.muli", results=[product.type], operands=[product, size], ip=ip).results[0]
     op.results[0].replace_all_uses_with(product)
     op.erase()
+
+
+def _rewrite_float_ceil_division(op: ir.Operation) -> None:
+    """convert<int>(ceil(convert<f64>(x) / convert<f64>(y))) with integer x, y -> ceil(x / y) on
+    the integers: q = x / y (truncated), plus 1 where the remainder is not 0 and has y's sign."""
+    result_type = op.results[0].type
+    ceil = _defining(op.operands[0], "stablehlo.ceil")
+    divide = _defining(ceil.operands[0], "stablehlo.divide") if ceil is not None else None
+    if divide is None or not _is_integer_tensor(result_type):
+        return
+    x, y = (_defining(value, "stablehlo.convert") for value in divide.operands)
+    if x is None or y is None or x.operands[0].type != result_type or y.operands[0].type != result_type:
+        return
+    x, y = x.operands[0], y.operands[0]
+    ip = ir.InsertionPoint(op)
+    element = ir.RankedTensorType(result_type).element_type
+    zero = ir.Operation.create("stablehlo.constant", results=[result_type], ip=ip, attributes={
+        "value": ir.DenseElementsAttr.get_splat(result_type, ir.IntegerAttr.get(element, 0))}).results[0]
+    binary = lambda name, a, b, t=result_type: ir.Operation.create(  # noqa: E731
+        name, results=[t], operands=[a, b], ip=ip).results[0]
+    flags_type = ir.RankedTensorType.get(ir.RankedTensorType(result_type).shape, ir.IntegerType.get_signless(1))
+
+    def compare(a, b, direction):
+        return ir.Operation.create("stablehlo.compare", results=[flags_type], operands=[a, b], ip=ip, attributes={
+            "comparison_direction": ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>")}).results[0]
+
+    quotient = binary("stablehlo.divide", x, y)
+    remainder = binary("stablehlo.remainder", x, y)
+    same_sign = compare(compare(remainder, zero, "GT"), compare(y, zero, "GT"), "EQ")
+    rounds_up = binary("stablehlo.and", compare(remainder, zero, "NE"), same_sign, flags_type)
+    one_or_zero = ir.Operation.create("stablehlo.convert", results=[result_type], operands=[rounds_up], ip=ip)
+    _replace(op, ir.Operation.create("stablehlo.add", results=[result_type], ip=ip,
+                                     operands=[quotient, one_or_zero.results[0]]))
+
+
+def _defining(value: ir.Value, name: str):
+    owner = value.owner
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    return owner if isinstance(owner, ir.Operation) and owner.name == name else None
+
+
+def _is_integer_tensor(value_type: ir.Type) -> bool:
+    return isinstance(value_type, ir.RankedTensorType) and isinstance(value_type.element_type, ir.IntegerType)
 
 
 def _shape_source(value: ir.Value):
