@@ -1,4 +1,4 @@
-"""GridSample, AffineGrid and RoiAlign (the sampling family) compiled with our importer and
+"""GridSample, AffineGrid, RoiAlign and DeformConv (the sampling family) compiled with our importer and
 conversion, run on the reference CPU runner (IREE for a few) and compared with onnxruntime.
 
 Grids reach beyond [-1, 1] so that every padding mode matters, and one grid puts nearest samples
@@ -122,6 +122,21 @@ def _roi_align(mode, coordinate_mode, opset=16):  # onnxruntime has no RoiAlign-
 
 
 # Every mode with every padding mode; align_corners alternates (the conformance cases cover both).
+def _deform_conv():
+    """onnxruntime's DeformConv kernel is newer than some installs: ONNX's reference is the judge."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 4, 6, 5)).astype(np.float32)
+    weight = rng.standard_normal((6, 2, 2, 3)).astype(np.float32)  # group 2
+    offset = (rng.standard_normal((2, 2 * 6 * 2, 3, 2)) * 1.5).astype(np.float32)  # offset_group 2, outputs 3 x 2
+    bias = rng.standard_normal(6).astype(np.float32)
+    mask = rng.uniform(0, 1, (2, 2 * 6, 3, 2)).astype(np.float32)
+    node = helper.make_node("DeformConv", ["x", "w", "offset", "b", "mask"], ["y"], group=2, offset_group=2,
+                            pads=[1, 0, 0, 1], strides=[2, 1], dilations=[1, 2])
+    inputs = {"x": (x, ["n", 4, 6, 5]), "w": (weight, [6, 2, 2, 3]), "offset": (offset, ["n", 24, 3, 2]),
+              "b": (bias, [6]), "mask": (mask, ["n", 12, 3, 2])}
+    return Case(node, inputs, ["n", 6, 3, 2], opset=19, onnx_reference=True)
+
+
 CASES = {
     f"GridSample-{mode}-{padding}-align{align}": _grid_sample(mode, padding, align)
     for (mode, padding), align in zip(
@@ -139,11 +154,13 @@ CASES.update({
     "RoiAlign-avg-half_pixel": _roi_align("avg", "half_pixel"),
     "RoiAlign-max-output_half_pixel": _roi_align("max", "output_half_pixel"),
     "RoiAlign-10-avg": _roi_align("avg", None, opset=10),
+    "DeformConv-groups-mask-bias": _deform_conv,
 })
 # TOSA and StableHLO get a slice: each family of forms once.
 STATIC_CASES = [
     "GridSample-linear-zeros-align0", "GridSample-nearest-reflection-align1", "GridSample-cubic-border-align1",
     "GridSample-3d-nearest-zeros-align", "AffineGrid-3d-align", "RoiAlign-max-output_half_pixel", "RoiAlign-10-avg",
+    "DeformConv-groups-mask-bias",
 ]
 IREE_CASES = ["GridSample-cubic-reflection-align0", "RoiAlign-avg-half_pixel"]
 

@@ -71,3 +71,16 @@ func.func @roi_align_16_half_pixel(%x: !torch.vtensor<[1,2,8,8],f32>, %rois: !to
   %0 = torch.operator "onnx.RoiAlign"(%x, %rois, %batch) {torch.onnx.output_height = 2 : si64, torch.onnx.output_width = 2 : si64, torch.onnx.sampling_ratio = 1 : si64} : (!torch.vtensor<[1,2,8,8],f32>, !torch.vtensor<[3,4],f32>, !torch.vtensor<[3],si64>) -> !torch.vtensor<[3,2,2,2],f32>
   return %0 : !torch.vtensor<[3,2,2,2],f32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @deform_conv_offset_groups
+func.func @deform_conv_offset_groups(%x: !torch.vtensor<[?,2,3,3],f32>, %w: !torch.vtensor<[1,2,2,2],f32>, %offset: !torch.vtensor<[?,16,2,2],f32>) -> !torch.vtensor<[?,1,2,2],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  // One gather of the 2 x 2 bilinear taps of all 4 kernel taps x 4 outputs per offset group, then one bmm with W.
+  // CHECK-COUNT-2: torch.aten.gather {{.*}} : !torch.vtensor<[?,1,9],f32>, !torch.int, !torch.vtensor<[?,1,64],si64>, !torch.bool -> !torch.vtensor<[?,1,64],f32>
+  // CHECK: torch.aten.cat {{.*}} -> !torch.vtensor<[?,2,16],f32>
+  // CHECK: torch.aten.bmm {{.*}} : !torch.vtensor<[?,1,8],f32>, !torch.vtensor<[?,8,4],f32> -> !torch.vtensor<[?,1,4],f32>
+  // CHECK: return {{.*}} : !torch.vtensor<[?,1,2,2],f32>
+  %0 = torch.operator "onnx.DeformConv"(%x, %w, %offset) {torch.onnx.kernel_shape = [2 : si64, 2 : si64], torch.onnx.offset_group = 2 : si64} : (!torch.vtensor<[?,2,3,3],f32>, !torch.vtensor<[1,2,2,2],f32>, !torch.vtensor<[?,16,2,2],f32>) -> !torch.vtensor<[?,1,2,2],f32>
+  return %0 : !torch.vtensor<[?,1,2,2],f32>
+}

@@ -1,5 +1,5 @@
-"""Sampling an image at computed positions: GridSample (opsets 16, 20), AffineGrid (20) and
-DeformConv (19).
+"""Sampling an image at computed positions: GridSample (opsets 16, 20), AffineGrid (20),
+RoiAlign (10, 16) and DeformConv (19), which share the sampling below.
 
 No backend lowers torch's grid sampler in every mode, so the sampling is composed: each input
 spatial dim gives a few taps per output point (1 for nearest, 2 for linear, 4 for cubic), an
@@ -226,10 +226,14 @@ def _grid_taps(f: _Floats, coordinate, size, mode: str, padding: str, align_corn
     """(indices, weights) of one spatial dim's taps: float tensors [N, T, P] (T taps per point);
     weights None is 1. Indices are inside [0, size - 1]; a 'zeros' tap outside the image has
     weight 0."""
+    return _position_taps(f, _unnormalize(f, coordinate, size, align_corners), size, mode, padding, align_corners)
+
+
+def _position_taps(f: _Floats, position, size, mode: str, padding: str, align_corners: bool):
+    """`_grid_taps` of a position in pixels (0 is the first pixel's centre)."""
     b = f.b
     last = size - 1
     low, high = (0.0, float(last)) if align_corners else (-0.5, size - 0.5)
-    position = _unnormalize(f, coordinate, size, align_corners)
     if mode == "nearest":
         position = f.round_half_even(position)
     if padding == "border":
@@ -489,3 +493,94 @@ def affine_grid(node: OnnxNode, b: TorchBuilder):
     grid = b.op("aten.bmm", b.tensor_type([static_batch, points, spatial], element), base, transposed)
     grid = b.reshape(grid, [batch, *extents, spatial], node.result_info().sizes)
     return b.to_dtype(grid, node.result_info().element)
+
+
+@converts("DeformConv", since=19)
+def deform_conv(node: OnnxNode, b: TorchBuilder):
+    """Y[n, o] = B[o] + sum over input channels c of its group and kernel taps k of
+    W[o, c, k] * mask[n, g, k] * X[n, c] sampled bilinearly (zeros outside) at the tap's position
+    in the output's window plus offset[n, g, k] (g the offset group of c). The samples of all
+    taps and output positions are one `_weighted_gathers` per offset group; the products with W
+    one `aten.bmm` per group."""
+    x_sizes, w_sizes, offset_sizes = node.input_sizes(0), node.input_sizes(1), node.input_sizes(2)
+    if len(x_sizes) != 4 or None in x_sizes[1:] or None in w_sizes or None in offset_sizes[1:]:
+        node.fail(f"X {x_sizes}, W {w_sizes} and offset {offset_sizes} must be 4-D with static sizes (but the batch)")
+    channels, height, width = x_sizes[1:]
+    out_channels, group_channels, kernel_h, kernel_w = w_sizes
+    kernel = node.attr_ints("kernel_shape", None) or [kernel_h, kernel_w]
+    group, offset_group = node.attr_int("group"), node.attr_int("offset_group")
+    if kernel != [kernel_h, kernel_w] or group_channels * group != channels or out_channels % group:
+        node.fail(f"W {w_sizes} does not fit X {x_sizes} with group {group} and kernel_shape {kernel}")
+    taps = kernel_h * kernel_w
+    out_h, out_w = offset_sizes[2:]
+    if channels % offset_group or offset_sizes[1] != offset_group * taps * 2:
+        node.fail(f"offset {offset_sizes} does not hold offset_group {offset_group} x {taps} x 2 offsets")
+    strides, dilations = node.spatial_ints("strides", 2, 1), node.spatial_ints("dilations", 2, 1)
+    pads = node.attr_ints("pads", None) or [0] * 4
+    expected = [(size + pads[d] + pads[d + 2] - dilations[d] * (kernel[d] - 1) - 1) // strides[d] + 1
+                for d, size in enumerate((height, width))]
+    if [out_h, out_w] != expected:
+        node.fail(f"offset's output size {[out_h, out_w]} is not {expected}, which pads, strides and dilations give")
+    _check_exact_indices(node, [height, width])
+    element = _compute_element(node.input_info(0).element)
+    f = _Floats(b, element)
+    x, offsets = b.to_dtype(node.input(0), element), b.to_dtype(node.input(2), element)
+    batch, points = b.dim(x, 0), taps * out_h * out_w
+    rows, columns = np.meshgrid(np.arange(kernel_h), np.arange(kernel_w), indexing="ij")
+    out_rows, out_columns = np.meshgrid(np.arange(out_h), np.arange(out_w), indexing="ij")
+    base_y = (rows.reshape(-1, 1) * dilations[0] + out_rows.reshape(1, -1) * strides[0] - pads[0]).reshape(-1)
+    base_x = (columns.reshape(-1, 1) * dilations[1] + out_columns.reshape(1, -1) * strides[1] - pads[1]).reshape(-1)
+    offsets = b.reshape(offsets, [batch, offset_group, taps, 2, out_h * out_w])
+    mask = node.optional_input(4)
+    if mask is not None:
+        mask = b.reshape(b.to_dtype(mask, element), [batch, offset_group, 1, points])
+    per_group = channels // offset_group
+    image = b.reshape(x, [batch, channels, height * width])
+    sampled = []
+    for g in range(offset_group):
+        group_offsets = _select(b, offsets, 1, g)  # [N, K, 2, P]
+        positions = []
+        for axis, base, size in ((0, base_y, height), (1, base_x, width)):
+            shift = b.reshape(_select(b, group_offsets, 2, axis), [batch, points])
+            position = f.add(shift, b.literal(base.astype(np.float32), element))
+            positions.append(_position_taps(f, position, size, "linear", "zeros", True))
+        group_image = b.slice_range(image, 1, g * per_group, (g + 1) * per_group)
+        values = _weighted_gathers(b, f, group_image, positions, [height, width])  # [N, C/og, K*P]
+        if mask is not None:
+            values = f.mul(values, _select(b, mask, 1, g))
+        sampled.append(values)
+    sampled = sampled[0] if offset_group == 1 else b.op(
+        "aten.cat", b.tensor_type([b.static_dim(batch), channels, points], element), b.tensor_list(sampled), b.constant_int(1)
+    )
+    return _deform_products(node, b, f, sampled, group, [batch, out_channels, out_h, out_w])
+
+
+def _deform_products(node: OnnxNode, b: TorchBuilder, f: _Floats, sampled, group: int, out_shape: list):
+    """sum over c, k of W[o, c, k] * sampled[n, c, k, p] per group, plus the bias."""
+    batch, out_channels, out_h, out_w = out_shape
+    static_batch, element = b.static_dim(batch), f.element
+    weight = b.to_dtype(node.input(1), element)
+    w_sizes = b.info(weight).sizes
+    depth, per_group = w_sizes[1] * w_sizes[2] * w_sizes[3], out_channels // group
+    weight = b.reshape(weight, [out_channels, depth])
+    columns = b.reshape(sampled, [batch, group, depth, out_h * out_w])
+    results = []
+    for g in range(group):
+        group_weight = b.unsqueeze(b.slice_range(weight, 0, g * per_group, (g + 1) * per_group), 0)
+        group_weight = b.op(
+            "aten.broadcast_to", b.tensor_type([static_batch, per_group, depth], element), group_weight,
+            b.int_list([batch, per_group, depth]),
+        )
+        results.append(b.op(
+            "aten.bmm", b.tensor_type([static_batch, per_group, out_h * out_w], element), group_weight,
+            _select(b, columns, 1, g),
+        ))
+    result = results[0] if group == 1 else b.op(
+        "aten.cat", b.tensor_type([static_batch, out_channels, out_h * out_w], element), b.tensor_list(results),
+        b.constant_int(1),
+    )
+    bias = node.optional_input(3)
+    if bias is not None:
+        result = f.add(result, b.unsqueeze(b.to_dtype(bias, element), 1))
+    result = b.reshape(result, [batch, out_channels, out_h, out_w], node.result_info().sizes)
+    return b.to_dtype(result, node.result_info().element)
