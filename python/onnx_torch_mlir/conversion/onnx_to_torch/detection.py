@@ -1,4 +1,4 @@
-"""Object detection: NonMaxSuppression (opsets 10, 11) and MaxRoiPool (1).
+"""Object detection: NonMaxSuppression (opset 10; 11 changed nothing it reads). MaxRoiPool is in nn_pool.
 
 NonMaxSuppression is a greedy loop with a data-dependent number of results; here it is a fixed
 number of tensor steps. For each batch and class, box t *precedes* box s when its score is
