@@ -80,7 +80,7 @@ def _nms(center_point_box: int, with_score_threshold: bool, max_boxes: int, batc
         else:
             boxes = corners.reshape(batches, count, 4)  # unordered corners: flipped boxes
         boxes[0, 3] = boxes[0, 2]  # an identical box
-        boxes[1, 5, 2:] = boxes[1, 5, :2] if not center_point_box else 0  # a degenerate box
+        boxes[-1, 5, 2:] = boxes[-1, 5, :2] if not center_point_box else 0  # a degenerate box
         scores = rng.choice([0.1, 0.3, 0.5, 0.7, 0.9], (batches, classes, count)).astype(np.float32)  # ties
         inputs = {
             "boxes": (boxes.astype(np.float32), [batches, count, 4]), "scores": (scores, [batches, classes, count]),
@@ -160,6 +160,8 @@ CASES = {
     f"NonMaxSuppression-center{center}-threshold{int(threshold)}-max{limit}": _nms(center, threshold, limit)
     for center, threshold, limit in [(0, True, 3), (0, False, 100), (1, True, 2), (1, False, 0)]
 }
+# Beyond 64 boxes, Linalg runs the greedy loop as a torch.prim.Loop.
+CASES["NonMaxSuppression-100-boxes-loop"] = _nms(0, True, 40, batches=1, classes=2, count=100)
 CASES.update({
     "Det-2x2": _det((2, 2)), "Det-batch-4x4": _det((3, 4, 4)), "Det-batch-3x3-singular": _det((2, 3, 3), singular=True),
     "Det-5x5": _det((5, 5)),

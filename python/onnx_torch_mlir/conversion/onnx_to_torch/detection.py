@@ -9,11 +9,15 @@ and iterating it from keep = candidate settles the box of precedence rank k afte
 num_boxes - 1 steps give exactly the greedy result. Each step is one batched matrix product
 (how many kept boxes precede and suppress each box), which every backend lowers. A box is
 selected when it is kept and fewer than max_output_boxes_per_class kept boxes precede it.
+Beyond UNROLL_LIMIT boxes, on Linalg, the greedy loop itself runs in a `torch.prim.Loop` over the
+precedence ranks (TOSA and StableHLO take no loop: they unroll up to MAX_UNROLLED_BOXES).
 
 The result lists the selected (batch, class, box) triples ordered by batch, class and precedence.
 Each selected box's row is the number of selected boxes before it (a product with a triangular
 matrix), and output row k sums the literal triple of the box whose row is k (a matrix product
-again). The number of rows is the declared result's when it is static (TOSA and StableHLO need
+again).
+
+The number of rows is the declared result's when it is static (TOSA and StableHLO need
 that: a model that declares a wrong count gets zero rows or loses rows), else the number selected,
 read with `aten.item` (Linalg only).
 """
@@ -27,8 +31,11 @@ from .builder import TorchBuilder, broadcast_sizes
 from .node import OnnxNode
 from .registry import converts
 
-# Greedy suppression is unrolled, one step per box: beyond this many boxes the IR grows too large.
-MAX_BOXES = 256
+# Greedy suppression unrolled, one step per box, up to UNROLL_LIMIT boxes (on TOSA and StableHLO,
+# which take no loop, up to MAX_UNROLLED_BOXES); more boxes run in a `torch.prim.Loop` (Linalg).
+UNROLL_LIMIT = 64
+MAX_UNROLLED_BOXES = 256
+LOOPLESS_TARGETS = ("tosa", "stablehlo")
 MAX_EXACT_FLOAT = 2**24
 
 
@@ -87,8 +94,9 @@ def non_max_suppression(node: OnnxNode, b: TorchBuilder):
     classes = scores_sizes[1]
     if corners != 4 or scores_sizes[0] != batches or scores_sizes[2] != count:
         node.fail(f"boxes {boxes_sizes} and scores {scores_sizes} do not match: [B, S, 4] and [B, C, S]")
-    if count > MAX_BOXES:
-        node.fail(f"{count} boxes per class: at most {MAX_BOXES} are supported (greedy suppression is unrolled)")
+    if count > MAX_UNROLLED_BOXES and node.target in LOOPLESS_TARGETS:
+        node.fail(f"{count} boxes per class: {node.target} takes no loop, and unrolled greedy suppression is limited "
+                  f"to {MAX_UNROLLED_BOXES} boxes")
     center_point_box = node.attr_int("center_point_box")
     if center_point_box not in (0, 1):
         node.fail(f"center_point_box {center_point_box} is not 0 or 1")
@@ -106,14 +114,56 @@ def non_max_suppression(node: OnnxNode, b: TorchBuilder):
     suppresses = _suppresses(node, b, t, boxes, center_point_box, classes)  # [B*C, S, S] float
     candidate = _candidates(node, b, t, scores)  # [B*C, 1, S] float
     blockers = t.binary("aten.mul.Tensor", precedes, suppresses)
-    keep = candidate
-    for _ in range(count - 1):
-        blocked = _bmm(b, keep, blockers)
-        keep = t.binary("aten.mul.Tensor", candidate, t.as_float(t.compare("eq", blocked, 0.0)))
+    if count <= UNROLL_LIMIT or node.target in LOOPLESS_TARGETS:
+        keep = candidate
+        for _ in range(count - 1):
+            blocked = _bmm(b, keep, blockers)
+            keep = t.binary("aten.mul.Tensor", candidate, t.as_float(t.compare("eq", blocked, 0.0)))
+    else:
+        keep = _greedy_loop(b, t, candidate, blockers, precedes, groups, count)
     before = _bmm(b, keep, precedes)  # kept boxes preceding each box: its rank among those kept
     limit = b.to_dtype(b.reshape(node.input(2), []), "f32")
     selected = t.binary("aten.mul.Tensor", keep, t.as_float(t.compare("lt", before, limit)))
     return _selected_triples(node, b, t, selected, before, groups, classes, count, result_sizes)
+
+
+def _greedy_loop(b: TorchBuilder, t: _Tensors, candidate, blockers, precedes, groups: int, count: int):
+    """keep [G, 1, S] by the greedy loop itself: a `torch.prim.Loop` over precedence ranks r whose
+    step decides the box of rank r in every group (kept if a candidate and no kept box blocks it),
+    O(S) work per step where the fixed point costs O(S^2)."""
+    rank = b.op("aten.sum.dim_IntList", b.tensor_type([groups, count], "f32"), precedes, b.int_list([1]),
+                b.constant_bool(False), b.constant_none())  # boxes preceding each box
+    ranks = b.literal(np.arange(count, dtype=np.float32).reshape(1, count, 1), "f32")
+    at_rank = t.as_float(t.compare("eq", b.unsqueeze(rank, 1), ranks))  # [G, r, s]
+    boxes = b.literal(np.broadcast_to(np.arange(count, dtype=np.float32).reshape(1, count, 1), (groups, count, 1)).copy(), "f32")
+    order = b.to_dtype(b.op("aten.bmm", b.tensor_type([groups, count, 1], "f32"), at_rank, boxes), "si64")  # [G, r, 1]
+    keep = b.full([groups, 1, count], 0.0, "f32")
+    true = b.constant_bool(True)
+    loop = ir.Operation.create(
+        "torch.prim.Loop", results=[keep.type], operands=[b.constant_int(count), true, keep], regions=1,
+        loc=b.location, ip=ir.InsertionPoint(b.anchor),
+    )
+    body = loop.regions[0].blocks.append(b.type("!torch.int"), keep.type, arg_locs=[b.location] * 2)
+    step, kept = body.arguments
+    condition = ir.Operation.create("torch.prim.Loop.condition", operands=[true, kept], loc=b.location,
+                                    ip=ir.InsertionPoint(body))
+    inner = TorchBuilder(condition, b.location)
+    it = _Tensors(inner)
+    box = inner.op("aten.slice.Tensor", inner.tensor_type([groups, 1, 1], "si64"), order, inner.constant_int(1), step,
+                   inner.op("aten.add.int", inner.type("!torch.int"), step, inner.constant_int(1)), inner.constant_int(1))
+    column_index = inner.op("aten.broadcast_to", inner.tensor_type([groups, count, 1], "si64"), box,
+                            inner.int_list([groups, count, 1]))
+    column = inner.op("aten.gather", inner.tensor_type([groups, count, 1], "f32"), blockers, inner.constant_int(2),
+                      column_index, inner.constant_bool(False))  # blockers[g, t, box]
+    blocked = inner.op("aten.bmm", inner.tensor_type([groups, 1, 1], "f32"), kept, column)
+    is_candidate = inner.op("aten.gather", inner.tensor_type([groups, 1, 1], "f32"), candidate, inner.constant_int(2), box,
+                            inner.constant_bool(False))
+    value = it.binary("aten.mul.Tensor", is_candidate, it.as_float(it.compare("eq", blocked, 0.0)))
+    positions = inner.literal(np.arange(count, dtype=np.int64).reshape(1, 1, count), "si64")
+    one_hot = it.as_float(it.compare("eq", positions, box))  # [G, 1, S]
+    updated = it.binary("aten.add.Tensor", kept, it.binary("aten.mul.Tensor", one_hot, value))
+    condition.operands[1] = inner.cast_to(updated, kept.type)
+    return loop.results[0]
 
 
 def _empty_or_zero_rows(b: TorchBuilder, node: OnnxNode, result_sizes):
