@@ -28,3 +28,17 @@ module attributes {onnx.opset_version = 10 : i64} {
     return %0 : tensor<?x3xi64>
   }
 }
+
+// -----
+
+// CHECK-LABEL: func.func @nms_greedy_loop
+func.func @nms_greedy_loop(%boxes: !torch.vtensor<[1,70,4],f32>, %scores: !torch.vtensor<[1,1,70],f32>, %max: !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,3],si64> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // Beyond 64 boxes the greedy choice runs in a loop over the 70 precedence ranks.
+  // CHECK: %[[KEEP:.*]] = torch.prim.Loop %int70{{.*}}, %true, init(%{{.*}}) {
+  // CHECK: torch.aten.gather {{.*}} -> !torch.vtensor<[1,70,1],f32>
+  // CHECK: torch.prim.Loop.condition %true, iter(%{{.*}} : !torch.vtensor<[1,1,70],f32>)
+  // CHECK: } : (!torch.int, !torch.bool, !torch.vtensor<[1,1,70],f32>) -> !torch.vtensor<[1,1,70],f32>
+  // CHECK: torch.aten.bmm %[[KEEP]]
+  %0 = torch.operator "onnx.NonMaxSuppression"(%boxes, %scores, %max) : (!torch.vtensor<[1,70,4],f32>, !torch.vtensor<[1,1,70],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,3],si64>
+  return %0 : !torch.vtensor<[?,3],si64>
+}
