@@ -177,3 +177,19 @@ def test_raw_data_of_the_wrong_size(tmp_path):
     model.graph.initializer[0].dims[:] = [1, 3]
     message = import_error(write(tmp_path, model))
     assert "initializer 'w'" in message and "10 bytes of data for 3 elements of FLOAT" in message
+
+
+@pytest.mark.parametrize("element,name", [(TensorProto.INT2, "INT2"), (TensorProto.UINT2, "UINT2")])
+def test_quantize_to_two_bits_is_refused_in_the_torch_onnx_form(tmp_path, element, name):
+    """The torch-ONNX form holds 2-bit integers in 8 bits; QuantizeLinear takes its result type from
+    the zero point, so its conversion would saturate at 8 bits. The ONNX dialect keeps i2/ui2."""
+    node = helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["y"], name="quantize")
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", element, [4])],
+        [helper.make_tensor("scale", TensorProto.FLOAT, [], [0.5]), helper.make_tensor("zero", element, [], [1])],
+    )
+    path = write(tmp_path, helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)]))
+    message = import_error(path)
+    assert "node 'quantize' (QuantizeLinear)" in message and f"QuantizeLinear to {name} is not supported" in message
+    assert f"tensor<4x{'ui2' if name == 'UINT2' else 'i2'}>" in str(import_onnx(str(path), form="onnx"))

@@ -142,6 +142,8 @@ class GraphImporter:
                     raise ImportError_(f"the type of result '{name}' is unknown ({self._untyped_reason(node)})")
                 found = self.emitter.types.none()
             result_types.append(found)
+        if self.emitter.form == "torch-onnx":
+            _refuse_two_bit_result_from_operand_type(node, types)
         if (node.domain, node.op_type) in self.local_functions:
             results = self._call_local_function(node, operands, result_types, types)
             for name, value in zip(outputs, results):
@@ -195,6 +197,26 @@ class GraphImporter:
         except (ir.MLIRError, ValueError) as error:
             message = " ".join(str(error).split())
             raise NodeError(f"{self.model_name}: {what}: MLIR rejected the op: {message}") from None
+
+
+# Ops whose result element type is an operand's (QuantizeLinear's zero point, CastLike's target).
+_RESULT_TYPE_FROM_OPERAND = {"QuantizeLinear", "CastLike"}
+_TWO_BIT = {onnx.TensorProto.INT2: "INT2", onnx.TensorProto.UINT2: "UINT2"}
+
+
+def _refuse_two_bit_result_from_operand_type(node: onnx.NodeProto, types) -> None:
+    """The torch-ONNX form holds INT2/UINT2 values in 8 bits (torch has no 2-bit dtype), so an op
+    that takes its result type from an operand's would saturate or wrap at 8 bits: a wrong answer.
+    Refused by name (Cast, whose `to` attribute names the 2-bit type, converts exactly)."""
+    if node.domain not in ("", "ai.onnx") or node.op_type not in _RESULT_TYPE_FROM_OPERAND:
+        return
+    for name in node.output:
+        element = types.proto(name).tensor_type.elem_type if name else 0
+        if element in _TWO_BIT:
+            raise ImportError_(
+                f"{node.op_type} to {_TWO_BIT[element]} is not supported in the torch-ONNX form: 2-bit integers "
+                "are held in 8 bits there and the 2-bit range would be lost (the ONNX-dialect output keeps them)"
+            )
 
 
 class _LazyTypes:

@@ -29,6 +29,7 @@ for _bits in (8, 16, 32, 64):
 # element a byte, in the low bits. So such arrays are exchanged as they are,
 # once any stray high bits of an input are cleared.
 _SUB_BYTE_BITS: dict[np.dtype, int] = {}
+_UNSIGNED_SUB_BYTE: set[np.dtype] = set()
 for _bits in (2, 4):
     if hasattr(ml_dtypes, f"int{_bits}") and hasattr(ml_dtypes, f"uint{_bits}"):
         _signed, _unsigned = np.dtype(getattr(ml_dtypes, f"int{_bits}")), np.dtype(getattr(ml_dtypes, f"uint{_bits}"))
@@ -36,6 +37,7 @@ for _bits in (2, 4):
         _NUMPY_DTYPE_OF_ELEMENT[f"si{_bits}"] = _signed
         _NUMPY_DTYPE_OF_ELEMENT[f"ui{_bits}"] = _unsigned
         _SUB_BYTE_BITS[_signed] = _SUB_BYTE_BITS[_unsigned] = _bits
+        _UNSIGNED_SUB_BYTE.add(_unsigned)
 
 
 def numpy_dtype_for(element_type: str, where: str) -> np.dtype:
@@ -66,6 +68,10 @@ def accepts_input_dtype(expected: np.dtype, given: np.dtype) -> bool:
     """
     if expected in _SUB_BYTE_BITS:
         return _SUB_BYTE_BITS.get(given) == _SUB_BYTE_BITS[expected]
+    if given in _SUB_BYTE_BITS:
+        # A 2-bit integer the program holds in a byte (the importer widens INT2/UINT2 to 8 bits):
+        # every value fits, except a negative one in an unsigned byte.
+        return expected.kind in "iu" and expected.itemsize == 1 and (expected.kind == "i" or given in _UNSIGNED_SUB_BYTE)
     if expected.kind in "iu":
         return given.kind in "iu" and given.itemsize == expected.itemsize
     return given == expected
@@ -76,6 +82,8 @@ def canonical_input(array: np.ndarray, expected: np.dtype) -> np.ndarray:
 
     Sub-byte integers get their unused high bits cleared, which LLVM assumes.
     """
+    if array.dtype in _SUB_BYTE_BITS and expected not in _SUB_BYTE_BITS:
+        return array.astype(expected)  # widened to the byte the program holds it in
     bits = _SUB_BYTE_BITS.get(expected)
     if bits is None:
         return array

@@ -104,7 +104,7 @@ class _TensorSpec:
 
     def conform(self, value, index: int, entry: str) -> np.ndarray:
         """`value` as the C-contiguous array IREE gets for this argument, or an IreeError."""
-        from onnx_torch_mlir.runtime.dtypes import accepts_input_dtype
+        from onnx_torch_mlir.runtime.dtypes import accepts_input_dtype, canonical_input
 
         array = np.asarray(value)
         fits = (
@@ -121,6 +121,7 @@ class _TensorSpec:
         # the guard. An integer array travels as the declared dtype (same width, so
         # uint8 data for an i8 argument keeps its bits). np.asarray, not
         # np.ascontiguousarray, which makes a 0-d array 1-d.
+        array = canonical_input(array, self.dtype)
         return np.asarray(array.view(self.dtype) if array.dtype != self.dtype else array, order="C")
 
 
