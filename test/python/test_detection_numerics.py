@@ -118,6 +118,18 @@ def _col2im():
                 constants={"image_shape": image_shape, "block_shape": block_shape})
 
 
+def _col2im_run_time_block_shape(block_shape):
+    """block_shape is a graph input: [1, 5] and [5, 1] both fit [1, 5, 5] -> [1, 1, 5, 5], and the
+    one given is selected at run time."""
+    def build():
+        x = np.random.default_rng(6).standard_normal((1, 5, 5)).astype(np.float32)
+        inputs = {"x": (x, [1, 5, 5]), "block_shape": (np.array(block_shape, dtype=np.int64), [2])}
+        node = helper.make_node("Col2Im", ["x", "image_shape", "block_shape"], ["y"])
+        return Case(node, inputs, [1, 1, 5, 5], opset=18, constants={"image_shape": np.array([5, 5], dtype=np.int64)})
+
+    return build
+
+
 def _max_unpool(with_output_shape: bool):
     def build():
         rng = np.random.default_rng(4)
@@ -166,12 +178,14 @@ CASES.update({
     "Det-2x2": _det((2, 2)), "Det-batch-4x4": _det((3, 4, 4)), "Det-batch-3x3-singular": _det((2, 3, 3), singular=True),
     "Det-5x5": _det((5, 5)),
     "Col2Im-pads-strides-dilations": _col2im,
+    "Col2Im-run-time-block_shape-1x5": _col2im_run_time_block_shape([1, 5]),
+    "Col2Im-run-time-block_shape-5x1": _col2im_run_time_block_shape([5, 1]),
     "MaxUnpool": _max_unpool(False), "MaxUnpool-output_shape": _max_unpool(True),
     "CenterCropPad": _center_crop_pad(None), "CenterCropPad-axes": _center_crop_pad([0, -2]),
 })
 STATIC_CASES = [
     "NonMaxSuppression-center0-threshold1-max3", "NonMaxSuppression-center1-threshold1-max2", "Det-batch-4x4",
-    "Col2Im-pads-strides-dilations", "MaxUnpool-output_shape", "CenterCropPad-axes",
+    "Col2Im-pads-strides-dilations", "Col2Im-run-time-block_shape-1x5", "MaxUnpool-output_shape", "CenterCropPad-axes",
 ]
 
 

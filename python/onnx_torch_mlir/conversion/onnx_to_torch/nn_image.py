@@ -1,8 +1,8 @@
 """Image rearrangements of the nn family: Col2Im (opset 18) and MaxUnpool (opsets 9, 11).
 
-Col2Im sums sliding blocks back into an image. With static image and block shapes (the only
-form: they fix the output's shape), which column and block offset feeds each output pixel is
-known at conversion time: one `aten.index_select` of every (offset, pixel) pair from the input
+Col2Im sums sliding blocks back into an image. With static image and block shapes (constants,
+or the few that fit the static input and result shapes, told apart at run time), which column
+and block offset feeds each output pixel is known at conversion time: one `aten.index_select` of every (offset, pixel) pair from the input
 flattened to [N, C, K * L], a literal mask for the pairs no block covers, and a sum over the K
 offsets. Every backend lowers those.
 
@@ -20,11 +20,30 @@ from .builder import TorchBuilder
 from .node import OnnxNode
 from .registry import converts
 
+# A block_shape computed at run time: at most this many shapes fitting the static sizes are built.
+MAX_BLOCK_SHAPES = 4
+
 
 @converts("Col2Im", since=18)
 def col2im(node: OnnxNode, b: TorchBuilder):
-    """input [N, C * prod(block_shape), L] -> output [N, C, *image_shape]."""
-    image_shape, block_shape = _col2im_shapes(node)
+    """input [N, C * prod(block_shape), L] -> output [N, C, *image_shape]. A block_shape given at
+    run time is one of the shapes the static sizes allow: each is built and the one equal to
+    block_shape is selected at run time (no `aten.item`)."""
+    image_shape, block_shapes = _col2im_shapes(node)
+    results = [_col2im_for(node, b, image_shape, block_shape) for block_shape in block_shapes]
+    if len(results) == 1:
+        return results[0]
+    block_input = node.input(2)
+    selected = results[-1]
+    for block_shape, result in zip(block_shapes[:-1], results[:-1]):
+        equal = b.op("aten.eq.Tensor", b.tensor_type([len(block_shape)], "i1"), block_input,
+                     b.literal(np.array(block_shape, dtype=np.int64), "si64"))
+        matches = b.op("aten.all", b.tensor_type([], "i1"), equal)
+        selected = b.op("aten.where.self", result.type, matches, result, selected)
+    return selected
+
+
+def _col2im_for(node: OnnxNode, b: TorchBuilder, image_shape: list, block_shape: list):
     rank = len(image_shape)
     dilations = node.spatial_ints("dilations", rank, 1)
     strides = node.spatial_ints("strides", rank, 1)
@@ -70,10 +89,10 @@ def _block_counts(image_shape, block_shape, dilations, strides, pads) -> list[in
     ]
 
 
-def _col2im_shapes(node: OnnxNode) -> tuple[list[int], list[int]]:
-    """image_shape and block_shape: constants, or what the static shapes allow. The image shape is
-    the declared result's spatial shape; a block shape given at run time is the only one whose
-    product is the input's values per channel and whose block count is the input's length."""
+def _col2im_shapes(node: OnnxNode) -> tuple[list[int], list[list[int]]]:
+    """image_shape and the possible block shapes: constants, or what the static shapes allow. The
+    image shape is the declared result's spatial shape; a block shape given at run time is one of
+    those whose product is the input's values per channel and whose block count is its length."""
     image_shape = node.constant_input(1)
     result = node.static_result_sizes()
     if image_shape is not None:
@@ -87,7 +106,7 @@ def _col2im_shapes(node: OnnxNode) -> tuple[list[int], list[int]]:
         block_shape = [int(v) for v in block_shape.reshape(-1)]
         if len(block_shape) != len(image_shape):
             node.fail(f"image_shape has {len(image_shape)} dims but block_shape has {len(block_shape)}")
-        return image_shape, block_shape
+        return image_shape, [block_shape]
     sizes, rank = node.input_sizes(0), len(image_shape)
     if result is None or len(sizes) != 3 or None in sizes or not result[1] or sizes[1] % result[1]:
         node.fail("'block_shape' must be a constant, or the input's and result's shapes static")
@@ -101,10 +120,10 @@ def _col2im_shapes(node: OnnxNode) -> tuple[list[int], list[int]]:
             blocks = _block_counts(image_shape, shape, dilations, strides, pads)
             if min(blocks) > 0 and int(np.prod(blocks)) == sizes[2]:
                 fitting.append(list(shape))
-    if len(fitting) != 1:
-        node.fail(f"'block_shape' is computed at run time and {len(fitting)} block shapes fit the static shapes: "
-                  "make it a constant")
-    return image_shape, fitting[0]
+    if not fitting or len(fitting) > MAX_BLOCK_SHAPES:
+        node.fail(f"'block_shape' is computed at run time and {len(fitting)} block shapes fit the static shapes "
+                  f"(1 to {MAX_BLOCK_SHAPES} can be told apart at run time): make it a constant")
+    return image_shape, fitting
 
 
 def _col2im_sources(image_shape, block_shape, blocks, dilations, strides, pads):
