@@ -127,6 +127,20 @@ def _positions_model() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
+def _trilu_model() -> onnx.ModelProto:
+    """A causal mask kept above the diagonal k=1 of a [seq, seq] input (T5's decoder)."""
+    nodes = [
+        helper.make_node("Constant", [], ["k"], value=numpy_helper.from_array(np.array(1, dtype=np.int64))),
+        helper.make_node("Trilu", ["x", "k"], ["y"], upper=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "dynamic_trilu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["seq", "seq"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["seq", "seq"])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
 def _run(model: onnx.ModelProto, backend: str, consumer: str, inputs_at_sizes: list, **options) -> None:
     module = onnx_torch_mlir.compile(model, backend, **options)
     if consumer == "reference":
@@ -173,6 +187,11 @@ def test_dynamic_image_size_on_stablehlo_points_to_dim():
 @pytest.mark.parametrize("consumer", CONSUMERS)
 def test_range_of_a_dynamic_length_stablehlo(consumer):
     _run(_positions_model(), "stablehlo", consumer, [_normal(2, 3), _normal(1, 6, seed=2)])
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_trilu_of_a_dynamic_size_stablehlo(consumer):
+    _run(_trilu_model(), "stablehlo", consumer, [_normal(3, 3), _normal(6, 6, seed=2)])
 
 
 def test_heads_on_tosa_with_dynamic_sizes_point_to_dim():

@@ -115,3 +115,19 @@ module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
     return %0 : !torch.vtensor<[?,4],f32>
   }
 }
+
+// -----
+
+// Compiled for StableHLO, Trilu on a dynamically shaped input compares index grids: torch-mlir's
+// StableHLO lowering of aten.triu refuses dynamic shapes (T5's causal mask).
+// CHECK-LABEL: func.func @trilu_dynamic_for_stablehlo
+// CHECK-NOT: torch.aten.triu
+// CHECK: %[[OFFSET:.*]] = torch.aten.sub.Tensor {{.*}} -> !torch.vtensor<[?,?],si64>
+// CHECK: %[[KEEP:.*]] = torch.aten.ge.Scalar %[[OFFSET]], {{.*}} -> !torch.vtensor<[?,?],i1>
+// CHECK: torch.aten.where.ScalarOther %[[KEEP]], %arg0
+module attributes {onnx_torch_mlir.target = "stablehlo"} {
+  func.func @trilu_dynamic_for_stablehlo(%x: !torch.vtensor<[?,?],f32>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 14 : si64} {
+    %0 = torch.operator "onnx.Trilu"(%x) {torch.onnx.upper = 1 : si64} : (!torch.vtensor<[?,?],f32>) -> !torch.vtensor<[?,?],f32>
+    return %0 : !torch.vtensor<[?,?],f32>
+  }
+}

@@ -105,7 +105,12 @@ def eye_like(node: OnnxNode, b: TorchBuilder):
 def trilu(node: OnnxNode, b: TorchBuilder):
     """upper=1: keep column - row >= k (aten.triu); upper=0: keep column - row <= k (aten.tril)."""
     upper = node.attr_int("upper")
-    if not node.has_input(1) or node.constant_input(1) is not None:
+    constant_k = not node.has_input(1) or node.constant_input(1) is not None
+    info = node.input_info(0)
+    # torch-mlir's StableHLO lowering of aten.triu/tril takes no dynamic shape ("dynamic shaped
+    # input is not supported": T5's causal mask): the index grids below do.
+    grids = node.target == "stablehlo" and info.sizes is not None and None in info.sizes[-2:]
+    if constant_k and not grids:
         k = node.scalar_input(1, b) if node.has_input(1) else 0
         return b.op("aten.triu" if upper else "aten.tril", node.result_type(), node.input(0), b.constant_int(k))
     # A run-time k: compare against index grids rather than read k as a scalar
@@ -114,11 +119,14 @@ def trilu(node: OnnxNode, b: TorchBuilder):
     rank = node.rank()
     if rank < 2:
         node.fail(f"needs an input of rank 2 or more, not rank {rank}")
-    info = node.input_info(0)
     rows = b.unsqueeze(b.arange(b.dim(x, rank - 2)), 1)
     columns = b.unsqueeze(b.arange(b.dim(x, rank - 1)), 0)
     sizes = [info.sizes[-2], info.sizes[-1]]
     offset = b.op("aten.sub.Tensor", b.tensor_type(sizes, "si64"), columns, rows, b.constant_int(1))
-    k = b.to_dtype(node.input(1), "si64")
-    keep = b.op("aten.ge.Tensor" if upper else "aten.le.Tensor", b.tensor_type(sizes, "i1"), offset, k)
+    if constant_k:
+        k = node.scalar_input(1, b) if node.has_input(1) else 0
+        compare, k = ("aten.ge.Scalar" if upper else "aten.le.Scalar"), b.constant_int(k)
+    else:
+        compare, k = ("aten.ge.Tensor" if upper else "aten.le.Tensor"), b.to_dtype(node.input(1), "si64")
+    keep = b.op(compare, b.tensor_type(sizes, "i1"), offset, k)
     return b.op("aten.where.ScalarOther", node.result_type(), keep, x, b.constant_scalar(0, info.element))
