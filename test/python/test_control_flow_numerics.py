@@ -330,3 +330,55 @@ def test_subgraph_types_from_the_enclosing_graph(name, build):
     model, arrays = build()
     module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
     _assert_matches(runtime.run(module, arrays), _expected(model, arrays))
+
+
+def loop_dynamic_rows(while_like: bool):
+    """Scan outputs whose per-iteration dims are only known at run time (x is [N], N symbolic):
+    the rows x * i, for a trip count (for-like) or while i < 3 (while-like)."""
+    nodes = [
+        helper.make_node("Cast", ["i"], ["fi"], to=FLOAT),
+        helper.make_node("Mul", ["x", "fi"], ["row"]),
+        helper.make_node("Identity", ["cond_in"], ["keep"]),
+    ]
+    if while_like:
+        nodes[-1] = helper.make_node("Less", ["i", "two"], ["keep"])
+        nodes.insert(0, _const("two", np.int64(2)))
+    body = _graph("body", nodes, [_info("i", INT64, []), _info("cond_in", BOOL, [])],
+                  [_info("keep", BOOL, []), _info("row", FLOAT, [None])])
+    loop_inputs = ["", "c"] if while_like else ["M", ""]
+    graph_nodes = [_const("M", np.int64(3)), _const("c", np.array(True)),
+                   helper.make_node("Loop", loop_inputs, ["rows"], body=body)]
+    model = _model(graph_nodes, [_info("x", FLOAT, ["N"])], [_info("rows", FLOAT, [None, None])])
+    return model, [np.array([1.0, -2.0, 0.5, 4.0], np.float32)]
+
+
+def scan_dynamic_rows():
+    """Scan-11 over axis 0 of x [3, N] (N symbolic), its output written from the end."""
+    body = _graph(
+        "body",
+        [helper.make_node("Add", ["s_in", "x_t"], ["s_out"]), helper.make_node("Identity", ["s_out"], ["y_t"])],
+        [_info("s_in", FLOAT, [None]), _info("x_t", FLOAT, [None])],
+        [_info("s_out", FLOAT, [None]), _info("y_t", FLOAT, [None])],
+    )
+    nodes = [helper.make_node("Scan", ["init", "x"], ["s", "ys"], body=body, num_scan_inputs=1,
+                              scan_output_directions=[1])]
+    inputs = [_info("init", FLOAT, ["N"]), _info("x", FLOAT, [3, "N"])]
+    arrays = [np.zeros(4, np.float32), rng.standard_normal((3, 4)).astype(np.float32)]
+    return _model(nodes, inputs, [_info("s", FLOAT, ["N"]), _info("ys", FLOAT, [3, "N"])], opset=11), arrays
+
+
+# IREE's compiler rejects the Scan form ("failed to legalize unresolved source materialization
+# from ('index') to ('i64')": the step number carried by the while-loop indexes the scan input),
+# so that case runs on the reference runner only.
+@pytest.mark.parametrize("name, build, on_iree", [
+    ("Loop-dynamic-rows-for", lambda: loop_dynamic_rows(False), True),
+    ("Loop-dynamic-rows-while", lambda: loop_dynamic_rows(True), True),
+    ("Scan-dynamic-rows-reverse", scan_dynamic_rows, False),
+])
+def test_dynamic_rows_on_linalg(name, build, on_iree):
+    model, arrays = build()
+    module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+    expected = _expected(model, arrays)
+    _assert_matches(runtime.run(module, arrays), expected)
+    if on_iree:
+        _assert_matches(compile_with_iree(module, "linalg-on-tensors")(*arrays), expected)

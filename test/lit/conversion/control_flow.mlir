@@ -144,7 +144,10 @@ func.func @loop_for_like(%m: !torch.vtensor<[],si64>, %acc0: !torch.vtensor<[2],
 // CHECK: %[[C0:.*]] = torch.aten.Bool.int
 // CHECK: %[[IN_RANGE:.*]] = torch.aten.lt.int %{{.*}}, %[[M]]
 // CHECK: %[[START:.*]] = torch.aten.__and__.bool %[[C0]], %[[IN_RANGE]]
-// CHECK: %[[LOOP:.*]]:3 = torch.prim.Loop %[[M]], %[[START]], init(%arg2, %[[EMPTY]], %{{.*}}) {
+// The start goes through a one-iteration loop: torch-mlir makes a loop whose start folds to true
+// for-like, which would ignore the condition.
+// CHECK: %[[OPAQUE:.*]] = torch.prim.Loop %{{.*}}, %{{.*}}, init(%[[START]])
+// CHECK: %[[LOOP:.*]]:3 = torch.prim.Loop %[[M]], %[[OPAQUE]], init(%arg2, %[[EMPTY]], %{{.*}}) {
 // CHECK: ^bb0(%{{.*}}: !torch.int, %[[V:.*]]: !torch.vtensor<[],f32>, %[[ROWS:.*]]: !torch.vtensor<[?],f32>, %[[I:.*]]: !torch.int):
 // CHECK:   %[[GROWN:.*]] = torch.aten.cat {{.*}} -> !torch.vtensor<[?],f32>
 // CHECK:   %[[NEXT:.*]] = torch.aten.add.int %[[I]]
@@ -265,4 +268,28 @@ func.func @if_untaken_branch_unconvertible(%x: !torch.vtensor<[?,1],f32>) -> !to
     torch.operator_terminator %1 : !torch.vtensor<*,f32>
   }
   return %0 : !torch.vtensor<*,f32>
+}
+
+// -----
+
+// A scan output whose per-iteration dims are only known at run time: a while-like loop (the step
+// carried last) whose first step replaces the [0, 0] tensor by its row, the others concatenate.
+// CHECK-LABEL: func.func @scan_dynamic_rows
+// CHECK: %[[LOOP:.*]]:3 = torch.prim.Loop
+// CHECK: ^bb0(%{{.*}}: !torch.int, %{{.*}}: !torch.vtensor<[?],f32>, %[[ROWS:.*]]: !torch.vtensor<[?,?],f32>, %[[STEP:.*]]: !torch.int):
+// CHECK:   %[[ROW:.*]] = torch.tensor_static_info_cast %{{.*}} : !torch.vtensor<[1,?],f32> to !torch.vtensor<[?,?],f32>
+// CHECK:   %[[FIRST:.*]] = torch.aten.eq.int %[[STEP]]
+// CHECK:   %[[GROWN:.*]] = torch.prim.If %[[FIRST]] -> (!torch.vtensor<[?,?],f32>) {
+// CHECK:     torch.prim.If.yield %[[ROW]]
+// CHECK:   } else {
+// CHECK:     torch.aten.cat
+// CHECK:   torch.prim.Loop.condition %{{.*}}, iter(%{{.*}}, %[[GROWN]], %{{.*}} :
+// CHECK: torch.tensor_static_info_cast %[[LOOP]]#1 : !torch.vtensor<[?,?],f32> to !torch.vtensor<[3,?],f32>
+func.func @scan_dynamic_rows(%init: !torch.vtensor<[?],f32>, %x: !torch.vtensor<[3,?],f32>) -> (!torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>) attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %0:2 = torch.operator "onnx.Scan"(%init, %x) {torch.onnx.num_scan_inputs = 1 : si64} : (!torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>) -> (!torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>) {
+  ^bb0(%s: !torch.vtensor<[?],f32>, %xt: !torch.vtensor<[?],f32>):
+    %1 = torch.operator "onnx.Add"(%s, %xt) : (!torch.vtensor<[?],f32>, !torch.vtensor<[?],f32>) -> !torch.vtensor<[?],f32>
+    torch.operator_terminator %1, %1 : !torch.vtensor<[?],f32>, !torch.vtensor<[?],f32>
+  }
+  return %0#0, %0#1 : !torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>
 }

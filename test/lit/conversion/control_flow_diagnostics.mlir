@@ -42,12 +42,13 @@ module attributes {onnx_torch_mlir.target = "stablehlo"} {
 
 // -----
 
-// CHECK: error: node 'dynamic_rows' (Scan, domain 'ai.onnx', opset 11): scan output 1 has per-iteration dims not known at conversion time
-func.func @scan_dynamic_rows(%init: !torch.vtensor<[?],f32>, %x: !torch.vtensor<[3,?],f32>) -> (!torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>) attributes {torch.onnx_meta.opset_version = 11 : si64} {
-  %0:2 = torch.operator "onnx.Scan"(%init, %x) {onnx_node_name = "dynamic_rows", torch.onnx.num_scan_inputs = 1 : si64} : (!torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>) -> (!torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>) {
+// CHECK: error: node 'dynamic_rows' (Scan, domain 'ai.onnx', opset 8): scan output 1 has per-iteration dims not known at conversion time (!torch.vtensor<[?],f32>); Scan-8 with a batch of more than one entry needs them
+func.func @scan8_dynamic_rows(%init: !torch.vtensor<[2,?],f32>, %x: !torch.vtensor<[2,3,?],f32>) -> (!torch.vtensor<[2,?],f32>, !torch.vtensor<[2,3,?],f32>) attributes {torch.onnx_meta.opset_version = 8 : si64} {
+  %none = torch.constant.none
+  %0:2 = torch.operator "onnx.Scan"(%none, %init, %x) {onnx_node_name = "dynamic_rows", torch.onnx.num_scan_inputs = 1 : si64} : (!torch.none, !torch.vtensor<[2,?],f32>, !torch.vtensor<[2,3,?],f32>) -> (!torch.vtensor<[2,?],f32>, !torch.vtensor<[2,3,?],f32>) {
   ^bb0(%s: !torch.vtensor<[?],f32>, %xt: !torch.vtensor<[?],f32>):
     %1 = torch.operator "onnx.Add"(%s, %xt) : (!torch.vtensor<[?],f32>, !torch.vtensor<[?],f32>) -> !torch.vtensor<[?],f32>
     torch.operator_terminator %1, %1 : !torch.vtensor<[?],f32>, !torch.vtensor<[?],f32>
   }
-  return %0#0, %0#1 : !torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>
+  return %0#0, %0#1 : !torch.vtensor<[2,?],f32>, !torch.vtensor<[2,3,?],f32>
 }

@@ -12,15 +12,13 @@ iteration number), any other as *while-like* (`scf.while` on the yielded conditi
 the trip count, and its iteration-number argument must be unused). So:
 
 - *for-like*, when M is given and the condition cannot stop the loop early (it is absent, or a
-  literal true that the body passes on unchanged or yields as a literal true): each scan output
-  is a [M, ...] buffer written at row i (`aten.slice_scatter`);
+  literal true that the body passes on unchanged or yields as a literal true);
 - *while-like* otherwise: the iteration number is one more loop-carried `!torch.int`, and the
-  condition the loop sees is `cond and i + 1 < M`; each scan output grows by one row per
-  iteration (`aten.cat`), as the number of iterations is only known at the end.
+  condition the loop sees is `cond and i + 1 < M`.
 
 A loop-carried value's type is the most static type its initial value and the body's input and
-output fit; a scan output's per-iteration dims must be known at conversion time (they size the
-buffer before the first iteration).
+output fit. Scan outputs are gathered as `rows.py` says (a buffer written row by row when the
+number of iterations is known before the loop, else grown by `aten.cat`).
 """
 
 from __future__ import annotations
@@ -33,9 +31,9 @@ from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
 from ..types import tensor_info
+from .rows import RowCollector
 from .regions import (
     UNREALIZED_CAST,
-    block_builder,
     fit_to_type,
     inline_block,
     join_types,
@@ -82,7 +80,7 @@ def loop(node: OnnxNode, b: TorchBuilder):
     if node.target in LOOPLESS_TARGETS:
         return _unrolled(node, b, block, inits, trip_count, for_like)
     loop_body = LoopBody(node, b, block, inits, scan_count)
-    if for_like:
+    if for_like and not RowCollector.needs_while_loop(loop_body.row_types):
         return loop_body.for_like(trip_count)
     return loop_body.while_like(trip_count, node.input(1) if has_condition else None)
 
@@ -105,26 +103,24 @@ def _zero_iterations(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, ca
     """A literal false condition: the initial values, and empty scan outputs."""
     outputs = list(inits)
     for index in range(carried_count, node.num_results):
-        sizes = node.result_info(index).sizes
-        per_iteration = _static_row_sizes(node, index, None, sizes)
-        outputs.append(b.full([0, *per_iteration], 0, node.result_info(index).element))
+        body_type = value_type(terminator(block).operands[1 + index])
+        sizes = tensor_info(row_type(node, b, index, body_type)).sizes
+        outputs.append(b.full([0, *(size or 0 for size in sizes)], 0, node.result_info(index).element))
     return outputs
 
 
-def _static_row_sizes(node: OnnxNode, output: int, body_type: ir.Type | None, declared_sizes) -> list[int]:
-    """The per-iteration dims of scan output `output`: the body's, else the declared ones after dim 0."""
-    candidates = []
-    if body_type is not None and tensor_info(body_type) is not None and tensor_info(body_type).rank is not None:
-        candidates.append(list(tensor_info(body_type).sizes))
-    if declared_sizes is not None and len(declared_sizes) >= 1:
-        candidates.append(list(declared_sizes[1:]))
-    for sizes in candidates:
-        if None not in sizes:
-            return sizes
-    node.fail(
-        f"scan output {output} has per-iteration dims that are not known at conversion time "
-        f"({candidates[0] if candidates else 'unranked'}); they size its buffer before the loop"
-    )
+def row_type(node: OnnxNode, b: TorchBuilder, output: int, body_type: ir.Type, removed=(0,)) -> ir.Type:
+    """The type of one iteration's value of scan output `output`: the body's, or the declared
+    output's without its dims `removed`, whichever is static, else the two joined."""
+    declared = node.result_info(output)
+    candidates = [body_type] if tensor_info(body_type).rank is not None else []
+    if declared.rank is not None and declared.rank > max(removed):
+        sizes = [s for i, s in enumerate(declared.sizes) if i not in removed]
+        candidates.append(b.tensor_type(sizes, declared.element))
+    for candidate in candidates:
+        if tensor_info(candidate).is_static:
+            return candidate
+    return join_types(b, node, candidates or [body_type], f"scan output {output}")
 
 
 class LoopBody:
@@ -141,64 +137,60 @@ class LoopBody:
             for index, (init, argument, output) in enumerate(zip(inits, block.arguments[2:], outputs[1:]))
         ]
         self.inits = [b.cast_to(init, t) for init, t in zip(inits, self.carried_types)]
-        self.row_sizes = []
-        self.row_elements = []
-        for k in range(scan_count):
-            index = carried_count + k
-            body_type = value_type(outputs[1 + index])
-            self.row_sizes.append(_static_row_sizes(node, index, body_type, node.result_info(index).sizes))
-            self.row_elements.append(tensor_info(body_type).element)
+        self.row_types = [
+            row_type(node, b, carried_count + k, value_type(outputs[1 + carried_count + k])) for k in range(scan_count)
+        ]
 
     def for_like(self, trip_count) -> list[ir.Value]:
-        b = self.b
-        buffers = [b.full([trip_count, *sizes], 0, element) for sizes, element in zip(self.row_sizes, self.row_elements)]
-        int_type = b.type("!torch.int")
-        types = [int_type, *self.carried_types, *(buffer.type for buffer in buffers)]
-        carried_count = len(self.carried_types)
-        arguments = self._bind_arguments(types, lambda new: new[0])
-        inner = TorchBuilder(terminator(self.block), self.location)
-        outputs = yielded_values(inner, self.block)
-        iteration = arguments[0]
-        next_values = self._next_carried(inner, outputs)
-        for k, buffer in enumerate(arguments[1 + carried_count:]):
-            row = self._row(inner, outputs[1 + carried_count + k], k)
-            next_values.append(write_row(inner, buffer, row, iteration))
-        true = b.constant_bool(True)
-        replace_terminator(self.block, "torch.prim.Loop.condition", [true, *next_values], self.location)
-        return self._emit(trip_count, true, [*self.inits, *buffers], types[1:])
+        return self._build(trip_count, None, for_like=True)
 
     def while_like(self, trip_count, condition: ir.Value | None) -> list[ir.Value]:
+        return self._build(trip_count, condition, for_like=False)
+
+    def _build(self, trip_count, condition: ir.Value | None, for_like: bool) -> list[ir.Value]:
+        """A for-like loop (the trip count bounds it, `condition` is None) or a while-like one
+        (the iteration number is carried last, the loop goes on while `cond and i + 1 < M`)."""
         b = self.b
         int_type = b.type("!torch.int")
-        carried_count = len(self.carried_types)
-        buffers = [
-            b.cast_to(b.full([0, *sizes], 0, element), b.tensor_type([None, *sizes], element))
-            for sizes, element in zip(self.row_sizes, self.row_elements)
-        ]
-        types = [int_type, *self.carried_types, *(buffer.type for buffer in buffers), int_type]
-        arguments = self._bind_arguments(types, lambda new: new[-1])
+        collectors = [RowCollector(t, know_trip_count=for_like) for t in self.row_types]
+        collected = [collector.initial(b, trip_count) for collector in collectors]
+        counter = [] if for_like else [b.constant_int(0)]
+        inits = [*self.inits, *(value for values in collected for value in values), *counter]
+        types = [int_type, *(value.type for value in inits)]
+        arguments = self._bind_arguments(types, (lambda new: new[0]) if for_like else (lambda new: new[-1]))
         inner = TorchBuilder(terminator(self.block), self.location)
         outputs = yielded_values(inner, self.block)
-        iteration = arguments[-1]
-        next_values = self._next_carried(inner, outputs)
-        for k, buffer in enumerate(arguments[1 + carried_count:-1]):
-            row = inner.unsqueeze(self._row(inner, outputs[1 + carried_count + k], k), 0)
-            grown = inner.op("aten.cat", buffer.type, inner.tensor_list([buffer, row]), inner.constant_int(0))
-            next_values.append(grown)
-        next_iteration = inner.dim_add(iteration, 1)
-        keep_going = _truth(inner, outputs[0]) if condition is not None else inner.constant_bool(True)
-        if trip_count is not None:
-            keep_going = _and(inner, keep_going, inner.op("aten.lt.int", inner.type("!torch.bool"),
-                                                          next_iteration, inner.dim_value(trip_count)))
-        replace_terminator(self.block, "torch.prim.Loop.condition", [keep_going, *next_values, next_iteration],
-                           self.location)
-        start = _truth(b, condition) if condition is not None else b.constant_bool(True)
-        if trip_count is not None:
-            start = _and(b, start, b.op("aten.lt.int", b.type("!torch.bool"), b.constant_int(0), b.dim_value(trip_count)))
-        # The trip count operand is unused by a while-like loop; the bound is in the condition.
-        results = self._emit(trip_count if trip_count is not None else INT64_MAX, start,
-                             [*self.inits, *buffers, b.constant_int(0)], types[1:])
-        return results[:-1]
+        iteration = arguments[0] if for_like else arguments[-1]
+        carried_count = len(self.carried_types)
+        next_values = [fit_to_type(inner, v, t) for v, t in zip(outputs[1 : 1 + carried_count], self.carried_types)]
+        offset = 1 + carried_count
+        for k, collector in enumerate(collectors):
+            carried = arguments[offset : offset + collector.carried_count]
+            next_values += collector.step(inner, carried, outputs[1 + carried_count + k], iteration, iteration)
+            offset += collector.carried_count
+        if for_like:
+            keep_going = start = b.constant_bool(True)
+        else:
+            next_iteration = inner.dim_add(iteration, 1)
+            next_values.append(next_iteration)
+            keep_going = _truth(inner, outputs[0]) if condition is not None else inner.constant_bool(True)
+            start = _truth(b, condition) if condition is not None else b.constant_bool(True)
+            if trip_count is not None:
+                keep_going = _and(inner, keep_going, inner.op("aten.lt.int", inner.type("!torch.bool"),
+                                                              next_iteration, inner.dim_value(trip_count)))
+                start = _and(b, start, b.op("aten.lt.int", b.type("!torch.bool"), b.constant_int(0),
+                                            b.dim_value(trip_count)))
+            start = opaque_bool(b, start)
+        replace_terminator(self.block, "torch.prim.Loop.condition", [keep_going, *next_values], self.location)
+        # A while-like loop ignores its trip count operand: the bound is in the condition.
+        results = self._emit(trip_count if trip_count is not None else INT64_MAX, start, inits, types[1:])
+        count = trip_count if for_like else results[-1]
+        outputs = results[:carried_count]
+        offset = carried_count
+        for collector in collectors:
+            outputs.append(collector.result(b, results[offset : offset + collector.carried_count], count))
+            offset += collector.carried_count
+        return outputs
 
     def _bind_arguments(self, types, iteration_of) -> list[ir.Value]:
         """The body's arguments become `types`; ONNX's iteration number is `iteration_of(new)`
@@ -213,13 +205,6 @@ class LoopBody:
             return new[1 + index - 2] if index - 2 < carried_count else None
 
         return retype_arguments(self.block, types, self.location, replacement)
-
-    def _next_carried(self, b: TorchBuilder, outputs) -> list[ir.Value]:
-        count = len(self.carried_types)
-        return [fit_to_type(b, value, t) for value, t in zip(outputs[1 : 1 + count], self.carried_types)]
-
-    def _row(self, b: TorchBuilder, value: ir.Value, k: int) -> ir.Value:
-        return fit_to_type(b, value, b.tensor_type(self.row_sizes[k], self.row_elements[k]))
 
     def _emit(self, trip_count, condition, inits, result_types) -> list[ir.Value]:
         b = self.b
@@ -242,6 +227,25 @@ def write_row(b: TorchBuilder, buffer: ir.Value, row: ir.Value, index) -> ir.Val
 def _truth(b: TorchBuilder, tensor: ir.Value) -> ir.Value:
     """A one-element boolean tensor as a `!torch.bool`."""
     return b.op("aten.Bool.int", b.type("!torch.bool"), b.item(tensor))
+
+
+def opaque_bool(b: TorchBuilder, value: ir.Value) -> ir.Value:
+    """`value` passed through a one-iteration `torch.prim.Loop`, which no canonicalization folds.
+
+    torch-mlir lowers a `prim.Loop` whose initial condition *folds* to the constant true as a
+    for-like loop that ignores the condition the body yields (`PrimLoopOp::isForLike`): a
+    while-loop starting from a literal true would run its whole trip count (2^63 - 1 without
+    one). Its initial condition must stay a value."""
+    true = b.constant_bool(True)
+    bool_type = b.type("!torch.bool")
+    op = ir.Operation.create(
+        "torch.prim.Loop", results=[bool_type], operands=[b.constant_int(1), true, value], regions=1,
+        loc=b.location, ip=ir.InsertionPoint(b.anchor),
+    )
+    body = op.regions[0].blocks.append(b.type("!torch.int"), bool_type, arg_locs=[b.location] * 2)
+    ir.Operation.create("torch.prim.Loop.condition", operands=[true, body.arguments[1]], loc=b.location,
+                        ip=ir.InsertionPoint(body))
+    return op.result
 
 
 def _and(b: TorchBuilder, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
@@ -275,8 +279,8 @@ def _unrolled(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, trip_coun
             results.append(stack(b, values, 0))
         else:
             body_type = value_type(terminator(block).operands[1 + index])
-            sizes = _static_row_sizes(node, index, body_type, node.result_info(index).sizes)
-            results.append(b.full([0, *sizes], 0, node.result_info(index).element))
+            sizes = tensor_info(row_type(node, b, index, body_type)).sizes
+            results.append(b.full([0, *(size or 0 for size in sizes)], 0, node.result_info(index).element))
     return results
 
 
@@ -288,4 +292,3 @@ def stack(b: TorchBuilder, values: Sequence[ir.Value], dim: int) -> ir.Value:
     return b.op("aten.stack", b.tensor_type(sizes, info.element), b.tensor_list(list(values)), b.constant_int(dim))
 
 
-__all__ = ["LoopBody", "block_builder", "stack", "write_row"]

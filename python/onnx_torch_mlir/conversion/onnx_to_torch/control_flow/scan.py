@@ -24,7 +24,8 @@ from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
 from ..types import tensor_info
-from .loops import UNROLL_LIMIT, stack, write_row
+from .loops import UNROLL_LIMIT, opaque_bool, row_type, stack, write_row
+from .rows import RowCollector
 from .regions import (
     fit_to_type,
     inline_block,
@@ -144,23 +145,10 @@ def _select(b: TorchBuilder, x: ir.Value, axis: int, index) -> ir.Value:
 def _row_types(node: OnnxNode, b: TorchBuilder, block: ir.Block, state_count: int, spec: ScanSpec) -> list[ir.Type]:
     """The per-iteration type of each scan output: the body's, else the declared one without its axis."""
     outputs = terminator(block).operands
-    types = []
-    for k, axis in enumerate(spec.output_axes):
-        index = state_count + k
-        declared = node.result_info(index)
-        candidates = [value_type(outputs[index])]
-        if declared.rank is not None:
-            removed = (0, 1) if spec.batched else (axis,)
-            row_sizes = [s for i, s in enumerate(declared.sizes) if i not in removed]
-            candidates.append(b.tensor_type(row_sizes, declared.element))
-        row = join_types(b, node, [t for t in candidates if tensor_info(t).rank is not None] or candidates,
-                         f"scan output {index}")
-        known = [t for t in candidates if tensor_info(t).is_static]
-        types.append(known[0] if known else row)
-        if not tensor_info(types[-1]).is_static:
-            node.fail(f"scan output {index} has per-iteration dims not known at conversion time ({row}); "
-                      "they size its buffer before the loop")
-    return types
+    return [
+        row_type(node, b, state_count + k, value_type(outputs[state_count + k]), (0, 1) if spec.batched else (axis,))
+        for k, axis in enumerate(spec.output_axes)
+    ]
 
 
 def run_scan(node: OnnxNode, b: TorchBuilder, block: ir.Block, states: Sequence[ir.Value], inputs: Sequence[ir.Value],
@@ -202,7 +190,7 @@ def _unrolled(b: TorchBuilder, block: ir.Block, states, inputs, spec: ScanSpec, 
             results.append(stack(b, values, spec.output_axes[k]))
         else:
             info = tensor_info(row_types[k])
-            sizes = list(info.sizes)
+            sizes = [size or 0 for size in info.sizes]
             sizes.insert(spec.output_axes[k], 0)
             results.append(b.full(sizes, 0, info.element))
     return results
@@ -217,37 +205,55 @@ def _scan_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, states, inputs,
         for i, (s, argument, o) in enumerate(zip(states, block.arguments, outputs))
     ]
     inits = [b.cast_to(s, t) for s, t in zip(states, state_types)]
-    buffers = []
-    for row_type in row_types:
-        info = tensor_info(row_type)
-        buffers.append(b.full([length, *info.sizes], 0, info.element))
+    # Rows of run-time dims need a while-like loop (see rows.py); its step number is carried last.
+    while_like = RowCollector.needs_while_loop(row_types)
+    collectors = [RowCollector(t, know_trip_count=not while_like, reverse=bool(spec.output_directions[k]))
+                  for k, t in enumerate(row_types)]
+    inits += [value for collector in collectors for value in collector.initial(b, length)]
+    if while_like:
+        inits.append(b.constant_int(0))
     int_type = b.type("!torch.int")
-    types = [int_type, *state_types, *(buffer.type for buffer in buffers)]
+    types = [int_type, *(value.type for value in inits)]
     state_count = len(states)
+
+    def step_of(arguments):
+        return arguments[-1] if while_like else arguments[0]
 
     def replacement(index: int, new: list, inner: TorchBuilder):
         if index < state_count:
             return new[1 + index]
         j = index - state_count
-        position = _position(inner, new[0], length, spec.input_directions[j])
+        position = _position(inner, step_of(new), length, spec.input_directions[j])
         return _select(inner, inputs[j], spec.input_axes[j], position)
 
     arguments = retype_arguments(block, types, b.location, replacement)
     inner = TorchBuilder(terminator(block), b.location)
     yielded = yielded_values(inner, block)
     next_values = [fit_to_type(inner, v, t) for v, t in zip(yielded[:state_count], state_types)]
-    for k, buffer in enumerate(arguments[1 + state_count:]):
-        row = fit_to_type(inner, yielded[state_count + k], row_types[k])
-        position = _position(inner, arguments[0], length, spec.output_directions[k])
-        next_values.append(write_row(inner, buffer, row, position))
-    true = b.constant_bool(True)
-    replace_terminator(block, "torch.prim.Loop.condition", [true, *next_values], b.location)
+    offset = 1 + state_count
+    step = step_of(arguments)
+    for k, collector in enumerate(collectors):
+        position = _position(inner, step, length, spec.output_directions[k])
+        carried = arguments[offset : offset + collector.carried_count]
+        next_values += collector.step(inner, carried, yielded[state_count + k], position, step)
+        offset += collector.carried_count
+    keep_going = start = b.constant_bool(True)
+    if while_like:
+        next_step = inner.dim_add(step, 1)
+        next_values.append(next_step)
+        keep_going = inner.op("aten.lt.int", inner.type("!torch.bool"), next_step, inner.dim_value(length))
+        start = opaque_bool(b, b.op("aten.lt.int", b.type("!torch.bool"), b.constant_int(0), b.dim_value(length)))
+    replace_terminator(block, "torch.prim.Loop.condition", [keep_going, *next_values], b.location)
     op = ir.Operation.create(
-        "torch.prim.Loop", results=types[1:], operands=[b.dim_value(length), true, *inits, *buffers], regions=1,
+        "torch.prim.Loop", results=types[1:], operands=[b.dim_value(length), start, *inits], regions=1,
         loc=b.location, ip=ir.InsertionPoint(b.anchor),
     )
     block.append_to(op.regions[0])
-    results = list(op.results)
+    loop_results = list(op.results)
+    results, offset = loop_results[:state_count], state_count
+    for collector in collectors:
+        results.append(collector.result(b, loop_results[offset : offset + collector.carried_count], length))
+        offset += collector.carried_count
     for k, axis in enumerate(spec.output_axes):
         if axis:
             results[state_count + k] = _move_first_axis(b, results[state_count + k], axis)
@@ -270,8 +276,11 @@ def _batch_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, states, inputs
     row_types = _row_types(node, b, block, state_count, spec)
     length = b.dim(inputs[0], 1)
     outputs = []
-    for row_type in row_types:
-        info = tensor_info(row_type)
+    for k, row in enumerate(row_types):
+        info = tensor_info(row)
+        if not info.is_static:
+            node.fail(f"scan output {state_count + k} has per-iteration dims not known at conversion time ({row}); "
+                      "Scan-8 with a batch of more than one entry needs them")
         outputs.append(b.full([batch, length, *info.sizes], 0, info.element))
     carried = [*finals, *outputs]
     true = b.constant_bool(True)
