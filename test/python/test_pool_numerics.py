@@ -62,3 +62,30 @@ def test_ceil_mode_whose_count_depends_on_the_size_is_refused():
     model = _model("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [0, 0, 2, 2], "ceil_mode": 1}, 2)
     with pytest.raises(OnnxTorchMlirError, match=r"ceil_mode with end pad 2.*--dim NAME=SIZE"):
         onnx_torch_mlir.compile(model, "linalg-on-tensors")
+
+
+# (attributes, backends): torch-mlir's Linalg and TOSA lowerings compared unsigned bytes as signed,
+# so a window holding 200 and 100 gave 100 (wrong numbers before the widening).
+UNSIGNED_CASES = {
+    "k2": ({"kernel_shape": [2, 2]}, ["linalg-on-tensors", "tosa", "stablehlo"]),
+    "k3s2-ceil": ({"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}, ["linalg-on-tensors", "tosa", "stablehlo"]),
+    # TOSA: torch-mlir does not lower the padding of the widened input (a clear compile error).
+    "k2-asymmetric-pads": ({"kernel_shape": [2, 2], "pads": [1, 1, 0, 0]}, ["linalg-on-tensors", "stablehlo"]),
+}
+
+
+@pytest.mark.parametrize(
+    "case,backend", [(case, backend) for case, (_, backends) in UNSIGNED_CASES.items() for backend in backends]
+)
+def test_unsigned_max_pool(case, backend):
+    attributes, _ = UNSIGNED_CASES[case]
+    graph = helper.make_graph(
+        [helper.make_node("MaxPool", ["x"], ["y"], name="pool", **attributes)], "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.UINT8, [1, 2, 7, 7])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.UINT8, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=9)
+    x = np.random.default_rng(0).integers(0, 256, (1, 2, 7, 7), dtype=np.uint8)
+    (expected,) = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    (got,) = runtime.run(onnx_torch_mlir.compile(model, backend), [x], input_dialect=backend)
+    np.testing.assert_array_equal(got.view(np.uint8), expected)

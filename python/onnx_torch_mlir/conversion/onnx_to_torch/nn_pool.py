@@ -27,8 +27,12 @@ from .types import lowest_value, static_product
 
 # Dilated MaxPool unrolls one slice per kernel element up to this window size.
 MAX_UNROLLED_WINDOW = 128
-# Unsigned max pools are computed in these types where a backend cannot take the unsigned one.
+# Unsigned max pools are computed in these types (no backend compares unsigned integers right).
 _WIDER_SIGNED = {"ui8": "si16", "ui16": "si32", "ui32": "si64"}
+
+
+def _bits(element: str) -> int:
+    return int(element.lstrip("suif"))
 
 
 def _pool_attributes(node: OnnxNode):
@@ -86,6 +90,13 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
     """Max over windows; Indices (opset 8) index the flattened input, row-major or, with
     storage_order=1, column-major within each plane."""
     x = node.input(0)
+    wider = _WIDER_SIGNED.get(node.input_info(0).element)
+    if wider is not None:
+        # torch-mlir's Linalg and TOSA lowerings compare unsigned bytes as signed (200 < 100), and
+        # its StableHLO lowering of an unsigned max pool crashes: the max is exact in a wider signed type.
+        widened = b.to_dtype(x, wider)  # TOSA sign-extends: the mask restores the unsigned value
+        mask = (1 << _bits(node.input_info(0).element)) - 1
+        x = b.op("aten.bitwise_and.Scalar", widened.type, widened, b.constant_int(mask))
     sizes, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node)
     count = len(kernel)
     if count > 3:
@@ -107,9 +118,6 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
         ends = [end + extra for end, extra in zip(ends, extras)]
         ceil_mode = 0
     lowest = lowest_value(node.input_info(0).element)
-    if not want_indices and node.target == "stablehlo" and node.input_info(0).element in _WIDER_SIGNED:
-        # torch-mlir's StableHLO lowering of an unsigned max pool crashes; the max is exact in a wider signed type.
-        x = b.to_dtype(x, _WIDER_SIGNED[node.input_info(0).element])
     padding = begins
     if not _torch_pads_fit(kernel, begins, ends):
         if want_indices:
@@ -128,7 +136,9 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
         return [result, None] if node.num_results > 1 else result
     indices_info = node.result_info(1)
     plane_type = b.tensor_type(indices_info.sizes, "si64")
-    values, indices = b.op(f"aten.max_pool{count}d_with_indices", [node.result_type(), plane_type], *operands)
+    pooled_type = b.tensor_type(node.result_info().sizes, b.info(x).element)
+    values, indices = b.op(f"aten.max_pool{count}d_with_indices", [pooled_type, plane_type], *operands)
+    values = b.to_dtype(values, node.result_info().element)
     if storage_order == 1:
         if count != 2:
             node.fail(f"storage_order 1 with {count} spatial dims is not supported")
