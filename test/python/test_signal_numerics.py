@@ -167,6 +167,19 @@ def _unique(sorted_, axis):
     return build
 
 
+def _unique_with_nan():
+    """NaNs are equal and sort last, as in ONNX's reference (onnxruntime drops them: numpy reference)."""
+    x = np.array([2.0, np.nan, 1.0, np.nan, 2.0, -1.0], np.float32)
+    node = helper.make_node("Unique", ["x"], ["y", "indices", "inverse", "counts"])
+    outputs = [("y", FLOAT), ("indices", INT64), ("inverse", INT64), ("counts", INT64)]
+
+    def reference():
+        y, indices, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+        return [y, indices, inverse, counts]
+
+    return Case(node, {"x": (x, [6])}, outputs, 11, static_outputs={"y": [4]}, reference=reference)
+
+
 def _bit_cast(array, to):
     def build():
         node = helper.make_node("BitCast", ["x"], ["y"], to=to)
@@ -212,6 +225,7 @@ CASES = {
     "Unique-sorted": _unique(1, None),
     "Unique-unsorted-axis": _unique(0, 0),
     "Unique-sorted-axis1": _unique(1, 1),
+    "Unique-nan": _unique_with_nan,
     "BitCast-uint32-int32": _bit_cast(np.array([4294967295, 2147483648, 7], np.uint32), TensorProto.INT32),
     "BitCast-bool-uint8": _bit_cast(np.array([True, False, True]), TensorProto.UINT8),
     "BitCast-float-int32": _bit_cast(np.array(SPECIAL_FLOATS, np.float32), TensorProto.INT32),

@@ -9,6 +9,7 @@ Written with comparisons of every pair of slices instead of a sort (torch-mlir l
 - its rank is the number of first occurrences that sort before it (sorted) or whose first
   occurrence comes earlier (not sorted): the inverse index, the same for equal slices;
 - output k is the first occurrence of rank k: an index_select of X; counts count the ranks.
+Float NaNs are equal to each other and sort after every number, as in ONNX's reference.
 The N candidate rows are cut to the number of distinct slices U: the declared size when an
 output declares it, else U read at run time (`aten.item`, so Linalg only: the result has a
 data-dependent size). Slices other than along the axis need a static size and N must be static.
@@ -61,6 +62,16 @@ def _pair_tables(b: TorchBuilder, rows: ir.Value, count: int, width: int):
     left, right = b.unsqueeze(rows, 1), b.unsqueeze(rows, 0)
     cube = [count, count, width]
     equal = b.op("aten.eq.Tensor", b.tensor_type(cube, "i1"), left, right)
+    smaller = b.op("aten.lt.Tensor", b.tensor_type(cube, "i1"), left, right)
+    if b.info(rows).is_float:
+        # As ONNX's reference (numpy): NaNs are equal to each other and sort after every number.
+        left_nan, right_nan = (b.op("aten.ne.Tensor", b.tensor_type(b.info(v).sizes, "i1"), v, v)
+                               for v in (left, right))
+        both = b.op("aten.logical_and", b.tensor_type(cube, "i1"), left_nan, right_nan)
+        equal = b.op("aten.logical_or", equal.type, equal, both)
+        number_before_nan = b.op("aten.logical_and", b.tensor_type(cube, "i1"),
+                                 b.op("aten.logical_not", left_nan.type, left_nan), right_nan)
+        smaller = b.op("aten.logical_or", smaller.type, smaller, number_before_nan)
     differ = b.op("aten.logical_not", b.tensor_type(cube, "i1"), equal)
     pair = b.tensor_type([count, count], "i1")
     same = b.op("aten.eq.Scalar", pair, _count_true(b, differ, 2), b.constant_int(0))
@@ -72,7 +83,6 @@ def _pair_tables(b: TorchBuilder, rows: ir.Value, count: int, width: int):
     differences_before = _count_true(b, spread, 2)
     first_difference = b.op("aten.logical_and", b.tensor_type(cube, "i1"), differ,
                             b.op("aten.eq.Scalar", b.tensor_type(cube, "i1"), differences_before, b.constant_int(0)))
-    smaller = b.op("aten.lt.Tensor", b.tensor_type(cube, "i1"), left, right)
     decided = b.op("aten.logical_and", b.tensor_type(cube, "i1"), first_difference, smaller)
     before = b.op("aten.gt.Scalar", pair, _count_true(b, decided, 2), b.constant_int(0))
     return same, before
