@@ -23,6 +23,7 @@ import onnx
 import onnxruntime
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
 
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
@@ -122,6 +123,18 @@ def _stft(complex_signal: bool, with_window: bool, onesided: int):
     return build
 
 
+def _stft_window_past_the_end():
+    """A window (10) longer than frame_length (8): the last frame reads zeros past the signal's end
+    and each frame is cut to 8 samples, as in ONNX's reference (the numbers come from it)."""
+    x = _rng(7).standard_normal((1, 20, 1)).astype(np.float32)
+    window = np.hanning(10).astype(np.float32)
+    node = helper.make_node("STFT", ["x", "step", "window", "length"], ["y"])
+    case = Case(node, {"x": (x, [1, 20, 1]), "window": (window, [10])}, [("y", FLOAT)], 17,
+                {"step": _scalar(4), "length": _scalar(8)})
+    case.reference = lambda: ReferenceEvaluator(case.model(static=True)).run(None, {"x": x, "window": window})
+    return case
+
+
 def _window(op_type, periodic):
     def build():
         node = helper.make_node(op_type, ["size"], ["y"], periodic=periodic)
@@ -215,6 +228,7 @@ CASES = {
     "DFT20-runtime-axis": _dft_runtime_axis,
     "STFT-real-window": _stft(False, True, 1),
     "STFT-complex-twosided": _stft(True, False, 0),
+    "STFT-window-past-the-end": _stft_window_past_the_end,
     "HannWindow": _window("HannWindow", 1),
     "HammingWindow-symmetric": _window("HammingWindow", 0),
     "BlackmanWindow": _window("BlackmanWindow", 1),

@@ -255,8 +255,9 @@ def _stft_for(node: OnnxNode, b: TorchBuilder, length: int, step: int, window_le
     samples = node.input_info(0).sizes[1]
     width = window_length if window_length is not None else length
     count = 1 + (samples - length) // step
-    if (count - 1) * step + width > samples:
-        node.fail(f"frames of {width} samples every {step} run past the signal's {samples} samples")
+    overrun = (count - 1) * step + width - samples
+    if overrun > 0:  # a window longer than frame_length: the last frames read zeros past the end
+        signal = b.pad_spatial(signal, [0, 0], [overrun, 0], 0.0)
     frames = _frames(b, signal, count, step, width)
     if node.has_input(2):
         window = b.reshape(node.input(2), [1, 1, width, 1], [1, 1, width, 1])
