@@ -39,8 +39,11 @@ def _angles(inputs: int, outputs: int, length: int) -> np.ndarray:
 
 def _trig(angles: np.ndarray):
     """cos and sin with the values that are exactly 0 or +-1 made exact."""
-    cos, sin = np.cos(angles), np.sin(angles)
-    return np.round(cos, 15), np.round(sin, 15)
+    def exact(values):
+        values = np.where(np.abs(values) < 1e-15, 0.0, values)
+        return np.where(np.abs(np.abs(values) - 1.0) < 1e-15, np.sign(values), values)
+
+    return exact(np.cos(angles)), exact(np.sin(angles))
 
 
 def _matmul(b: TorchBuilder, x: ir.Value, matrix: np.ndarray, element: str) -> ir.Value:
