@@ -10,6 +10,7 @@ Tolerance: rtol 1e-4, atol 1e-5 (the kernels sum the taps in another order).
 from __future__ import annotations
 
 import itertools
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -71,9 +72,9 @@ class Case:
         return session.run(None, feeds)
 
 
-def _grid_sample(mode, padding, align_corners, opset=22, spatial=2, tie_grid=False):
+def _grid_sample(mode, padding, align_corners, opset=22, spatial=2, tie_grid=False, dynamic_image=False):
     def build():
-        rng = np.random.default_rng(hash((mode, padding, align_corners, spatial)) % 2**32)
+        rng = np.random.default_rng(zlib.crc32(f"{mode}{padding}{align_corners}{spatial}".encode()))
         image = rng.standard_normal((2, 3, *([5, 6, 4][:spatial]))).astype(np.float32)
         out = [4, 3, 2][:spatial]
         grid = rng.uniform(-1.4, 1.4, (2, *out, spatial)).astype(np.float32)
@@ -84,7 +85,8 @@ def _grid_sample(mode, padding, align_corners, opset=22, spatial=2, tie_grid=Fal
             grid = np.broadcast_to(grid[None], (2, *out, spatial)).astype(np.float32)
         node = helper.make_node("GridSample", ["x", "grid"], ["y"], mode=mode, padding_mode=padding,
                                 align_corners=align_corners)
-        inputs = {"x": (image, ["n", 3, *image.shape[2:]]), "grid": (grid, ["n", *(f"o{i}" for i in range(spatial)), spatial])}
+        image_dims = [f"i{i}" for i in range(spatial)] if dynamic_image else list(image.shape[2:])
+        inputs = {"x": (image, ["n", 3, *image_dims]), "grid": (grid, ["n", *(f"o{i}" for i in range(spatial)), spatial])}
         cubic_padded = mode in ("cubic", "bicubic") and padding != "zeros"
         return Case(node, inputs, ["n", 3, *(f"o{i}" for i in range(spatial))], opset=opset, onnx_reference=cubic_padded)
 
@@ -149,6 +151,8 @@ CASES.update({
     "GridSample-3d-linear-reflection": _grid_sample("linear", "reflection", 0, spatial=3),
     "GridSample-3d-nearest-zeros-align": _grid_sample("nearest", "zeros", 1, spatial=3),
     "GridSample-nearest-ties": _grid_sample("nearest", "zeros", 1, tie_grid=True),
+    "GridSample-dynamic-image-cubic-reflection": _grid_sample("cubic", "reflection", 1, dynamic_image=True),
+    "GridSample-dynamic-image-linear-border": _grid_sample("linear", "border", 0, dynamic_image=True),
     "AffineGrid-2d": _affine_grid(2, 0),
     "AffineGrid-3d-align": _affine_grid(3, 1),
     "RoiAlign-avg-half_pixel": _roi_align("avg", "half_pixel"),

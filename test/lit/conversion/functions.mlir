@@ -61,12 +61,12 @@ func.func @pattern_wins(%x: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32> 
 
 // -----
 
-// AffineGrid's body chooses between its 2-D and 3-D forms with an If on the rank of `size`,
-// which the static types decide: the 3-D branch is inlined, and nothing of the If remains.
+// A pattern wins over the function body: AffineGrid (whose body chooses between its 2-D and 3-D
+// forms with an If on the rank of `size`) converts by its pattern in linear_algebra.py, no If inlined.
 // CHECK-LABEL: func.func @affine_grid_3d
 func.func @affine_grid_3d(%theta: !torch.vtensor<[2,3,4],f32>, %size: !torch.vtensor<[5],si64>) -> !torch.vtensor<[2,4,5,6,3],f32> attributes {torch.onnx_meta.opset_version = 20 : si64} {
   // CHECK-NOT: torch.operator
-  // CHECK: torch.aten.arange.start_step
+  // CHECK: torch.aten.bmm
   // CHECK-NOT: torch.operator
   // CHECK: return
   %0 = torch.operator "onnx.AffineGrid"(%theta, %size) : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[5],si64>) -> !torch.vtensor<[2,4,5,6,3],f32>

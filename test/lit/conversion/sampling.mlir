@@ -40,17 +40,6 @@ module attributes {onnx.opset_version = 22 : i64} {
 
 // -----
 
-// CHECK-LABEL: func.func @affine_grid_2d
-func.func @affine_grid_2d(%theta: !torch.vtensor<[?,2,3],f32>, %size: !torch.vtensor<[4],si64>) -> !torch.vtensor<[?,5,6,2],f32> attributes {torch.onnx_meta.opset_version = 20 : si64} {
-  // CHECK: %[[BASE:.*]] = torch.vtensor.literal(dense<{{.*}}> : tensor<30x3xf32>)
-  // CHECK: torch.aten.bmm {{.*}} : !torch.vtensor<[?,30,3],f32>, !torch.vtensor<[?,3,2],f32> -> !torch.vtensor<[?,30,2],f32>
-  // CHECK: return {{.*}} : !torch.vtensor<[?,5,6,2],f32>
-  %0 = torch.operator "onnx.AffineGrid"(%theta, %size) {torch.onnx.align_corners = 1 : si64} : (!torch.vtensor<[?,2,3],f32>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[?,5,6,2],f32>
-  return %0 : !torch.vtensor<[?,5,6,2],f32>
-}
-
-// -----
-
 // CHECK-LABEL: func.func @roi_align_10_max
 func.func @roi_align_10_max(%x: !torch.vtensor<[1,2,8,8],f32>, %rois: !torch.vtensor<[?,4],f32>, %batch: !torch.vtensor<[?],si64>) -> !torch.vtensor<[?,2,2,3],f32> attributes {torch.onnx_meta.opset_version = 10 : si64} {
   // CHECK: torch.aten.index_select %arg0, {{.*}}, %arg2 : {{.*}} -> !torch.vtensor<[?,2,8,8],f32>

@@ -1,4 +1,4 @@
-"""Linear algebra: Det (opset 11).
+"""Linear algebra: Det (opset 11) and AffineGrid (opset 20, an affine map of a coordinate grid).
 
 torch-mlir has no lowering of `aten.linalg_det` on any backend, so the determinant is computed
 here by Gaussian elimination with partial pivoting, unrolled over the (static) matrix size:
@@ -74,6 +74,54 @@ def _eliminate(b: TorchBuilder, a, size: int, element: str):
         factors = b.binary("aten.mul.Tensor", b.binary("aten.div.Tensor", column, b.unsqueeze(safe_pivot, 1), vector_type), b.unsqueeze(below, 0), vector_type)
         a = b.binary("aten.sub.Tensor", a, b.binary("aten.mul.Tensor", b.unsqueeze(factors, 2), b.unsqueeze(pivot_values, 1), matrix_type))
     return determinant
+
+
+@converts("AffineGrid", since=20)
+def affine_grid(node: OnnxNode, b: TorchBuilder):
+    """grid[n, *p, :] = theta[n] @ (x_p, y_p, [z_p,] 1): the normalized coordinates of every output
+    position (innermost dim first; -1 + (2i + 1) / size, or -1 + 2i / (size - 1) with
+    align_corners) through each batch entry's affine matrix, as one `aten.bmm`. The spatial
+    sizes come from `size` when it is a constant, else from the declared result's shape."""
+    theta_sizes = node.input_sizes(0)
+    if len(theta_sizes) != 3 or theta_sizes[1] not in (2, 3) or theta_sizes[2] != theta_sizes[1] + 1:
+        node.fail(f"theta of shape {theta_sizes} is not [N, 2, 3] or [N, 3, 4]")
+    spatial = theta_sizes[1]
+    size = node.constant_input(1)
+    if size is not None:
+        extents = [int(v) for v in size.reshape(-1)[2:]]
+    else:
+        extents = list(node.result_info().sizes or [])[1:-1]
+        if len(extents) != spatial or None in extents:
+            node.fail("'size' must be a constant, or the result's spatial dims static")
+    if len(extents) != spatial:
+        node.fail(f"'size' has {len(extents) + 2} values for a {spatial}-D theta")
+    align_corners = bool(node.attr_int("align_corners"))
+    axes = []
+    for extent in extents:
+        positions = np.arange(extent, dtype=np.float64)
+        if align_corners:
+            axes.append(-1 + 2 * positions / (extent - 1) if extent > 1 else np.full(extent, -1.0))
+        else:
+            axes.append(-1 + (2 * positions + 1) / extent)
+    mesh = np.meshgrid(*axes, indexing="ij")
+    points = int(np.prod(extents))
+    homogeneous = np.stack([coordinate.reshape(-1) for coordinate in reversed(mesh)] + [np.ones(points)], axis=1)
+    element = "f64" if node.input_info(0).element == "f64" else "f32"
+    theta = b.to_dtype(node.input(0), element)
+    batch = b.dim(theta, 0)
+    static_batch = b.static_dim(batch)
+    base = b.literal(homogeneous.astype(np.float64 if element == "f64" else np.float32), element)
+    base = b.op(
+        "aten.broadcast_to", b.tensor_type([static_batch, points, spatial + 1], element), b.unsqueeze(base, 0),
+        b.int_list([batch, points, spatial + 1]),
+    )
+    transposed = b.op(
+        "aten.transpose.int", b.tensor_type([static_batch, spatial + 1, spatial], element), theta, b.constant_int(1),
+        b.constant_int(2),
+    )
+    grid = b.op("aten.bmm", b.tensor_type([static_batch, points, spatial], element), base, transposed)
+    grid = b.reshape(grid, [batch, *extents, spatial], node.result_info().sizes)
+    return b.to_dtype(grid, node.result_info().element)
 
 
 def _select(b: TorchBuilder, x, dim: int, index: int, result_type):

@@ -1,5 +1,6 @@
-"""Sampling an image at computed positions: GridSample (opsets 16, 20), AffineGrid (20),
-RoiAlign (10, 16) and DeformConv (19), which share the sampling below.
+"""Sampling an image at computed positions: GridSample (opsets 16, 20), RoiAlign (10, 16) and
+DeformConv (19), which share the sampling below. (AffineGrid, which makes GridSample's grids,
+is a matrix product: linear_algebra.py.)
 
 No backend lowers torch's grid sampler in every mode, so the sampling is composed: each input
 spatial dim gives a few taps per output point (1 for nearest, 2 for linear, 4 for cubic), an
@@ -72,8 +73,19 @@ class _Floats:
         return self._arith("div", x, y)
 
     def rsub(self, number, x):
-        """number - x."""
+        """number - x (number a Python number or a 0-d tensor)."""
+        if self._is_tensor(number):
+            return self.b.binary("aten.sub.Tensor", number, x)
         return self.b.op("aten.rsub.Scalar", self.b.type_like(x), x, self._scalar(number), self.b.constant_int(1))
+
+    def bound(self, size, offset: float):
+        """size + offset: a Python number for a static size, else a 0-d tensor of the dynamic one."""
+        if not isinstance(size, ir.Value):
+            return size + offset
+        none = self.b.constant_none()
+        tensor = self.b.op("aten.full", self.b.tensor_type([], self.element), self.b.int_list([]), size,
+                           self.b.dtype(self.element), none, none, none)
+        return self.add(tensor, offset)
 
     def clamp_min(self, x, low):
         return self.b.op("aten.clamp_min", self.b.type_like(x), x, self._scalar(low))
@@ -92,6 +104,11 @@ class _Floats:
         return self.b.unary("aten.abs", x)
 
     def clamp(self, x, low, high):
+        """x clamped to [low, high]: numbers, or 0-d tensors (dynamic sizes)."""
+        if self._is_tensor(low) or self._is_tensor(high):
+            low, high = (bound if self._is_tensor(bound) else self.b.scalar_tensor_literal(bound, self.element)
+                         for bound in (low, high))
+            return self.b.op("aten.clamp.Tensor", self.b.type_like(x), x, low, high)
         return self.b.op("aten.clamp", self.b.type_like(x), x, self._scalar(low), self._scalar(high))
 
     def compare(self, name: str, x, y):
@@ -121,13 +138,14 @@ class _Floats:
         odd = self.compare("ne", self.floor(half), half)
         return self.where(self.logical("and", tie, odd), self.sub(rounded, 1.0), rounded)
 
-    def reflect(self, x, low: float, high: float):
-        """x mirrored at `low` and `high` until inside [low, high] (ONNX's GridSample reflection)."""
-        span = high - low
+    def reflect(self, x, low: float, high):
+        """x mirrored at `low` and `high` until inside [low, high] (ONNX's GridSample reflection);
+        high is a number or a 0-d tensor."""
+        span = self.sub(high, low) if self._is_tensor(high) else high - low
         below = self.compare("lt", x, low)
         above = self.compare("gt", x, high)
         distance = self.where(below, self.rsub(low, x), self.sub(x, high))
-        folds = self.floor(self.div(distance, span)) if span else self.mul(distance, 0.0)
+        folds = self.floor(self.div(distance, span)) if self._is_tensor(span) or span else self.mul(distance, 0.0)
         rest = self.sub(distance, self.mul(folds, span))
         half = self.mul(folds, 0.5)
         even = self.compare("eq", self.floor(half), half)
@@ -179,9 +197,7 @@ def _grid_sample(node: OnnxNode, b: TorchBuilder, mode: str):
     element = _compute_element(node.input_info(0).element)
     f = _Floats(b, element)
     batch, channels = b.dim(x, 0), b.dim(x, 1)
-    in_sizes = x_sizes[2:]
-    if None in in_sizes:
-        node.fail(f"the input's spatial dims must be static (input shape {x_sizes})")
+    in_sizes = b.dims(x)[2:]
     out_sizes = b.dims(grid)[1:-1]
     points = b.dim_product(out_sizes)
     _check_exact_indices(node, in_sizes)
@@ -218,6 +234,8 @@ def _unnormalize(f: _Floats, coordinate, size, align_corners: bool):
     """A normalized coordinate in [-1, 1] as a position in [0, size - 1] (or [-0.5, size - 0.5])."""
     shifted = f.add(coordinate, 1.0)
     if align_corners:
+        if isinstance(size, ir.Value):
+            return f.mul(f.mul(shifted, 0.5), f.bound(size, -1.0))
         return f.mul(shifted, 0.5 * (size - 1))
     return f.mul(f.sub(f.mul(shifted, size), 1.0), 0.5)
 
@@ -232,8 +250,8 @@ def _grid_taps(f: _Floats, coordinate, size, mode: str, padding: str, align_corn
 def _position_taps(f: _Floats, position, size, mode: str, padding: str, align_corners: bool):
     """`_grid_taps` of a position in pixels (0 is the first pixel's centre)."""
     b = f.b
-    last = size - 1
-    low, high = (0.0, float(last)) if align_corners else (-0.5, size - 0.5)
+    last = f.bound(size, -1.0)
+    low, high = (0.0, last) if align_corners else (-0.5, f.bound(size, -0.5))
     if mode == "nearest":
         position = f.round_half_even(position)
     if padding == "border":
@@ -261,7 +279,7 @@ def _position_taps(f: _Floats, position, size, mode: str, padding: str, align_co
 
 def _taps_inside(f: _Floats, indices, weights, size, padding: str, low, high):
     """Taps at integer `indices` (float): their indices inside the image and their weights."""
-    last = size - 1
+    last = f.bound(size, -1.0)
     if padding == "zeros":
         inside = f.logical("and", f.compare("ge", indices, 0.0), f.compare("le", indices, last))
         mask = f.as_float(inside)
@@ -300,12 +318,12 @@ def _weighted_gathers(b: TorchBuilder, f: _Floats, image, taps: list, in_sizes: 
     strides, stride = [], 1
     for size in reversed(in_sizes):
         strides.insert(0, stride)
-        stride *= size
+        stride = b.dim_mul(stride, size)
     flat, weight = None, None
     for k, (indices, weights) in enumerate(taps):
         shape = [batch] + [counts[k] if j == k else 1 for j in range(spatial)] + [points]
         index = b.reshape(indices, shape)
-        index = index if strides[k] == 1 else f.mul(index, float(strides[k]))
+        index = index if isinstance(strides[k], int) and strides[k] == 1 else f.mul(index, strides[k])
         flat = index if flat is None else f.add(flat, index)
         if weights is not None:
             weights = b.reshape(weights, shape)
@@ -445,54 +463,6 @@ def _gather_points(b: TorchBuilder, f: _Floats, images, flat_index):
     return b.op(
         "aten.gather", b.tensor_type(b.info(index).sizes, f.element), images, b.constant_int(2), index, b.constant_bool(False)
     )
-
-
-@converts("AffineGrid", since=20)
-def affine_grid(node: OnnxNode, b: TorchBuilder):
-    """grid[n, *p, :] = theta[n] @ (x_p, y_p, [z_p,] 1): the normalized coordinates of every output
-    position (innermost dim first; -1 + (2i + 1) / size, or -1 + 2i / (size - 1) with
-    align_corners) through each batch entry's affine matrix, as one `aten.bmm`. The spatial
-    sizes come from `size` when it is a constant, else from the declared result's shape."""
-    theta_sizes = node.input_sizes(0)
-    if len(theta_sizes) != 3 or theta_sizes[1] not in (2, 3) or theta_sizes[2] != theta_sizes[1] + 1:
-        node.fail(f"theta of shape {theta_sizes} is not [N, 2, 3] or [N, 3, 4]")
-    spatial = theta_sizes[1]
-    size = node.constant_input(1)
-    if size is not None:
-        extents = [int(v) for v in size.reshape(-1)[2:]]
-    else:
-        extents = list(node.result_info().sizes or [])[1:-1]
-        if len(extents) != spatial or None in extents:
-            node.fail("'size' must be a constant, or the result's spatial dims static")
-    if len(extents) != spatial:
-        node.fail(f"'size' has {len(extents) + 2} values for a {spatial}-D theta")
-    align_corners = bool(node.attr_int("align_corners"))
-    axes = []
-    for extent in extents:
-        positions = np.arange(extent, dtype=np.float64)
-        if align_corners:
-            axes.append(-1 + 2 * positions / (extent - 1) if extent > 1 else np.full(extent, -1.0))
-        else:
-            axes.append(-1 + (2 * positions + 1) / extent)
-    mesh = np.meshgrid(*axes, indexing="ij")
-    points = int(np.prod(extents))
-    homogeneous = np.stack([coordinate.reshape(-1) for coordinate in reversed(mesh)] + [np.ones(points)], axis=1)
-    element = _compute_element(node.input_info(0).element)
-    theta = b.to_dtype(node.input(0), element)
-    batch = b.dim(theta, 0)
-    static_batch = b.static_dim(batch)
-    base = b.literal(homogeneous.astype(np.float64 if element == "f64" else np.float32), element)
-    base = b.op(
-        "aten.broadcast_to", b.tensor_type([static_batch, points, spatial + 1], element), b.unsqueeze(base, 0),
-        b.int_list([batch, points, spatial + 1]),
-    )
-    transposed = b.op(
-        "aten.transpose.int", b.tensor_type([static_batch, spatial + 1, spatial], element), theta, b.constant_int(1),
-        b.constant_int(2),
-    )
-    grid = b.op("aten.bmm", b.tensor_type([static_batch, points, spatial], element), base, transposed)
-    grid = b.reshape(grid, [batch, *extents, spatial], node.result_info().sizes)
-    return b.to_dtype(grid, node.result_info().element)
 
 
 @converts("DeformConv", since=19)
