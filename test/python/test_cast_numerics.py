@@ -136,3 +136,21 @@ def test_two_bit_in_onnx_dialect_spelling_is_refused(source, target):
     module = onnx_torch_mlir.import_onnx(_model(source, target, 3), form="onnx")
     with pytest.raises(errors.ConversionError, match="2-bit integer tensors have no Torch dialect type"):
         convert_onnx_to_torch_backend_contract(module)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("source", [T.FLOAT, T.FLOAT16, T.DOUBLE], ids=_name)
+def test_cast_float_to_uint8_above_127(source, backend):
+    """TOSA's float-to-i8 cast saturates at 127 (200.0 gave 127): the cast goes through int32."""
+    x = np.array([0, 1.25, 127, 128, 128.5, 200.75, 254.9, 255], NUMPY[source])
+    model = _model(source, T.UINT8, len(x))
+    (want,) = ReferenceEvaluator(model).run(None, {"x": x})
+    (got,) = runtime.run(onnx_torch_mlir.compile(model, backend), [x], input_dialect=backend, result_dtypes=[np.uint8])
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("target", [T.UINT16, T.UINT64], ids=_name)
+def test_cast_to_uint16_or_uint64_is_refused_on_linalg(target):
+    """torch-mlir's Linalg lowering of aten.to.dtype has no uint16/uint64 and aborts the process."""
+    with pytest.raises(errors.ConversionError, match=r"a cast to uint(16|64) is not supported on linalg-on-tensors"):
+        onnx_torch_mlir.compile(_model(T.FLOAT, target, 3), "linalg-on-tensors")

@@ -211,6 +211,18 @@ def _narrow_int64_for_tosa(node: OnnxNode, b: TorchBuilder, x, target: str):
     return x
 
 
+# Unsigned dtypes torch-mlir's Linalg lowering of aten.to.dtype cannot map (an LLVM fatal error).
+_NO_LINALG_DTYPE = {"ui16": "uint16", "ui64": "uint64"}
+
+
+def _float_to_unsigned_for_tosa(node: OnnxNode, b: TorchBuilder, x, target: str):
+    """On TOSA, a float to uint8/uint16 goes through int32: TOSA's integers are signless and its
+    float-to-i8 cast saturates at 127, so 200.0 became 127. The int32 value's low bits are the result."""
+    if node.target != "tosa" or not b.info(x).is_float or target not in ("ui8", "ui16"):
+        return x
+    return b.to_dtype(x, "si32")
+
+
 def _refuse_two_bit_types(node: OnnxNode):
     """The ONNX dialect spells 2-bit tensors i2/ui2, which no Torch type holds."""
     for value in list(node.op.operands) + list(node.op.results):
@@ -227,8 +239,12 @@ def _cast(node: OnnxNode, b: TorchBuilder, element: str):
                   "(casts from them are)")
     if info.element == element:
         return x
+    if node.target == "linalg-on-tensors" and element in _NO_LINALG_DTYPE:
+        node.fail(f"a cast to {_NO_LINALG_DTYPE[element]} is not supported on linalg-on-tensors: torch-mlir's Linalg "
+                  "lowering has no such dtype (it aborts); the tosa and stablehlo paths take it")
     x = _narrow_int64_for_tosa(node, b, x, element)  # a signed int64 input only, not a widened unsigned one
     x = _exact_unsigned(node, b, x, element)
+    x = _float_to_unsigned_for_tosa(node, b, x, element)
     false, none = b.constant_bool(False), b.constant_none()
     return b.op("aten.to.dtype", node.result_type(), x, b.dtype(element), false, false, none)
 
