@@ -18,6 +18,7 @@ from .cases import CasePayload
 from ..runtime.backend import declared_output_dtypes
 from .compare import mismatch
 from .configurations import Configuration
+from .. import sequence_io
 
 STAGES = ("load", "import", "convert", "lower", "compile", "run", "compare")
 
@@ -74,6 +75,8 @@ def _run_stages(case: CasePayload, configuration: Configuration, backend: str) -
     from ..mlir_context import make_context
 
     model, data_sets = _stage("load", case.load)
+    if sequence_io.has_sequence_io(model):
+        model, data_sets = _stage("load", _specialize_sequence_io, model, data_sets)
     if configuration.upgrade_opset:
         model = peers.upgrade_opset(model, configuration.upgrade_opset)
     module = _stage("import", compiler.import_model, model, configuration.importer, make_context())
@@ -89,6 +92,15 @@ def _run_stages(case: CasePayload, configuration: Configuration, backend: str) -
         reason = mismatch(expected, outputs, case.rtol, case.atol)
         if reason:
             raise StageFailure("compare", reason)
+
+
+def _specialize_sequence_io(model, data_sets):
+    """A model with sequence or optional graph inputs/outputs, specialized to tensors for the first
+    data set's sequence lengths and optionals' presence (`sequence_io.specialize`, the way a user
+    compiles such a model), with every data set flattened to match."""
+    specialization = sequence_io.specialize(model, *data_sets[0])
+    flat = [(specialization.inputs(inputs), specialization.expected(expected)) for inputs, expected in data_sets]
+    return specialization.model, flat
 
 
 def _as_arrays(values, what: str) -> list[np.ndarray]:
