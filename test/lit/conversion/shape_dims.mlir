@@ -50,3 +50,24 @@ func.func @slice_dynamic_part_of_shape(%x: !torch.vtensor<[?,?,8],f32>) -> !torc
   %0 = torch.operator "onnx.Slice"(%shape, %starts, %ends) : (!torch.vtensor<[3],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[1],si64>
   return %0 : !torch.vtensor<[1],si64>
 }
+
+// -----
+
+// Arithmetic on a dim (dynamo's sym_size: Squeeze of a Shape slice, plus a constant, reshaped to
+// [1]) stays a dim: the Slice end it feeds is an aten.add.int, not an aten.item.
+// CHECK-LABEL: func.func @slice_to_sequence_plus_one
+// CHECK-NOT: torch.aten.item
+// CHECK: %[[SEQ:.*]] = torch.aten.size.int %arg0, %int1 : !torch.vtensor<[2,?],f32>, !torch.int -> !torch.int
+// CHECK: %[[END:.*]] = torch.aten.add.int %{{.*}}, %[[SEQ]] : !torch.int, !torch.int -> !torch.int
+// CHECK: torch.prim.ListConstruct %[[END]] : (!torch.int) -> !torch.list<int>
+func.func @slice_to_sequence_plus_one(%x: !torch.vtensor<[2,?],f32>, %table: !torch.vtensor<[?],f32>) -> !torch.vtensor<[?],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  %shape = torch.operator "onnx.Shape"(%x) {torch.onnx.start = 1 : si64, torch.onnx.end = 2 : si64} : (!torch.vtensor<[2,?],f32>) -> !torch.vtensor<[1],si64>
+  %seq = torch.operator "onnx.Squeeze"(%shape) : (!torch.vtensor<[1],si64>) -> !torch.vtensor<[],si64>
+  %one = torch.operator "onnx.Constant"() {torch.onnx.value = dense<1> : tensor<si64>} : () -> !torch.vtensor<[],si64>
+  %end0 = torch.operator "onnx.Add"(%one, %seq) : (!torch.vtensor<[],si64>, !torch.vtensor<[],si64>) -> !torch.vtensor<[],si64>
+  %to1 = torch.operator "onnx.Constant"() {torch.onnx.value = dense<1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %end = torch.operator "onnx.Reshape"(%end0, %to1) : (!torch.vtensor<[],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[1],si64>
+  %zero = torch.operator "onnx.Constant"() {torch.onnx.value = dense<0> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %0 = torch.operator "onnx.Slice"(%table, %zero, %end) : (!torch.vtensor<[?],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?],f32>
+  return %0 : !torch.vtensor<[?],f32>
+}

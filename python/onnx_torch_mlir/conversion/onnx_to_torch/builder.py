@@ -362,9 +362,15 @@ class TorchBuilder:
         attribute = ir.DenseElementsAttr.get(array, type=self.type(element), shape=list(array.shape))
         return self.op("vtensor.literal", self.tensor_type(array.shape, element), attributes={"value": attribute})
 
-    def dims_tensor(self, dims: Sequence) -> ir.Value:
+    def dims_tensor(self, dims: Sequence, rank: int = 1) -> ir.Value:
         """A 1-D si64 tensor of dims: a literal when all are ints, else `aten.tensor` of their list,
-        which `OnnxNode.dim_elements` reads back as dims (no `aten.item`)."""
+        which `OnnxNode.dim_elements` reads back as dims (no `aten.item`). Rank 0: the one dim as
+        a 0-d tensor (`prim.NumToTensor`)."""
+        if rank == 0:
+            (dim,) = dims
+            if isinstance(dim, int):
+                return self.literal(np.array(dim, dtype=np.int64), "si64")
+            return self.op("prim.NumToTensor.Scalar", self.tensor_type([], "si64"), dim)
         if all(isinstance(dim, int) for dim in dims):
             return self.literal(np.array(dims, dtype=np.int64).reshape(len(dims)), "si64")
         none, false = self.constant_none(), self.constant_bool(False)

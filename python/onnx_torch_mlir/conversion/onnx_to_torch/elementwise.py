@@ -30,9 +30,29 @@ def add_legacy(node: OnnxNode, b: TorchBuilder):
     return _add_like("aten.add.Tensor", node, b, node.legacy_broadcast_input(b))
 
 
+def _dims_arithmetic(node: OnnxNode, b: TorchBuilder, operation):
+    """Integer arithmetic on lists of dims (a `Shape` of a dynamic input, a sequence length plus
+    a constant) stays a list of dims, computed with `!torch.int` ops: the Slice, Reshape or Range
+    it feeds reads sizes, not `aten.item` (which TOSA and StableHLO cannot lower)."""
+    result = node.result_info()
+    if result.element != "si64" or result.rank not in (0, 1):
+        return None
+    if node.constant_input(0) is not None and node.constant_input(1) is not None:
+        return None
+    left, right = node.dim_elements(0), node.dim_elements(1)
+    if left is None or right is None:
+        return None
+    count = max(len(left), len(right))
+    if len(left) not in (1, count) or len(right) not in (1, count) or (result.rank == 0 and count != 1):
+        return None
+    left, right = (dims * count if len(dims) == 1 else dims for dims in (left, right))
+    return b.dims_tensor([operation(x, y) for x, y in zip(left, right)], result.rank)
+
+
 @converts("Add", since=7)
 def add(node: OnnxNode, b: TorchBuilder):
-    return _add_like("aten.add.Tensor", node, b, node.input(1))
+    dims = _dims_arithmetic(node, b, b.dim_add)
+    return dims if dims is not None else _add_like("aten.add.Tensor", node, b, node.input(1))
 
 
 @converts("Sub", since=1)
@@ -42,7 +62,8 @@ def sub_legacy(node: OnnxNode, b: TorchBuilder):
 
 @converts("Sub", since=7)
 def sub(node: OnnxNode, b: TorchBuilder):
-    return _add_like("aten.sub.Tensor", node, b, node.input(1))
+    dims = _dims_arithmetic(node, b, b.dim_sub)
+    return dims if dims is not None else _add_like("aten.sub.Tensor", node, b, node.input(1))
 
 
 @converts("Mul", since=1)
@@ -52,7 +73,8 @@ def mul_legacy(node: OnnxNode, b: TorchBuilder):
 
 @converts("Mul", since=7)
 def mul(node: OnnxNode, b: TorchBuilder):
-    return b.op("aten.mul.Tensor", node.result_type(), node.input(0), node.input(1))
+    dims = _dims_arithmetic(node, b, b.dim_mul)
+    return dims if dims is not None else b.op("aten.mul.Tensor", node.result_type(), node.input(0), node.input(1))
 
 
 @converts("Div", since=1)

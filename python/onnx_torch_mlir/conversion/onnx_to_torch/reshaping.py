@@ -51,6 +51,9 @@ def size(node: OnnxNode, b: TorchBuilder):
 
 
 def _reshape(node: OnnxNode, b: TorchBuilder, allowzero: int):
+    kept = _dims_reshaped(node, b)
+    if kept is not None:
+        return kept
     x = node.input(0)
     declared = node.static_result_sizes()
     info = node.input_info(0)
@@ -115,7 +118,21 @@ def _reshape_to_result(node: OnnxNode, b: TorchBuilder, what: str):
     return b.reshape(node.input(0), dims, sizes)
 
 
+def _dims_reshaped(node: OnnxNode, b: TorchBuilder):
+    """A list of dims (from a `Shape`) squeezed or reshaped to rank 0 or 1 stays a list of dims."""
+    result = node.result_info()
+    if result.element != "si64" or result.rank not in (0, 1) or node.input_info(0).rank not in (0, 1):
+        return None
+    dims = node.dim_elements(0)
+    if dims is None or (result.rank == 0 and len(dims) != 1):
+        return None
+    return b.dims_tensor(dims, result.rank)
+
+
 def _squeeze(node: OnnxNode, b: TorchBuilder, axes: list[int] | None):
+    kept = _dims_reshaped(node, b)
+    if kept is not None:
+        return kept
     x = node.input(0)
     info = node.input_info(0)
     rank = node.rank()
