@@ -1,11 +1,13 @@
 // RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch | FileCheck %s
 
-// Compiled for StableHLO, an unsigned max pool is computed in a wider signed type: torch-mlir's
-// StableHLO lowering of the unsigned one crashes. The target attribute is consumed.
+// On every target an unsigned max pool is computed in a wider signed type, masked after the
+// widening (TOSA sign-extends): torch-mlir's Linalg and TOSA lowerings compare unsigned bytes as
+// signed, and its StableHLO lowering of the unsigned pool crashes. The target attribute is consumed.
 // CHECK-LABEL: func.func @max_pool_uint8_for_stablehlo
 // CHECK-NOT: onnx_torch_mlir.target
 // CHECK: %[[WIDE:.*]] = torch.aten.to.dtype %arg0, {{.*}} -> !torch.vtensor<[1,1,5,5],si16>
-// CHECK: %[[POOLED:.*]] = torch.aten.max_pool2d %[[WIDE]], {{.*}} -> !torch.vtensor<[1,1,5,5],si16>
+// CHECK: %[[MASKED:.*]] = torch.aten.bitwise_and.Scalar %[[WIDE]], %int255
+// CHECK: %[[POOLED:.*]] = torch.aten.max_pool2d %[[MASKED]], {{.*}} -> !torch.vtensor<[1,1,5,5],si16>
 // CHECK: torch.aten.to.dtype %[[POOLED]], {{.*}} -> !torch.vtensor<[1,1,5,5],ui8>
 module attributes {onnx_torch_mlir.target = "stablehlo"} {
   func.func @max_pool_uint8_for_stablehlo(%x: !torch.vtensor<[1,1,5,5],ui8>) -> !torch.vtensor<[1,1,5,5],ui8> attributes {torch.onnx_meta.opset_version = 22 : si64} {
@@ -16,10 +18,10 @@ module attributes {onnx_torch_mlir.target = "stablehlo"} {
 
 // -----
 
-// For any other target the unsigned pool stays as it is.
 // CHECK-LABEL: func.func @max_pool_uint8_for_linalg
-// CHECK-NOT: torch.aten.to.dtype
-// CHECK: torch.aten.max_pool2d %arg0, {{.*}} -> !torch.vtensor<[1,1,5,5],ui8>
+// CHECK: %[[WIDE:.*]] = torch.aten.to.dtype %arg0, {{.*}} -> !torch.vtensor<[1,1,5,5],si16>
+// CHECK: torch.aten.max_pool2d {{.*}} -> !torch.vtensor<[1,1,5,5],si16>
+// CHECK: torch.aten.to.dtype {{.*}} -> !torch.vtensor<[1,1,5,5],ui8>
 module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
   func.func @max_pool_uint8_for_linalg(%x: !torch.vtensor<[1,1,5,5],ui8>) -> !torch.vtensor<[1,1,5,5],ui8> attributes {torch.onnx_meta.opset_version = 22 : si64} {
     %0 = torch.operator "onnx.MaxPool"(%x) {torch.onnx.kernel_shape = [5 : si64, 5 : si64], torch.onnx.pads = [2 : si64, 2 : si64, 2 : si64, 2 : si64]} : (!torch.vtensor<[1,1,5,5],ui8>) -> !torch.vtensor<[1,1,5,5],ui8>
