@@ -4,11 +4,13 @@ is a matrix product: linear_algebra.py.)
 
 No backend lowers torch's grid sampler in every mode, so the sampling is composed: each input
 spatial dim gives a few taps per output point (1 for nearest, 2 for linear, 4 for cubic), an
-index and a weight computed by elementwise float arithmetic from the coordinates; every
-combination of taps is one `aten.gather` from the image flattened to [N, C, S] (S the product of
-the spatial sizes), weighted and summed. Gather, floor, clamp, where and arithmetic lower on
-Linalg, TOSA and StableHLO alike. Flat indices are computed in float32 and are exact below
-2^24 elements per image, which the patterns check.
+index and a weight computed by elementwise float arithmetic from the coordinates; all
+combinations of taps are read by one `aten.gather` from the image flattened to [N, C, S] (S the
+product of the spatial sizes), weighted and summed. Gather, floor, clamp, where and arithmetic
+lower on Linalg, TOSA and StableHLO alike. Flat indices are computed in float32 and are exact
+below 2^24 elements per image, which the patterns check where the sizes are static. GridSample's
+image sizes may be dynamic (its bounds are then 0-d tensors); RoiAlign and DeformConv need a
+static height and width.
 
 GridSample-16 takes 4-D inputs and names its modes 'bilinear', 'nearest', 'bicubic';
 GridSample-20 takes any rank and names them 'linear', 'nearest', 'cubic'. The coordinate rules
@@ -17,7 +19,10 @@ with align_corners, else ((g + 1) * size - 1) / 2; nearest rounds half to even; 
 coordinate outside [0, size - 1], 'reflection' mirrors it at the borders (-0.5 and size - 0.5, or
 0 and size - 1 with align_corners), and each tap's index is clamped ('border') or mirrored
 ('reflection') the same way, or reads 0 outside the image ('zeros'). Cubic uses Keys'
-coefficients with A = -0.75.
+coefficients with A = -0.75. (onnxruntime's cubic kernel pads each tap as torch does, without
+first clamping or mirroring the coordinate: its results differ from ONNX's for cubic with
+'border' or 'reflection' where a coordinate falls outside; we follow ONNX's reference, as the
+conformance data does.)
 """
 
 from __future__ import annotations
