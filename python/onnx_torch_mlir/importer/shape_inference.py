@@ -71,6 +71,7 @@ def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
     (`shape_values`), and inference runs again for the ops downstream.
     """
     inferred = _infer(model, model_name)
+    _release_unproven_static_dims(inferred, model_name)
     if has_unranked_values(inferred):
         refined = _infer(fold_small_constants(inferred), model_name)
         del inferred.graph.value_info[:]
@@ -83,6 +84,36 @@ def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
         infer_subgraph_types(refined, lambda lifted: infer_types(lifted, model_name))
         refined = _infer(refined, model_name)  # the results of If/Loop/Scan from their typed subgraphs
     return refined
+
+
+def _release_unproven_static_dims(inferred: onnx.ModelProto, model_name: str) -> None:
+    """Give back to a graph input's symbolic dim each declared static dim that follows from it.
+
+    Exporters sometimes write the example's size into value_info where the value's dim is the
+    input's symbolic one (torch's dynamo exporter types an nn.GRU's output [batch, 12, 32] for a
+    dynamic sequence exported at 12); the program then runs with 12 at every length: wrong numbers.
+    Inference from the graph inputs alone (no value_info) proves which dims are an input's symbolic
+    dim; where the declaration says a number there, the symbolic dim is kept instead.
+    """
+    graph = inferred.graph
+    symbols = {dim.dim_param for value in graph.input for dim in value.type.tensor_type.shape.dim if dim.dim_param}
+    if not symbols:
+        return
+    base, _ = skeleton(inferred)
+    plain = onnx.ModelProto()
+    plain.CopyFrom(base)
+    del plain.graph.value_info[:]
+    proven = {value.name: value.type for value in _infer(plain, model_name).graph.value_info}
+    for value in graph.value_info:
+        found = proven.get(value.name)
+        if found is None or not value.type.HasField("tensor_type") or not found.HasField("tensor_type"):
+            continue
+        declared, derived = value.type.tensor_type.shape.dim, found.tensor_type.shape.dim
+        if len(declared) != len(derived):
+            continue
+        for dim, proof in zip(declared, derived):
+            if dim.HasField("dim_value") and proof.dim_param in symbols:
+                dim.dim_param = proof.dim_param  # clears dim_value (a oneof)
 
 
 def _has_subgraphs(graph: onnx.GraphProto) -> bool:
