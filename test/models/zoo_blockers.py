@@ -64,6 +64,16 @@ BLOCKERS: tuple[Blocker, ...] = (
             "onnxruntime-genai's builder declares a [1] Constant as a scalar in value_info; the importer must refuse "
             "the inconsistent declaration by name (issue 12). With that entry removed the model matches onnxruntime "
             "on Linalg and static TOSA"),
+    Blocker("lowering has no loop: fix the length",
+            "an LSTM/GRU with a dynamic sequence length needs a loop, and torch-mlir's TOSA and StableHLO pipelines "
+            "lower no `torch.prim.Loop` (static lengths are unrolled and pass; `--dim sequence=N` fixes it); issue 11"),
+    Blocker("an If with a run-time condition computes both branches and selects",
+            "torch-mlir's TOSA and StableHLO pipelines lower no `torch.prim.If`: an If with a run-time condition is "
+            "both branches and a select there, which needs static shapes (here a dynamic batch; `--dim` fixes it); "
+            "issue 11"),
+    Blocker("a Loop is unrolled, which needs no early exit",
+            "a while-loop with a data-dependent exit: torch-mlir's TOSA and StableHLO pipelines lower no "
+            "`torch.prim.Loop`, and such a loop has no unrolled form; issue 11 (a loop form for these backends)"),
     Blocker("maximum iteration count exceeded in fixed point pipeline",
             "IREE's compiler gives up in its own fixed-point pipeline on this TOSA (an IREE limitation; the "
             "reference runner runs the same TOSA correctly)", backend="tosa", consumer="iree"),

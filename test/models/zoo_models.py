@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+import zoo_control  # recurrent and control-flow models; imports this module only in its builders
 import zoo_deployment  # quantized and onnxruntime-optimized models; imports this module only in its builders
 
 EXPORTERS = ("torchscript", "dynamo", "optimum", "onnx.helper", *zoo_deployment.EXPORTERS)
@@ -602,6 +603,7 @@ MODELS: list[ZooModel] = [
         description="BERT-base at full size (110M parameters, 440 MB of weights), TorchScript exporter, static",
     ),
     *zoo_deployment.models(ZooModel),
+    *zoo_control.models(ZooModel),
 ]
 
 BY_NAME = {model.name: model for model in MODELS}
