@@ -132,8 +132,60 @@ def test_element_type_onnx_does_not_know_keeps_its_own_error():
 
 
 def test_string_values_fail_clearly(tmp_path, capsys):
+    """Identity allows strings; MLIR has no string tensor: the importer's own error names the input."""
+    error = compile_fails(single_node("Identity", [TensorProto.STRING], TensorProto.STRING), tmp_path, capsys)
+    assert "graph input 'x0': element type STRING has no MLIR equivalent" in error
+
+
+def test_min_of_strings_is_refused_by_its_schema(tmp_path, capsys):
     model = min_uint64(TensorProto.STRING)
     for value in list(model.graph.input):
         value.type.tensor_type.elem_type = TensorProto.STRING
     error = compile_fails(model, tmp_path, capsys)
-    assert "graph input 'data_0': element type STRING has no MLIR equivalent" in error
+    assert "node 'min' (Min): input 'data_0' (data_0) is tensor(string), which Min-13 does not allow" in error
+
+
+def single_node(op_type, input_types, output_type) -> onnx.ModelProto:
+    names = [f"x{index}" for index in range(len(input_types))]
+    inputs = [helper.make_tensor_value_info(name, elem_type, [3]) for name, elem_type in zip(names, input_types)]
+    output = helper.make_tensor_value_info("out", output_type, [3])
+    node = helper.make_node(op_type, names, ["out"], name=op_type.lower())
+    return helper.make_model(helper.make_graph([node], op_type, inputs, [output]), opset_imports=OPSET)
+
+
+def test_input_type_the_schema_does_not_allow(tmp_path, capsys):
+    error = compile_fails(single_node("Relu", [TensorProto.UINT8], TensorProto.UINT8), tmp_path, capsys)
+    assert "node 'relu' (Relu): input 'x0' (X) is tensor(uint8), which Relu-14 does not allow" in error
+    assert "for type parameter T (allowed: tensor(float), " in error
+
+
+def test_bool_sqrt_is_refused(tmp_path, capsys):
+    error = compile_fails(single_node("Sqrt", [TensorProto.BOOL], TensorProto.BOOL), tmp_path, capsys)
+    assert "node 'sqrt' (Sqrt): input 'x0' (X) is tensor(bool), which Sqrt-13 does not allow" in error
+
+
+def test_inputs_bound_to_one_type_parameter_must_agree(tmp_path, capsys):
+    model = single_node("Add", [TensorProto.FLOAT, TensorProto.INT32], TensorProto.FLOAT)
+    error = compile_fails(model, tmp_path, capsys)
+    assert "node 'add' (Add): inputs 'x0' and 'x1' share Add-14's type parameter T" in error
+    assert "but are tensor(float) and tensor(int32)" in error
+
+
+def test_variadic_inputs_must_agree(tmp_path, capsys):
+    model = single_node("Max", [TensorProto.FLOAT, TensorProto.FLOAT, TensorProto.DOUBLE], TensorProto.FLOAT)
+    error = compile_fails(model, tmp_path, capsys)
+    assert "node 'max' (Max): inputs 'x0' and 'x2' share Max-13's type parameter T" in error
+
+
+def test_an_initializer_is_checked_as_an_input(tmp_path, capsys):
+    model = single_node("Add", [TensorProto.FLOAT], TensorProto.FLOAT)
+    model.graph.node[0].input.append("w")
+    model.graph.initializer.append(helper.make_tensor("w", TensorProto.INT64, [3], [1, 2, 3]))
+    error = compile_fails(model, tmp_path, capsys)
+    assert "inputs 'x0' and 'w' share Add-14's type parameter T but are tensor(float) and tensor(int64)" in error
+
+
+def test_valid_mixed_type_parameters_are_accepted():
+    """Pow's base and exponent are separate type parameters; float ** int32 is valid."""
+    module = str(import_onnx(single_node("Pow", [TensorProto.FLOAT, TensorProto.INT32], TensorProto.FLOAT)))
+    assert "onnx.Pow" in module

@@ -1,4 +1,4 @@
-"""Declared types checked against ONNX's inference before MLIR sees the model.
+"""Types checked before MLIR sees the model: declarations against ONNX's inference, inputs against op schemas.
 
 A model may declare, in `graph.output` or `graph.value_info`, a type its nodes
 cannot produce (a Min of two uint64 tensors declared uint8 or float). Imported
@@ -9,7 +9,13 @@ weightless copy with every declaration removed, and a genuine contradiction is
 refused: a different element type, a different rank (both known), a static dim
 that differs from an inferred static dim. A declaration more precise than the
 inference (a static dim where inference has a symbol or nothing, a type where
-inference has none) is not a contradiction. Subgraph bodies are not checked.
+inference has none) is not a contradiction.
+
+Then, once the importer's inference has typed every value, each default-domain
+node's inputs are checked against its schema's type constraints (our inference runs with ONNX's type checking
+off): a type the constraint does not allow (Relu of uint8), or two inputs bound
+to one type parameter with different types (Add of float and int32), is refused.
+Subgraph bodies are not checked.
 """
 
 import onnx
@@ -17,12 +23,16 @@ import onnx
 from ..errors import ImportError_
 from .shape_inference import _infer
 
+SCHEMA_DOMAINS = ("", "ai.onnx")
+# Element types whose admission by each op's schema is not checked (see _newer_than_schemas).
+LATE_TYPE_PREFIXES = ("FLOAT8", "FLOAT4", "INT4", "UINT4", "INT2", "UINT2")
+
 
 def check_declared_types(model: onnx.ModelProto, model_name: str) -> None:
     """Raise ImportError_ on the first declared type that contradicts the inferred one.
 
-    `model` should already be weightless (`shape_inference.skeleton`): it is
-    copied.
+    `model` should already be weightless (`shape_inference.skeleton`): it is copied. Runs one
+    inference, only when something is declared.
     """
     declared = _declarations(model.graph)
     if not declared:
@@ -31,13 +41,37 @@ def check_declared_types(model: onnx.ModelProto, model_name: str) -> None:
     producers = _producers(model.graph)
     for name, declared_type in declared:
         found = inferred.get(name)
-        if found is None:
-            continue
-        if _contradicts(declared_type, found):
+        if found is not None and _contradicts(declared_type, found):
             raise ImportError_(
                 f"{model_name}: {_where(name, producers)}: value '{name}' is declared {describe_type(declared_type)} "
                 f"but ONNX type inference gives {describe_type(found)}"
             )
+
+
+def check_schema_input_types(typed: onnx.ModelProto, model_name: str) -> None:
+    """Each default-domain node's inputs against its schema's type constraints.
+
+    `typed`: the model after `infer_types` (every value it could type in value_info), so no
+    inference runs here.
+    """
+    types = _graph_input_types(typed.graph)
+    for value in list(typed.graph.value_info) + list(typed.graph.output):
+        if value.HasField("type"):
+            types.setdefault(value.name, value.type)
+    opsets = {opset.domain or "": opset.version for opset in typed.opset_import}
+    version = opsets.get("", opsets.get("ai.onnx"))
+    if version is None:
+        return
+    for index, node in enumerate(typed.graph.node):
+        if node.domain not in SCHEMA_DOMAINS:
+            continue
+        try:
+            schema = onnx.defs.get_schema(node.op_type, version, "")
+        except onnx.defs.SchemaError:
+            continue  # unknown ops are reported by the importer, with the node
+        problem = _schema_input_problem(schema, node, types)
+        if problem:
+            raise ImportError_(f"{model_name}: {_node_label(index, node)}: {problem}")
 
 
 def _declarations(graph: onnx.GraphProto) -> list[tuple[str, onnx.TypeProto]]:
@@ -59,6 +93,13 @@ def _inferred_types(model: onnx.ModelProto, model_name: str) -> dict[str, onnx.T
     return types
 
 
+def _graph_input_types(graph: onnx.GraphProto) -> dict[str, onnx.TypeProto]:
+    types = {value.name: value.type for value in graph.input if value.HasField("type")}
+    for tensor in graph.initializer:
+        types.setdefault(tensor.name, onnx.helper.make_tensor_type_proto(tensor.data_type, list(tensor.dims)))
+    return types
+
+
 def _producers(graph: onnx.GraphProto) -> dict[str, tuple[int, onnx.NodeProto]]:
     return {output: (index, node) for index, node in enumerate(graph.node) for output in node.output if output}
 
@@ -66,9 +107,12 @@ def _producers(graph: onnx.GraphProto) -> dict[str, tuple[int, onnx.NodeProto]]:
 def _where(name: str, producers: dict) -> str:
     if name not in producers:
         return "graph"
-    index, node = producers[name]
+    return _node_label(*producers[name])
+
+
+def _node_label(index: int, node: onnx.NodeProto) -> str:
     label = f"node '{node.name}'" if node.name else f"node #{index}"
-    domain = f"{node.domain}." if node.domain not in ("", "ai.onnx") else ""
+    domain = f"{node.domain}." if node.domain not in SCHEMA_DOMAINS else ""
     return f"{label} ({domain}{node.op_type})"
 
 
@@ -135,3 +179,67 @@ def _element_name(elem_type: int) -> str:
         return onnx.TensorProto.DataType.Name(elem_type).lower()
     except ValueError:
         return f"element type {elem_type}"
+
+
+def _schema_input_problem(schema, node: onnx.NodeProto, types: dict) -> str | None:
+    constraints = {constraint.type_param_str: constraint for constraint in schema.type_constraints}
+    bound: dict[str, tuple[str, str]] = {}  # type parameter -> (input name, type string)
+    for formal, name in _formal_inputs(schema, node):
+        type_proto = types.get(name)
+        spelled = _type_string(type_proto) if type_proto is not None else None
+        if spelled is None:
+            continue
+        constraint = constraints.get(formal.type_str)
+        allowed = list(constraint.allowed_type_strs) if constraint else [formal.type_str]
+        if spelled not in allowed and not _newer_than_schemas(type_proto):
+            label = f"type parameter {formal.type_str}" if constraint else "it"
+            return (
+                f"input '{name}' ({formal.name}) is {spelled}, which {schema.name}-{schema.since_version} "
+                f"does not allow for {label} (allowed: {', '.join(allowed)})"
+            )
+        if constraint is None or not formal.is_homogeneous and _is_variadic(formal):
+            continue
+        first = bound.setdefault(formal.type_str, (name, spelled))
+        if first[1] != spelled:
+            return (
+                f"inputs '{first[0]}' and '{name}' share {schema.name}-{schema.since_version}'s type parameter "
+                f"{formal.type_str} but are {first[1]} and {spelled}"
+            )
+    return None
+
+
+def _newer_than_schemas(type_proto: onnx.TypeProto) -> bool:
+    """Sub-byte and 8-bit float types: schemas admit them opset by opset, exporters use them earlier."""
+    if type_proto.WhichOneof("value") != "tensor_type":
+        return False
+    return onnx.TensorProto.DataType.Name(type_proto.tensor_type.elem_type).startswith(LATE_TYPE_PREFIXES)
+
+
+def _is_variadic(formal) -> bool:
+    return formal.option == onnx.defs.OpSchema.FormalParameterOption.Variadic
+
+
+def _formal_inputs(schema, node: onnx.NodeProto):
+    """(formal parameter, actual input name) pairs, skipping omitted optional inputs."""
+    formals = list(schema.inputs)
+    for position, name in enumerate(node.input):
+        if not name:
+            continue
+        if position < len(formals):
+            yield formals[position], name
+        elif formals and _is_variadic(formals[-1]):
+            yield formals[-1], name
+
+
+def _type_string(type_proto: onnx.TypeProto) -> str | None:
+    """ONNX's spelling of a type (`tensor(float)`, `seq(tensor(int64))`), None where not fully known."""
+    kind = type_proto.WhichOneof("value")
+    if kind == "tensor_type":
+        elem_type = type_proto.tensor_type.elem_type
+        return f"tensor({onnx.TensorProto.DataType.Name(elem_type).lower()})" if _is_known(elem_type) else None
+    if kind in ("sequence_type", "optional_type"):
+        inner = getattr(type_proto, kind)
+        element = _type_string(inner.elem_type) if inner.HasField("elem_type") else None
+        prefix = "seq" if kind == "sequence_type" else "optional"
+        return f"{prefix}({element})" if element else None
+    return None
