@@ -12,10 +12,11 @@ inference (a static dim where inference has a symbol or nothing, a type where
 inference has none) is not a contradiction.
 
 Then, once the importer's inference has typed every value, each default-domain
-node's inputs are checked against its schema's type constraints (our inference runs with ONNX's type checking
-off): a type the constraint does not allow (Relu of uint8), or two inputs bound
-to one type parameter with different types (Add of float and int32), is refused.
-Subgraph bodies are not checked.
+node's inputs are checked against its schema's type constraints (that inference
+runs with ONNX's type checking off): a type the constraint does not allow (Relu
+of uint8), or two inputs bound to one type parameter with different types (Add
+of float and int32), is refused. Subgraph bodies are not checked. Both checks
+cost tens of milliseconds on BERT-base (one extra inference on the skeleton).
 """
 
 import onnx
@@ -75,7 +76,8 @@ def check_schema_input_types(typed: onnx.ModelProto, model_name: str) -> None:
 
 
 def _declarations(graph: onnx.GraphProto) -> list[tuple[str, onnx.TypeProto]]:
-    return [(value.name, value.type) for value in list(graph.output) + list(graph.value_info) if value.HasField("type")]
+    values = list(graph.output) + list(graph.value_info)
+    return [(value.name, value.type) for value in values if value.type.WhichOneof("value") is not None]
 
 
 def _inferred_types(model: onnx.ModelProto, model_name: str) -> dict[str, onnx.TypeProto]:
