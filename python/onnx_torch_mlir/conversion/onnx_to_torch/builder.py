@@ -79,6 +79,15 @@ class TorchBuilder:
             return self.op(torch_op, result_type, x, y, self.constant_int(1))
         return self.op(torch_op, result_type, x, y)
 
+    def arith(self, name: str, x: ir.Value, y) -> ir.Value:
+        """`aten.<name>` (add, sub, mul, div) of tensor x and y: a tensor (numpy broadcasting), a
+        `!torch` scalar value or a Python number."""
+        if isinstance(y, ir.Value) and str(y.type).startswith("!torch.vtensor"):
+            return self.binary(f"aten.{name}.Tensor", x, y)
+        scalar = y if isinstance(y, ir.Value) else self.constant_float(float(y))
+        alpha = [self.constant_int(1)] if name in ("add", "sub") else []
+        return self.op(f"aten.{name}.Scalar", self.type_like(x), x, scalar, *alpha)
+
     def scalar_op(self, torch_op: str, x: ir.Value, scalar: float, result_type: ir.Type | None = None) -> ir.Value:
         """`aten.{add,sub}.Scalar` (alpha 1), `aten.{mul,div,pow}.Tensor_Scalar`-like ops with a float."""
         result_type = result_type or self.type_like(x)

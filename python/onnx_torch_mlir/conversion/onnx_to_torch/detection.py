@@ -53,12 +53,7 @@ class _Tensors:
         return value if isinstance(value, ir.Value) else self.b.constant_float(float(value))
 
     def arith(self, name: str, x, y):
-        b = self.b
-        if self._is_tensor(y):
-            return b.binary(f"aten.{name}.Tensor", x, y)
-        if name in ("add", "sub"):
-            return b.op(f"aten.{name}.Scalar", b.type_like(x), x, self._scalar(y), b.constant_int(1))
-        return b.op(f"aten.{name}.Scalar", b.type_like(x), x, self._scalar(y))
+        return self.b.arith(name, x, y)
 
     def compare(self, name: str, x, y):
         b = self.b
