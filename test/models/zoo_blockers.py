@@ -64,6 +64,29 @@ BLOCKERS: tuple[Blocker, ...] = (
             "onnxruntime-genai's builder declares a [1] Constant as a scalar in value_info; the importer must refuse "
             "the inconsistent declaration by name (issue 12). With that entry removed the model matches onnxruntime "
             "on Linalg and static TOSA"),
+    Blocker("stablehlo.dynamic_gather",
+            "a Gather with run-time indices into a dynamically shaped table becomes `stablehlo.dynamic_gather`, which "
+            "IREE's StableHLO input does not lower: issue 11 item 2 (`--dim` fixes it)", backend="stablehlo",
+            consumer="iree"),
+    Blocker("stablehlo.convolution on tensor<",
+            "a convolution with a dynamic image size: neither StableHLO consumer (IREE, stablehlo-legalize-to-linalg) "
+            "lowers dynamic spatial dims, so it is refused with a pointer to `--dim` (with `--dim height=48 --dim "
+            "width=80` ResNet passes on both); issue 11 item 2", backend="stablehlo"),
+    Blocker("failed to legalize operation 'torch.constant.float'",
+            _DYNAMIC_STABLEHLO + " (Resize by scales of a dynamic image size)", backend="stablehlo"),
+    Blocker("failed to legalize operation 'torch.aten.matmul'", _DYNAMIC_TOSA + " (a MatMul of a dynamic image "
+            "size)", backend="tosa"),
+    Blocker("but ONNX type inference gives",
+            "the file declares a type its node does not produce (onnxruntime-genai's builder types a [1] Constant "
+            "as a scalar); the importer's validation refuses it by name (issue 12)"),
+    Blocker("attempted to access an address outside of the valid buffer range",
+            "not yet explained: IREE fails at run time (OUT_OF_RANGE in the module initializer) on the merged LLaMA "
+            "when logits and a present.* are both outputs; the reference runner matches onnxruntime on the same "
+            "Linalg, and a small If with the same outputs passes on IREE (issue 10)", consumer="iree"),
+    Blocker("unresolved target materialization from ('i1') to ('!stream.resource",
+            "not yet explained: IREE's stream conversion fails on the while-loop whose first condition is computed on "
+            "the device (a constant first condition compiles; the reference runner runs the same Linalg and matches "
+            "onnxruntime) (issue 10)", consumer="iree"),
     Blocker("lowering has no loop: fix the length",
             "an LSTM/GRU with a dynamic sequence length needs a loop, and torch-mlir's TOSA and StableHLO pipelines "
             "lower no `torch.prim.Loop` (static lengths are unrolled and pass; `--dim sequence=N` fixes it); issue 11"),
