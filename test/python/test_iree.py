@@ -128,16 +128,9 @@ MODELS = {
 }
 
 # Where our IR is what IREE rejects: (case) -> (the start of IREE's first error line, why).
-KNOWN_FAILURES = {
-    ("dynamic_batch", "stablehlo"): (
-        "IREE compile of @dynamic_batch (stablehlo) failed: loc(\"Add:a\"): failed to legalize operation "
-        "'stablehlo.dynamic_broadcast_in_dim' that was explicitly marked illegal",
-        "our StableHLO for Add broadcasts the ?x3 MatMul result onto its own shape "
-        "(shape.broadcast of shape_of) without known_nonexpanding_dimensions, so whether '?' expands from 1 "
-        "cannot be decided (the dynamic-dims gap of the StableHLO path; the reference runner fails on this "
-        "module too, later, at bufferization)",
-    ),
-}
+# (None at the moment: the dynamic-batch StableHLO that IREE refused, a broadcast without expansion
+# hints, now carries them; transforms/stablehlo_dynamic.py.)
+KNOWN_FAILURES: dict = {}
 
 
 def _cases():
