@@ -9,6 +9,7 @@ queries, convolutions with dynamic image sizes on StableHLO's consumers).
 import onnx
 
 from ..errors import ImportError_
+from .shape_inference import copy_field
 
 
 def parse_dim_options(options) -> dict[str, int]:
@@ -75,19 +76,12 @@ def _shallow_copy(model: onnx.ModelProto) -> onnx.ModelProto:
     result = onnx.ModelProto()
     for descriptor, value in model.ListFields():
         if descriptor.name != "graph":
-            _copy_field(result, descriptor, value)
+            copy_field(result, descriptor, value)
     for descriptor, value in model.graph.ListFields():
-        _copy_field(result.graph, descriptor, value)
+        copy_field(result.graph, descriptor, value)
     return result
 
 
-def _copy_field(target, descriptor, value) -> None:
-    if descriptor.is_repeated:
-        getattr(target, descriptor.name).extend(value)
-    elif descriptor.message_type is not None:
-        getattr(target, descriptor.name).CopyFrom(value)
-    else:
-        setattr(target, descriptor.name, value)
 
 
 def _dims(value: onnx.ValueInfoProto):

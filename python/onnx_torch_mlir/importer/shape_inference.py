@@ -29,16 +29,16 @@ def skeleton(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict]:
     originals = {}
     for descriptor, value in model.ListFields():
         if descriptor.name != "graph":
-            _copy_field(result, descriptor, value)
+            copy_field(result, descriptor, value)
     for descriptor, value in model.graph.ListFields():
         if descriptor.name == "initializer":
             result.graph.initializer.extend(_without_payload(tensor, originals) for tensor in value)
         else:
-            _copy_field(result.graph, descriptor, value)
+            copy_field(result.graph, descriptor, value)
     return result, originals
 
 
-def _copy_field(target, descriptor, value) -> None:
+def copy_field(target, descriptor, value) -> None:
     if descriptor.is_repeated:
         getattr(target, descriptor.name).extend(value)
     elif descriptor.message_type is not None:

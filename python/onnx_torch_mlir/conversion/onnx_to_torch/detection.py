@@ -28,14 +28,13 @@ import numpy as np
 from torch_mlir import ir
 
 from .builder import TorchBuilder, broadcast_sizes
-from .node import OnnxNode
+from .node import LOOPLESS_TARGETS, OnnxNode
 from .registry import converts
 
 # Greedy suppression unrolled, one step per box, up to UNROLL_LIMIT boxes (on TOSA and StableHLO,
 # which take no loop, up to MAX_UNROLLED_BOXES); more boxes run in a `torch.prim.Loop` (Linalg).
 UNROLL_LIMIT = 64
 MAX_UNROLLED_BOXES = 256
-LOOPLESS_TARGETS = ("tosa", "stablehlo")
 MAX_EXACT_FLOAT = 2**24
 
 

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 TORCH_ATTRIBUTE_PREFIX = "torch.onnx."
 UNREALIZED_CAST = "builtin.unrealized_conversion_cast"
+# Targets whose torch-mlir lowering takes no torch.prim.Loop/If: loops are unrolled there (OnnxNode.target).
+LOOPLESS_TARGETS = ("tosa", "stablehlo")
 _REQUIRED = object()  # sentinel: "use the schema's default, fail if there is none"
 # A name location `loc("add0")`, possibly around a file location or inside a fused one.
 _NAME_LOC = re.compile(r'^loc\((?:fused\[)?"((?:[^"\\]|\\.)*)"(?!:\d)')

@@ -16,7 +16,7 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from ..builder import TorchBuilder
-from ..node import OnnxNode
+from ..node import LOOPLESS_TARGETS, OnnxNode
 from ..registry import converts
 from ..types import tensor_info
 from .regions import (
@@ -30,7 +30,6 @@ from .regions import (
     yielded_values,
 )
 
-LOOPLESS_TARGETS = ("tosa", "stablehlo")
 
 
 @converts("If", since=1)

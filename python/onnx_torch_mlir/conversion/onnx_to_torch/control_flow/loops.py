@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from torch_mlir import ir
 
 from ..builder import TorchBuilder
-from ..node import OnnxNode
+from ..node import LOOPLESS_TARGETS, OnnxNode
 from ..registry import converts
 from ..types import tensor_info
 from .rows import RowCollector
@@ -46,7 +46,6 @@ from .regions import (
     yielded_values,
 )
 
-LOOPLESS_TARGETS = ("tosa", "stablehlo")
 # TOSA and StableHLO have no loops: a constant trip count up to this many iterations is unrolled.
 UNROLL_LIMIT = 256
 INT64_MAX = 2**63 - 1

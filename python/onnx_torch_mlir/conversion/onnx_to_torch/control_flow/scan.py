@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from torch_mlir import ir
 
 from ..builder import TorchBuilder
-from ..node import OnnxNode
+from ..node import LOOPLESS_TARGETS, OnnxNode
 from ..registry import converts
 from ..types import tensor_info
 from .loops import UNROLL_LIMIT, opaque_bool, row_type, stack, write_row
@@ -38,7 +38,6 @@ from .regions import (
     yielded_values,
 )
 
-LOOPLESS_TARGETS = ("tosa", "stablehlo")
 
 
 @converts("Scan", since=9)

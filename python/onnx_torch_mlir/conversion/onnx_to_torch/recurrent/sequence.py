@@ -40,12 +40,11 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from ..builder import TorchBuilder
-from ..node import OnnxNode
+from ..node import LOOPLESS_TARGETS, OnnxNode
 
 # Static lengths up to this are unrolled on Linalg and for Torch output; beyond it a
 # `torch.prim.Loop` keeps the IR small. TOSA and StableHLO always unroll a static length.
 UNROLL_LIMIT = 64
-LOOPLESS_TARGETS = ("tosa", "stablehlo")
 
 # Which of alpha and beta each activation takes, and the defaults of the ONNX ops of that name.
 ACTIVATION_PARAMETERS = {
