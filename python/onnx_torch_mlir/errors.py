@@ -37,3 +37,7 @@ class UnsupportedTypeError(RunnerError):
 
 class BackendDisabledError(OnnxTorchMlirError):
     """A backend path switched off by configuration was asked for."""
+
+
+class OnnxTorchMlirWarning(UserWarning):
+    """Something the user gave was questionable but is handled; the CLI prints it as `warning:`."""

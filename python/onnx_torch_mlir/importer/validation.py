@@ -5,11 +5,12 @@ cannot produce (a Min of two uint64 tensors declared uint8 or float). Imported
 as declared, such a value gives IR whose types contradict its ops: torch-mlir
 then crashes, or compiles a program that lies. So each declaration is compared
 with the type ONNX's inference derives from the graph inputs alone, on a
-weightless copy with every declaration removed, and a genuine contradiction is
-refused: a different element type, a different rank (both known), a static dim
-that differs from an inferred static dim. A declaration more precise than the
-inference (a static dim where inference has a symbol or nothing, a type where
-inference has none) is not a contradiction.
+weightless copy with every declaration removed. A genuine contradiction (a
+different element type, a different rank (both known), a static dim that
+differs from an inferred static dim) is refused, except that an intermediate
+value's shape alone is ignored with a warning, as onnxruntime does. A
+declaration more precise than the inference (a static dim where inference has a
+symbol or nothing, a type where inference has none) is not a contradiction.
 
 Then, once the importer's inference has typed every value, each default-domain
 node's inputs are checked against its schema's type constraints (that inference
@@ -19,9 +20,11 @@ of float and int32), is refused. Subgraph bodies are not checked. Both checks
 cost tens of milliseconds on BERT-base (one extra inference on the skeleton).
 """
 
+import warnings
+
 import onnx
 
-from ..errors import ImportError_
+from ..errors import ImportError_, OnnxTorchMlirWarning
 from .shape_inference import _infer
 
 SCHEMA_DOMAINS = ("", "ai.onnx")
@@ -32,21 +35,45 @@ LATE_TYPE_PREFIXES = ("FLOAT8", "FLOAT4", "INT4", "UINT4", "INT2", "UINT2")
 def check_declared_types(model: onnx.ModelProto, model_name: str) -> None:
     """Raise ImportError_ on the first declared type that contradicts the inferred one.
 
-    `model` should already be weightless (`shape_inference.skeleton`): it is copied. Runs one
-    inference, only when something is declared.
+    A `value_info` entry (an intermediate value, not part of the model's interface) whose
+    element type agrees but whose shape contradicts the inference is removed from `model` with
+    an `OnnxTorchMlirWarning`: onnxruntime merges such entries leniently and runs the model, and
+    exporters write them (onnxruntime-genai declares a [1] Constant as a scalar). A graph output
+    that contradicts, or any element type that does, is refused.
+
+    `model` should already be weightless (`shape_inference.skeleton`, a copy of the user's model):
+    ignored entries are removed from it. Runs one inference, only when something is declared.
     """
     declared = _declarations(model.graph)
     if not declared:
         return
     inferred = _inferred_types(model, model_name)
     producers = _producers(model.graph)
+    outputs = {value.name for value in model.graph.output}
+    ignored = set()
     for name, declared_type in declared:
         found = inferred.get(name)
-        if found is not None and _contradicts(declared_type, found):
-            raise ImportError_(
-                f"{model_name}: {_where(name, producers)}: value '{name}' is declared {describe_type(declared_type)} "
-                f"but ONNX type inference gives {describe_type(found)}"
-            )
+        if found is None or not _contradicts(declared_type, found):
+            continue
+        problem = (
+            f"{model_name}: {_where(name, producers)}: value '{name}' is declared {describe_type(declared_type)} "
+            f"but ONNX type inference gives {describe_type(found)}"
+        )
+        if name in outputs or not _only_shapes_differ(declared_type, found):
+            raise ImportError_(problem)
+        warnings.warn(f"{problem}; the declaration is ignored", OnnxTorchMlirWarning, stacklevel=2)
+        ignored.add(name)
+    if ignored:
+        kept = [value for value in model.graph.value_info if value.name not in ignored]
+        del model.graph.value_info[:]
+        model.graph.value_info.extend(kept)
+
+
+def _only_shapes_differ(declared: onnx.TypeProto, inferred: onnx.TypeProto) -> bool:
+    """Both tensors of one element type (their shapes then contradict)."""
+    if declared.WhichOneof("value") != "tensor_type" or inferred.WhichOneof("value") != "tensor_type":
+        return False
+    return declared.tensor_type.elem_type == inferred.tensor_type.elem_type
 
 
 def check_schema_input_types(typed: onnx.ModelProto, model_name: str) -> None:

@@ -5,9 +5,10 @@ import contextlib
 import os
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
-from ..errors import OnnxTorchMlirError
+from ..errors import OnnxTorchMlirError, OnnxTorchMlirWarning
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -31,9 +32,15 @@ def fail(prog: str, message: str, status: int = EXIT_ERROR) -> int:
 
 
 def run_guarded(prog: str, action, *args) -> int:
-    """Run `action(*args)`; user-facing errors become one line on stderr and exit 1, bugs exit 3."""
+    """Run `action(*args)`; user-facing errors become one line on stderr and exit 1, bugs exit 3.
+
+    Our warnings (`OnnxTorchMlirWarning`) print as `prog: warning: <message>`, once each.
+    """
     try:
-        return action(*args) or EXIT_OK
+        with warnings.catch_warnings():
+            warnings.simplefilter("default", OnnxTorchMlirWarning)
+            warnings.showwarning = _warning_printer(prog, warnings.showwarning)
+            return action(*args) or EXIT_OK
     except OnnxTorchMlirError as error:
         return fail(prog, str(error))
     except FileNotFoundError as error:
@@ -50,6 +57,16 @@ def run_guarded(prog: str, action, *args) -> int:
         if os.environ.get(TRACEBACK_VARIABLE):
             raise
         return fail(prog, internal_error_message(error), EXIT_INTERNAL)
+
+
+def _warning_printer(prog: str, fallback):
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, OnnxTorchMlirWarning):
+            print(f"{prog}: warning: {message}", file=sys.stderr)
+        else:
+            fallback(message, category, filename, lineno, file, line)
+
+    return show
 
 
 def internal_error_message(error: BaseException) -> str:
