@@ -11,14 +11,17 @@ export ONNX_TORCH_MLIR_DISABLE := $(DISABLE)
 endif
 
 .PHONY: venv demo test test-lit test-python test-conformance test-coverage conformance coverage docs bench clean help \
-	zoo zoo-check test-zoo
+	zoo zoo-check test-zoo wheel test-wheel
 
 help:
 	@echo "make demo              compile and run a model shipped in the onnx wheel, saying what happened"
 	@echo "make test              lit + pytest + conformance and zoo-slice regression checks (what CI runs)"
 	@echo "make conformance       full conformance run on every enabled backend; rewrites docs/ tables"
 	@echo "make coverage          custom-op coverage run (one node case per ONNX op); rewrites docs/custom-op-coverage.md"
-	@echo "make bench             importer benchmark against torch-mlir's importer"
+	@echo "make bench             whole-path benchmark (ONNX file to each backend) against torch-mlir's path;"
+	@echo "                       rewrites docs/performance.md"
+	@echo "make wheel             build the wheel into dist/ (python -m build)"
+	@echo "make test-wheel        install the wheel into a fresh venv and smoke-test it there (part of make test)"
 	@echo "make zoo               build the model zoo (cached outside the repo), run every model x backend x"
 	@echo "                       configuration x consumer; rewrites docs/models.md and test/models/{results,passing}"
 	@echo "make zoo-check         fail when any model in test/models/passing/ours/ no longer passes (all models)"
@@ -38,7 +41,7 @@ $(STAMP): pyproject.toml externals/mlir-wheels.toml
 demo: venv
 	$(BIN)/onnx-torch-mlir demo
 
-test: venv test-lit test-python test-conformance test-coverage test-zoo
+test: venv test-lit test-python test-wheel test-conformance test-coverage test-zoo
 
 test-lit: venv
 	PATH=$(abspath $(BIN)):$$PATH $(BIN)/lit -sv test/lit
@@ -71,6 +74,15 @@ conformance: venv
 bench: venv
 	$(BIN)/python tools/bench_import.py
 
+# The wheel users pip-install; its version is onnx_torch_mlir.__version__.
+wheel: venv
+	rm -f dist/onnx_torch_mlir-*.whl
+	$(BIN)/python -m build --wheel --outdir dist .
+
+# The built wheel in a fresh venv, nothing from the repository on the path (about 20 s).
+test-wheel: wheel
+	tools/wheel_smoke.sh $$(ls dist/onnx_torch_mlir-*.whl)
+
 # The model zoo (test/models/): built into ${ONNX_TORCH_MLIR_ZOO_CACHE:-~/.cache/onnx-torch-mlir/zoo}.
 zoo: venv
 	$(BIN)/python test/models/run_zoo.py --update --jobs $(JOBS)
@@ -83,4 +95,4 @@ test-zoo: venv
 	$(BIN)/python test/models/run_zoo.py --check --jobs $(JOBS)
 
 clean:
-	rm -rf $(VENV) build python/*.egg-info
+	rm -rf $(VENV) build dist python/*.egg-info
