@@ -100,6 +100,10 @@ def lower_torch_to_backend(
         from .transforms.torch_window_slices import max_pools_as_slices
 
         max_pools_as_slices(module)
+    if output_type == "tosa" and dynamic:
+        from .transforms.tosa_dynamic import keep_dims_dynamic_for_tosa
+
+        keep_dims_dynamic_for_tosa(module, STATIC_DIMS_HINT.format(backend="tosa"))
     try:
         if module_has_custom_op_candidates(module, backend_legal_ops):
             lower_with_custom_ops(module, output_type, backend_legal_ops, custom_op_encoding)
