@@ -72,7 +72,7 @@ conformance: venv
 		--configuration torch-mlir --configuration torch-mlir-upgraded
 
 bench: venv
-	$(BIN)/python tools/bench_import.py
+	$(BIN)/python tools/bench.py --jobs 1 --update
 
 # The wheel users pip-install; its version is onnx_torch_mlir.__version__.
 wheel: venv
