@@ -5,6 +5,7 @@ from torch_mlir import ir
 from . import config
 from .errors import PipelineError
 from .importer.loading import load_model
+from .isolation import begin_step
 from .mlir_context import make_context
 from .pipelines import check_output_type, lower_torch_to_backend
 
@@ -23,6 +24,7 @@ def compile(
     converter: str = "ours",
     context: ir.Context | None = None,
     dims=None,
+    isolated: bool = False,
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
 
@@ -38,7 +40,19 @@ def compile(
 
     `dims` fixes symbolic dims at compile time: {"batch": 1} or ["batch=1"] (the command
     line's `--dim NAME=SIZE`), for forms a backend takes only with static sizes.
+
+    `isolated=True` compiles in a forked child process (onnx_torch_mlir.isolation): a crash
+    inside MLIR or torch-mlir raises InternalCompilerError (naming the pipeline step and a
+    reproducer file) instead of ending this process; the module comes back as bytecode.
     """
+    if isolated:
+        from .isolation import compile_isolated
+
+        return compile_isolated(
+            model, output_type, context=context, backend_legal_ops=backend_legal_ops,
+            custom_op_encoding=custom_op_encoding, keep_onnx_ops=keep_onnx_ops, importer=importer,
+            converter=converter, dims=dims,
+        )
     from . import conversion  # noqa: F401 - conversion imports transforms; importing it first avoids a cycle
     from .transforms.custom_ops import ENCODINGS, normalize_backend_legal_ops
 
@@ -73,6 +87,7 @@ def import_model(model, importer: str, context: ir.Context, dims=None) -> ir.Mod
     if importer == "torch-mlir":
         config.require("torch")
     if importer == "ours":
+    begin_step("import")
         from .importer import import_onnx
 
         return import_onnx(model, form="torch-onnx", context=context, dims=dims)

@@ -41,3 +41,19 @@ class BackendDisabledError(OnnxTorchMlirError):
 
 class OnnxTorchMlirWarning(UserWarning):
     """Something the user gave was questionable but is handled; the CLI prints it as `warning:`."""
+
+
+class InternalCompilerError(OnnxTorchMlirError):
+    """The compiler itself crashed (a pass aborted or faulted) in an isolated child process.
+
+    `step` is the pipeline step that was running, `reproducer` the path of a file holding that
+    step's input IR (None when it could not be made). A bug to report, not a problem of the model.
+    """
+
+    def __init__(self, message: str, step: str = "", reproducer: str | None = None):
+        super().__init__(message)
+        self.step = step
+        self.reproducer = reproducer
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.step, self.reproducer))

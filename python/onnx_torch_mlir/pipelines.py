@@ -11,6 +11,7 @@ from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
 from .errors import PipelineError
+from .isolation import begin_step
 
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 OUTPUT_TYPES = ("torch",) + BACKENDS
@@ -66,6 +67,7 @@ def run_passes(module: ir.Module, pipeline: str, *, stage: str) -> None:
             manager = PassManager.parse(f"builtin.module({pipeline})")
         except ValueError as error:
             raise PipelineError(f"{stage}: bad pipeline '{pipeline}': {error}") from None
+        begin_step(stage, module, reproduce=f"--pass-pipeline 'builtin.module({pipeline})'")
         try:
             manager.run(module.operation)
         except ir.MLIRError as error:
@@ -86,6 +88,7 @@ def lower_torch_to_backend(
     check_output_type(output_type)
     config.require_output_type(output_type)
     if output_type == "torch":
+        begin_step("after compilation")
         return
     from . import conversion  # noqa: F401 - conversion imports transforms; importing it first avoids a cycle
     from .transforms.custom_ops import lower_with_custom_ops, module_has_custom_op_candidates
@@ -106,6 +109,7 @@ def lower_torch_to_backend(
         keep_dims_dynamic_for_tosa(module, STATIC_DIMS_HINT.format(backend="tosa"))
     try:
         if module_has_custom_op_candidates(module, backend_legal_ops):
+            begin_step(f"torch-to-{output_type} with custom ops", module)
             lower_with_custom_ops(module, output_type, backend_legal_ops, custom_op_encoding)
         else:
             run_passes(module, TORCH_TO_BACKEND[output_type], stage=f"torch-to-{output_type}")
@@ -118,6 +122,7 @@ def lower_torch_to_backend(
         first, _, rest = str(error).partition("\n")
         hinted = f"{first} ({STATIC_DIMS_HINT.format(backend=output_type)})"
         raise PipelineError(f"{hinted}\n{rest}" if rest else hinted) from None
+    begin_step("after compilation")
 
 
 def drop_runtime_asserts(module: ir.Module) -> int:

@@ -197,3 +197,6 @@ def convert_onnx_to_torch_backend_contract(module: ir.Module, backend_legal_ops:
     else:
         contract = backend_contract_pipeline(backend_legal_ops)
     run_pipeline(module, [contract], stage="torch backend contract", error_class=PipelineError)
+    from ..isolation import begin_step
+
+    begin_step(stage, module, reproduce=" ".join(f"--pass-pipeline 'builtin.module({step})'" for step in steps))

@@ -31,11 +31,23 @@ def fail(prog: str, message: str, status: int = EXIT_ERROR) -> int:
     return status
 
 
-def run_guarded(prog: str, action, *args) -> int:
+def run_guarded(prog: str, action, *args, isolated: bool = False, replayable: bool = True) -> int:
     """Run `action(*args)`; user-facing errors become one line on stderr and exit 1, bugs exit 3.
+
+    `isolated`: run it in a forked child (onnx_torch_mlir.isolation), so that a crash inside
+    MLIR or torch-mlir is one line too: an internal error naming the pipeline step and a
+    reproducer file, exit status 3. The command-line entry points isolate; calls of `main(argv)`
+    from Python (tests) do not. `replayable`: the action can run twice (not on stdin input).
 
     Our warnings (`OnnxTorchMlirWarning`) print as `prog: warning: <message>`, once each.
     """
+    if isolated:
+        from ..isolation import run_isolated
+
+        status, death = run_isolated(lambda: run_guarded(prog, action, *args), replayable=replayable)
+        if death is not None:
+            return fail(prog, death.message(death.reproducer), EXIT_INTERNAL)
+        return status
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default", OnnxTorchMlirWarning)

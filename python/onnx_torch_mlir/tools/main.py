@@ -49,7 +49,8 @@ def main(argv=None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
-    return run_guarded(PROG, _run_with_switches, args)
+    # The command line runs in a child process, so a crash inside MLIR is reported, not suffered.
+    return run_guarded(PROG, _run_with_switches, args, isolated=argv is None)
 
 
 def _run_with_switches(args) -> int:

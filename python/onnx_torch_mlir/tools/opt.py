@@ -16,6 +16,7 @@ import sys
 from torch_mlir import ir
 
 from .. import __version__
+from ..isolation import begin_step
 from ..errors import OnnxTorchMlirError
 from ..pipelines import TORCH_TO_BACKEND
 from .cli_support import EXIT_ERROR, EXIT_OK, OneLineErrorParser, atomic_output, run_guarded
@@ -155,6 +156,7 @@ def process_chunk(chunk, args, steps, source_name):
 
     context = make_context()
     with context:
+        begin_step("parse")
         try:
             module = ir.Module.parse(chunk, context)
         except ir.MLIRError as error:
@@ -165,12 +167,18 @@ def process_chunk(chunk, args, steps, source_name):
             manager.enable_ir_printing(
                 print_before_all=args.mlir_print_ir_before_all, print_after_all=args.mlir_print_ir_after_all
             )
+        begin_step("passes", module, reproduce=_step_flags(args.steps or []))
         try:
             manager.run(module.operation)
         except ir.MLIRError as error:
             print_diagnostics(error, source_name)
             return None
     return module
+
+
+def _step_flags(steps) -> str:
+    """The pass flags of the command line, in order (how a reproducer runs the same passes)."""
+    return " ".join(f"--pass-pipeline '{value}'" if step == "textual" else f"--{step}" for step, value in steps)
 
 
 def _build_manager(steps, context):
@@ -225,7 +233,8 @@ def run(args) -> int:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    return run_guarded(PROG, run, args)
+    # The command line runs in a child process, so a crash inside MLIR is reported, not suffered.
+    return run_guarded(PROG, run, args, isolated=argv is None, replayable=args.input != "-")
 
 
 if __name__ == "__main__":
