@@ -2,7 +2,7 @@
 
 from torch_mlir import ir
 
-from . import config
+from . import config, timing
 from .errors import PipelineError
 from .importer.loading import load_model
 from .isolation import begin_step
@@ -64,15 +64,18 @@ def compile(
         )
     legal = normalize_backend_legal_ops(backend_legal_ops)
     context = context or make_context()
-    module = import_model(model, importer, context, dims)
+    with timing.stage("import"):
+        module = import_model(model, importer, context, dims)
     if keep_onnx_ops:
         if converter != "ours":
             raise PipelineError("keep_onnx_ops needs our conversion (converter='ours')")
         from .transforms.custom_ops_onnx import keep_onnx_ops as keep
 
         keep(module, keep_onnx_ops)
-    convert_to_torch(module, converter, legal, target=output_type)
-    lower_torch_to_backend(module, output_type, backend_legal_ops=legal, custom_op_encoding=custom_op_encoding)
+    with timing.stage("conversion"):  # torch-mlir's simplification inside it is its own stage
+        convert_to_torch(module, converter, legal, target=output_type)
+    with timing.stage("backend pipeline"):
+        lower_torch_to_backend(module, output_type, backend_legal_ops=legal, custom_op_encoding=custom_op_encoding)
     return module
 
 
@@ -84,10 +87,10 @@ def import_model(model, importer: str, context: ir.Context, dims=None) -> ir.Mod
     """
     if importer not in IMPORTERS:
         raise ValueError(f"unknown importer '{importer}': expected one of {', '.join(IMPORTERS)}")
+    begin_step("import")
     if importer == "torch-mlir":
         config.require("torch")
     if importer == "ours":
-    begin_step("import")
         from .importer import import_onnx
 
         return import_onnx(model, form="torch-onnx", context=context, dims=dims)

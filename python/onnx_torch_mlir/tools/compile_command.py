@@ -40,9 +40,26 @@ def add_arguments(parser) -> None:
     parser.add_argument("--dim", action="append", default=[], metavar="NAME=SIZE",
                         help="fix the model's symbolic dim NAME (an input's dim_param) to SIZE at compile time "
                         "(repeatable); for forms a backend takes only with static sizes")
+    parser.add_argument("--timing", action="store_true",
+                        help="print the wall time of each stage (import, conversion, torch-mlir simplification, "
+                        "backend pipeline, writing) and the peak memory to stderr, like MLIR's -mlir-timing")
 
 
 def run(args) -> int:
+    import time
+
+    from .. import timing
+
+    started = time.perf_counter()
+    with timing.record() as times:
+        status = _compile_and_write(args)
+    if args.timing and status == EXIT_OK:
+        print(timing.format_report(times, time.perf_counter() - started), file=sys.stderr)
+    return status
+
+
+def _compile_and_write(args) -> int:
+    from .. import timing
     from ..compiler import compile as compile_model
 
     legal = tuple(op for op in args.backend_legal_ops.split(",") if op)
@@ -59,7 +76,7 @@ def run(args) -> int:
         for line in lines[1:] or lines:
             print(f"onnx-torch-mlir: error: {line}", file=sys.stderr)
         return EXIT_ERROR
-    with atomic_output(args.output, binary=args.emit_bytecode) as stream:
+    with timing.stage("writing"), atomic_output(args.output, binary=args.emit_bytecode) as stream:
         if args.emit_bytecode:
             module.operation.write_bytecode(stream)
         else:
