@@ -55,6 +55,8 @@ def stage(name: str):
     if not _recorders:
         yield
         return
+    for times in _recorders:
+        times.seconds.setdefault(name, 0.0)  # reported in the order the stages began
     started = time.perf_counter()
     _open_stages.append(name)
     try:

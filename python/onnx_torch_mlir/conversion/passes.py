@@ -11,6 +11,7 @@ listing all of them.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
+from ..timing import stage as timing_stage
 from ..errors import ConversionError, PipelineError
 from ..transforms import (
     convert_function_types_to_torch_types,
@@ -98,7 +100,22 @@ _TYPES_WITHOUT_TORCH_DTYPE = re.compile(r"[<,]\s*(?:ui16|ui32|ui64|si4|ui4|si2|u
 
 
 def uses_types_without_torch_dtype(module: ir.Module) -> bool:
-    return bool(_TYPES_WITHOUT_TORCH_DTYPE.search(module.operation.get_asm(large_elements_limit=16)))
+    """Whether a value or block argument of `module` has such a type (a walk over the types:
+    printing the module, even with large elements and resources elided, took seconds per
+    hundred MiB of weights)."""
+    found = False
+
+    def visit(operation: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        values = list(operation.results)
+        for region in operation.regions:
+            for block in region.blocks:
+                values.extend(block.arguments)
+        found = any(_TYPES_WITHOUT_TORCH_DTYPE.search(str(value.type)) for value in values)
+        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
 
 
 def refinement_free_contract_pipeline(backend_legal_ops: Sequence[str] = ()) -> str:
@@ -172,13 +189,21 @@ def build_pass_manager(steps: Sequence[str], context: ir.Context) -> PassManager
     return manager
 
 
+# Stages of run_pipeline timed on their own by onnx_torch_mlir.timing (inside the caller's stage).
+_TIMING_STAGES = {"torch backend contract": "torch-mlir simplification"}
+
+
 def run_pipeline(module: ir.Module, steps: Sequence[str], *, stage: str, error_class=ConversionError) -> None:
     """Run `steps` (pass arguments or textual pipelines) on `module`; all errors in one exception.
 
     The message's first line summarizes (`stage: N errors`), then one line per diagnostic.
     """
     manager = build_pass_manager(steps, module.context)
-    with module.context:
+    from ..isolation import begin_step
+
+    begin_step(stage, module, reproduce=" ".join(f"--pass-pipeline 'builtin.module({step})'" for step in steps))
+    timed = _TIMING_STAGES.get(stage)  # `compile --timing`: torch-mlir's part of our conversion
+    with module.context, (timing_stage(timed) if timed else contextlib.nullcontext()):
         try:
             manager.run(module.operation)
         except ir.MLIRError as error:
@@ -197,6 +222,3 @@ def convert_onnx_to_torch_backend_contract(module: ir.Module, backend_legal_ops:
     else:
         contract = backend_contract_pipeline(backend_legal_ops)
     run_pipeline(module, [contract], stage="torch backend contract", error_class=PipelineError)
-    from ..isolation import begin_step
-
-    begin_step(stage, module, reproduce=" ".join(f"--pass-pipeline 'builtin.module({step})'" for step in steps))
