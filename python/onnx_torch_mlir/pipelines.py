@@ -94,6 +94,7 @@ def lower_torch_to_backend(
     from .transforms.custom_ops import lower_with_custom_ops, module_has_custom_op_candidates
 
     from .transforms.stablehlo_dynamic import finish_dynamic_stablehlo
+    from .transforms.stablehlo_unsigned import signless_unsigned_constants
 
     dynamic = output_type in ("tosa", "stablehlo") and has_dynamic_signature(module)
     if output_type in ("tosa", "stablehlo"):
@@ -114,8 +115,9 @@ def lower_torch_to_backend(
         else:
             run_passes(module, TORCH_TO_BACKEND[output_type], stage=f"torch-to-{output_type}")
         if output_type == "stablehlo":
-            # Dynamic shapes in forms the consumers lower (transforms/stablehlo_dynamic.py).
+            # Dynamic shapes and unsigned constants in forms the consumers lower.
             finish_dynamic_stablehlo(module)
+            signless_unsigned_constants(module)
     except PipelineError as error:
         if not dynamic:
             raise

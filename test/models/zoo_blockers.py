@@ -57,13 +57,6 @@ BLOCKERS: tuple[Blocker, ...] = (
             "quantization on TOSA divides and requantizes in f64 for ONNX's exact rounding (f32's reciprocal was "
             "one ulp off in 26% of trials); IREE's TOSA has no f64: issue 9 (an exact f32/integer form)",
             backend="tosa", consumer="iree"),
-    Blocker("'arith.constant' op failed to verify that all of {value, result} have same type",
-            "uint8 weights: torch-mlir's StableHLO lowering makes ui8 constants that neither the runner nor IREE "
-            "lowers: issue 11 (emit them as si8 with the same bytes)", backend="stablehlo"),
-    Blocker("'torch.vtensor.literal' op inferred type(s)",
-            "onnxruntime-genai's builder declares a [1] Constant as a scalar in value_info; the importer must refuse "
-            "the inconsistent declaration by name (issue 12). With that entry removed the model matches onnxruntime "
-            "on Linalg and static TOSA"),
     Blocker("stablehlo.dynamic_gather",
             "a Gather with run-time indices into a dynamically shaped table becomes `stablehlo.dynamic_gather`, which "
             "IREE's StableHLO input does not lower: issue 11 item 2 (`--dim` fixes it)", backend="stablehlo",
@@ -76,9 +69,6 @@ BLOCKERS: tuple[Blocker, ...] = (
             _DYNAMIC_STABLEHLO + " (Resize by scales of a dynamic image size)", backend="stablehlo"),
     Blocker("failed to legalize operation 'torch.aten.matmul'", _DYNAMIC_TOSA + " (a MatMul of a dynamic image "
             "size)", backend="tosa"),
-    Blocker("but ONNX type inference gives",
-            "the file declares a type its node does not produce (onnxruntime-genai's builder types a [1] Constant "
-            "as a scalar); the importer's validation refuses it by name (issue 12)"),
     Blocker("attempted to access an address outside of the valid buffer range",
             "not yet explained: IREE fails at run time (OUT_OF_RANGE in the module initializer) on the merged LLaMA "
             "when logits and a present.* are both outputs; the reference runner matches onnxruntime on the same "

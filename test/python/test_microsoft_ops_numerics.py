@@ -35,13 +35,6 @@ BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 RTOL, ATOL = 1e-4, 1e-5
 FLOAT, INT32, INT64, UINT8 = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64, TensorProto.UINT8
 ONNX_TYPES = {np.float32: FLOAT, np.int32: INT32, np.int64: INT64, np.uint8: UINT8}
-# StableHLO's consumers cannot take a uint8 constant: the reference runner's and IREE's lowering
-# of `stablehlo.constant ... : tensor<..xui8>` both fail ("'arith.constant' op failed to verify
-# that all of {value, result} have same type"). Packed weights are uint8 initializers.
-UINT8_CONSTANTS_ON_STABLEHLO = (
-    "StableHLO consumers (reference runner and IREE) cannot lower a uint8 constant "
-    "('arith.constant' op failed to verify that all of {value, result} have same type)"
-)
 
 
 @dataclass
@@ -424,8 +417,7 @@ def _matmul_n_bits(k, n, bits, block, zero_points, bias=False, a_dims=None, accu
             weight = (quantized - zero[..., None]) * scales[..., None]
             return [(a @ weight.reshape(n, -1)[:, :k].T + (bias_value if bias else 0)).astype(np.float32)]
 
-        return Case(node, {"a": (a, dims)}, [("y", FLOAT)], initializers, reference=exact if accuracy_level else None,
-                    known_failures={"stablehlo": UINT8_CONSTANTS_ON_STABLEHLO})
+        return Case(node, {"a": (a, dims)}, [("y", FLOAT)], initializers, reference=exact if accuracy_level else None)
 
     return build
 
@@ -442,8 +434,7 @@ def _gather_block_quantized(width, bits, block, zero_points, indices):
             initializers["zero_points"] = _pack(rng.integers(0, 1 << bits, (rows, blocks)), bits)
             names.append("zero_points")
         node = _ms("GatherBlockQuantized", names, ["y"], bits=bits, block_size=block, gather_axis=0, quantize_axis=1)
-        return Case(node, {"indices": (indices, ["batch", "seq"])}, [("y", FLOAT)], initializers,
-                    known_failures={"stablehlo": UINT8_CONSTANTS_ON_STABLEHLO})
+        return Case(node, {"indices": (indices, ["batch", "seq"])}, [("y", FLOAT)], initializers)
 
     return build
 

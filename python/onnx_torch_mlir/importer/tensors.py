@@ -12,6 +12,7 @@
 
 import math
 import re
+import weakref
 
 import numpy as np
 from onnx import TensorProto
@@ -55,6 +56,24 @@ STORAGE = {
 SIGNED_SUB_BYTE = {TensorProto.INT4, TensorProto.INT2}
 
 
+# The bytes behind each resource the importer made, by (context, resource name), for a transform
+# that must give a weight another element type of the same width (transforms/stablehlo_unsigned.py).
+# MLIR holds each buffer as long as the resource lives; the entry goes with it.
+_RESOURCE_BYTES: "weakref.WeakValueDictionary[tuple[int, str], np.ndarray]" = weakref.WeakValueDictionary()
+
+
+def resource_bytes(attribute: ir.Attribute) -> np.ndarray | None:
+    """The raw bytes (uint8) of a `dense_resource` attribute the importer made, else None."""
+    return _RESOURCE_BYTES.get(_resource_key(attribute))
+
+
+def _resource_key(attribute: ir.Attribute) -> tuple[int, str]:
+    # One Python object stands for each live MLIR context; the printed form of a resource
+    # attribute is its handle, never its data.
+    handle = str(attribute).partition(" : ")[0]
+    return id(attribute.context), handle
+
+
 class TensorConverter:
     """Builds elements attributes for one spelling (the element types come from `types`)."""
 
@@ -91,7 +110,12 @@ class TensorConverter:
         if math.prod(tensor_type.shape) <= 1:
             return self._dense(np.frombuffer(data, dtype=dtype).copy(), tensor_type)
         alignment = dtype.itemsize if dtype.itemsize in (1, 2, 4, 8, 16) else 1
-        return ir.DenseResourceElementsAttr.get_from_buffer(data, _resource_name(tensor.name), tensor_type, alignment=alignment)
+        data = np.frombuffer(data, dtype=np.uint8)  # the same bytes, as an object a weak reference can track
+        attribute = ir.DenseResourceElementsAttr.get_from_buffer(
+            data, _resource_name(tensor.name), tensor_type, alignment=alignment
+        )
+        _RESOURCE_BYTES[_resource_key(attribute)] = data
+        return attribute
 
     @staticmethod
     def _dense(values: np.ndarray, tensor_type: ir.RankedTensorType) -> ir.Attribute:
