@@ -45,10 +45,8 @@ ZOO_MODELS = (
     "bert-base-torchscript-static",
     "gpt2-dynamo-static",
     "vit-dynamo-static",
-    "distilbert-torchscript-static",
     "resnet-torchscript-static",
     "convnext-torchscript-static",
-    "efficientnet-torchscript-static",
 )
 TRANSFORMERS = ("bert", "gpt2", "vit", "distilbert", "llama", "t5", "whisper")
 RUN_TIMEOUT_SECONDS = 1800
@@ -128,6 +126,7 @@ class Cell:
     output_format: str
     runs: dict = field(default_factory=lambda: {path: [] for path in PATHS})
     errors: dict = field(default_factory=dict)
+    done: bool = False
 
 
 def weight_bytes(path: Path) -> int:
@@ -211,8 +210,9 @@ def run_once(cell: Cell, which: str, work_dir: Path) -> dict:
     return measured
 
 
-def measure(cells: list[Cell], repeat: int, jobs: int, work_dir: Path) -> None:
-    """Every cell `repeat` times, ours and torch-mlir's alternating; `jobs` cells at a time."""
+def measure(cells: list[Cell], repeat: int, jobs: int, work_dir: Path, on_cell=None) -> None:
+    """Every cell `repeat` times, ours and torch-mlir's alternating; `jobs` cells at a time.
+    `on_cell` is called after each cell (the report is rewritten, so a run cut short keeps its numbers)."""
 
     def measure_cell(cell: Cell) -> Cell:
         for _ in range(repeat):
@@ -224,7 +224,10 @@ def measure(cells: list[Cell], repeat: int, jobs: int, work_dir: Path) -> None:
                     cell.errors[which] = outcome["error"]
                 else:
                     cell.runs[which].append(outcome)
+        cell.done = True
         print(summary_line(cell), flush=True)
+        if on_cell is not None:
+            on_cell()
         return cell
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -367,17 +370,21 @@ def main(argv=None) -> int:
         print("bench: no model selected", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    measure(cells, args.repeat, args.jobs, args.work_dir)
-    seconds = time.perf_counter() - started
-    text = report(cells, args.repeat, args.jobs, seconds, args.note)
-    if args.json:
-        args.json.write_text(json.dumps([{"model": c.model.name, "backend": c.backend, "format": c.output_format,
-                                          "runs": c.runs, "errors": c.errors} for c in cells], indent=1))
-    if args.update:
-        args.output.write_text(text)
-        print(f"bench: wrote {args.output} ({seconds / 60:.1f} min)")
-    else:
-        print(text)
+
+    def write_outputs(final: bool = False) -> None:
+        finished = [cell for cell in cells if cell.done]
+        seconds = time.perf_counter() - started
+        note = args.note if final else f"{args.note} (partial: {len(finished)} of {len(cells)} measurements so far)".strip()
+        if args.json:
+            args.json.write_text(json.dumps([{"model": c.model.name, "backend": c.backend, "format": c.output_format,
+                                              "runs": c.runs, "errors": c.errors} for c in finished], indent=1))
+        if args.update:
+            args.output.write_text(report(finished, args.repeat, args.jobs, seconds, note))
+        if final:
+            print(f"bench: wrote {args.output} ({seconds / 60:.1f} min)" if args.update else report(finished, args.repeat, args.jobs, seconds, note))
+
+    measure(cells, args.repeat, args.jobs, args.work_dir, on_cell=write_outputs)
+    write_outputs(final=True)
     return 0
 
 

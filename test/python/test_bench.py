@@ -1,0 +1,53 @@
+"""tools/bench.py on a tiny model: both paths measured in child processes, stages and the report."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("bench", REPOSITORY / "tools" / "bench.py")
+bench = importlib.util.module_from_spec(_spec)
+sys.modules["bench"] = bench  # dataclasses look their module up there
+_spec.loader.exec_module(bench)
+
+
+def tiny_model(directory: Path) -> Path:
+    weight = numpy_helper.from_array(np.ones((4, 3), dtype=np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])], [weight],
+    )
+    path = directory / "tiny" / "model.onnx"
+    path.parent.mkdir()
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def test_one_cell_measures_both_paths_by_stage_and_reports_them(tmp_path):
+    path = tiny_model(tmp_path)
+    model = bench.Model("tiny", path, "cnn", bench.weight_bytes(path))
+    cell = bench.Cell(model, "linalg-on-tensors", "bytecode")
+    bench.measure([cell], repeat=1, jobs=1, work_dir=tmp_path)
+    assert cell.errors == {}
+    ours, theirs = cell.runs["ours"][0], cell.runs["torch-mlir"][0]
+    assert set(ours["stages"]) == {"import", "conversion", "torch-mlir simplification", "backend pipeline", "writing"}
+    assert set(theirs["stages"]) == {"import", "conversion", "backend pipeline", "writing"}
+    for run in (ours, theirs):
+        assert run["wall"] >= run["in_process"] > 0 and run["peak_mib"] > 50 and run["output_bytes"] > 0
+    assert not list(tmp_path.glob("*.mlirbc"))  # outputs are removed after each run
+    text = bench.report([cell], repeat=1, jobs=1, seconds=1.0, note="")
+    assert "| tiny | " in text and "| tiny | ours |" in text and "| tiny | torch-mlir |" in text
+
+
+def test_a_failing_path_is_reported_not_raised(tmp_path):
+    path = tmp_path / "broken.onnx"
+    path.write_bytes(b"not a model")
+    cell = bench.Cell(bench.Model("broken", path, "cnn", 11), "tosa", "text")
+    bench.measure([cell], repeat=2, jobs=1, work_dir=tmp_path)
+    assert set(cell.errors) == {"ours", "torch-mlir"}
+    assert "failed:" in bench.report([cell], repeat=2, jobs=1, seconds=1.0, note="")
