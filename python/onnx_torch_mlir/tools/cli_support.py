@@ -121,6 +121,12 @@ def atomic_output(path: str | None, binary: bool = False):
         yield sys.stdout.buffer if binary else sys.stdout
         return
     target = Path(path)
+    if target.exists() and not target.is_file():
+        # /dev/null, a FIFO, a terminal: written in place. Replacing one would put a regular
+        # file where the device was (os.replace over /dev/null breaks every process on the host).
+        with open(target, "wb" if binary else "w") as stream:
+            yield stream
+        return
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
     try:
         with os.fdopen(handle, "wb" if binary else "w") as stream:
