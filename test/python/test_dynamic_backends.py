@@ -10,6 +10,9 @@ StableHLO).
 - a convolution, a padded MaxPool and a GlobalAveragePool on a dynamic batch (StableHLO: the pool
   is the maximum of strided slices, since no consumer lowers a dynamic `reduce_window`; the
   reference runner moves the convolution to channels-last);
+- an image model with dynamic batch, height and width kept `?` on TOSA (GlobalAveragePool,
+  Flatten, channel Concat, a channels-last MatMul, a class token Expanded to the batch); its
+  strided form needs the image size fixed, and the error says so;
 - `dims=` (the command line's `--dim NAME=SIZE`) fixing symbolic dims at compile time.
 
 Tolerance (fp32): rtol 1e-4, atol 1e-5.
@@ -141,6 +144,48 @@ def _trilu_model() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
+def _image_model(stride: int = 1) -> onnx.ModelProto:
+    """x [batch, 3, height, width]: a convolution (size-preserving at stride 1), a concatenation
+    of two branches along the channels, a channels-last pointwise MatMul by a constant (ConvNeXt),
+    GlobalAveragePool, Flatten and Gemm; plus a class token expanded to the batch and concatenated
+    before the pooled features (ViT)."""
+    rng = np.random.default_rng(5)
+    weights = {
+        "w": rng.standard_normal((4, 3, 3, 3)).astype(np.float32) * 0.3,
+        "pointwise": rng.standard_normal((8, 6)).astype(np.float32) * 0.3,
+        "dense": rng.standard_normal((6, 5)).astype(np.float32) * 0.3,
+        "token": rng.standard_normal((1, 1, 5)).astype(np.float32),
+    }
+    const = lambda name, value: helper.make_node(  # noqa: E731
+        "Constant", [], [name], value=numpy_helper.from_array(np.array(value, dtype=np.int64)))
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], strides=[stride, stride]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("Sigmoid", ["c"], ["s"]),
+        helper.make_node("Concat", ["r", "s"], ["both"], axis=1),
+        helper.make_node("Transpose", ["both"], ["last"], perm=[0, 2, 3, 1]),
+        helper.make_node("MatMul", ["last", "pointwise"], ["mixed"]),
+        helper.make_node("Transpose", ["mixed"], ["first"], perm=[0, 3, 1, 2]),
+        helper.make_node("GlobalAveragePool", ["first"], ["pooled"]),
+        helper.make_node("Flatten", ["pooled"], ["flat"], axis=1),
+        helper.make_node("Gemm", ["flat", "dense"], ["features"]),
+        helper.make_node("Shape", ["x"], ["shape"]),
+        const("zero", [0]), const("one", [1]), const("rest", [1, 5]), const("axes", [1]),
+        helper.make_node("Slice", ["shape", "zero", "one"], ["batch"]),
+        helper.make_node("Concat", ["batch", "rest"], ["token_shape"], axis=0),
+        helper.make_node("Expand", ["token", "token_shape"], ["tokens"]),
+        helper.make_node("Unsqueeze", ["features", "axes"], ["features3"]),
+        helper.make_node("Concat", ["tokens", "features3"], ["y"], axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "dynamic_image",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, "height", "width"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 2, 5])],
+        initializer=[numpy_helper.from_array(value, name) for name, value in weights.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
 def _run(model: onnx.ModelProto, backend: str, consumer: str, inputs_at_sizes: list, **options) -> None:
     module = onnx_torch_mlir.compile(model, backend, **options)
     if consumer == "reference":
@@ -217,3 +262,33 @@ def test_unknown_dim_name_lists_the_models_dims():
 def test_bad_dim_option_says_the_form():
     with pytest.raises(OnnxTorchMlirError, match=r"expected NAME=SIZE"):
         onnx_torch_mlir.compile(_mlp_model(), "tosa", dims=["batch"])
+
+
+# IREE compiles this TOSA but its run fails with "FAILED_PRECONDITION; transient buffer has not been
+# committed" once the pooled result follows the convolution branches (each piece alone, and the
+# same model's Linalg, run correctly on IREE; the reference runner runs this TOSA correctly): an
+# IREE runtime failure not yet minimized.
+_IREE_TRANSIENT_BUFFER = pytest.mark.xfail(
+    strict=True, reason="IREE run: 'transient buffer has not been committed' on this dynamic TOSA (see comment)")
+
+
+@pytest.mark.parametrize("consumer", ["reference", pytest.param("iree", marks=_IREE_TRANSIENT_BUFFER)])
+def test_image_model_with_dynamic_batch_and_size_on_tosa(consumer):
+    """Every dim stays `?` on TOSA: the mean divides by a sum of ones, Flatten is a view with -1,
+    the concatenations are padded sums, the pointwise MatMul a 1x1 convolution, the class token a
+    select shaped by the batch."""
+    module = onnx_torch_mlir.compile(_image_model(), "tosa")
+    assert "tensor<?x3x?x?xf32>" in str(module)
+    _run(_image_model(), "tosa", consumer, [_normal(1, 3, 6, 5), _normal(3, 3, 4, 7, seed=2)])
+
+
+def test_strided_convolution_of_a_dynamic_image_size_on_tosa_points_to_dim():
+    with pytest.raises(OnnxTorchMlirError, match=r"'aten.convolution' with stride 2.*dynamic image size.*--dim NAME=SIZE"):
+        onnx_torch_mlir.compile(_image_model(stride=2), "tosa")
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_strided_convolution_on_tosa_with_the_image_size_fixed(consumer):
+    """With --dim height/width the batch stays dynamic."""
+    _run(_image_model(stride=2), "tosa", consumer, [_normal(1, 3, 6, 10), _normal(2, 3, 6, 10, seed=2)],
+         dims={"height": 6, "width": 10})

@@ -36,10 +36,12 @@ def keep_dims_dynamic_for_tosa(module: ir.Module, hint: str) -> None:
             _matmul_as_convolution(op)
         for op in _ops(module, ("torch.aten.div.Scalar",)):
             _mean_by_count_tensor(op)
+        for op in _ops(module, ("torch.aten.cat",)):
+            _concatenation_as_padded_sum(op)
         for op in _ops(module, _VIEWS):
             _one_runtime_size_as_minus_one(op)
         for op in _ops(module, _BROADCASTS):
-            _broadcast_to_sizes_of_a_tensor_as_select(op)
+            _broadcast_to_sizes_of_a_tensor_as_select(op) or _broadcast_with_runtime_sizes(op)
         _erase_dead_int_arithmetic(module)
         for op in _ops(module, _WINDOWS):
             _check_window_keeps_dynamic_sizes(op, hint)
@@ -52,17 +54,99 @@ def keep_dims_dynamic_for_tosa(module: ir.Module, hint: str) -> None:
 
 
 def _one_runtime_size_as_minus_one(op: ir.Operation) -> bool:
+    """A view's target with its result type's static sizes as constants and its one dynamic size
+    as -1 (the element count fixes it); unchanged when the result has more dynamic dims."""
     target = _owner(op.operands[1])
-    if not _is_op(target, "torch.prim.ListConstruct"):
+    result_sizes, _ = _vtensor_sizes(op.results[0].type)
+    if not _is_op(target, "torch.prim.ListConstruct") or result_sizes is None:
         return False
     elements = list(target.operands)
-    runtime = [i for i, element in enumerate(elements) if _constant_int(element) is None]
-    if len(runtime) != 1 or any(_constant_int(element) == -1 for element in elements):
+    if len(elements) != len(result_sizes) or all(_constant_int(element) is not None for element in elements):
+        return False
+    if result_sizes.count(None) != 1:
         return False
     builder = _Builder(op)
-    sizes = [builder.int(-1) if i == runtime[0] else element for i, element in enumerate(elements)]
-    op.operands[1] = builder.list(sizes)
+    op.operands[1] = builder.int_list([-1 if size is None else size for size in result_sizes])
     return True
+
+
+def _broadcast_with_runtime_sizes(op: ir.Operation) -> bool:
+    """`broadcast_to(c, sizes)` with run-time sizes: where c's dim there is dynamic, -1 (a dynamic
+    dim is never broadcast, as on Linalg where it is checked at run time); where c's dim is 1 and
+    the size is `size(t, d)`, the broadcast is a select on a true mask shaped like t's dim d."""
+    target = _owner(op.operands[1])
+    sizes, element = _vtensor_sizes(op.operands[0].type)
+    result_sizes, _ = _vtensor_sizes(op.results[0].type)
+    if not _is_op(target, "torch.prim.ListConstruct") or sizes is None or result_sizes is None:
+        return False
+    elements = list(target.operands)
+    offset = len(elements) - len(sizes)
+    if offset < 0 or len(result_sizes) != len(elements):
+        return False
+    kept, carriers = [], []
+    for index, value in enumerate(elements):
+        constant = _constant_int(value)
+        source = sizes[index - offset] if index >= offset else 1
+        if constant is not None:
+            kept.append(constant)
+        elif result_sizes[index] is not None:
+            kept.append(result_sizes[index])
+        elif source is None:
+            kept.append(-1)
+        elif source == 1 and _is_op(_owner(value), "torch.aten.size.int"):
+            kept.append(-1 if index >= offset else 1)
+            carriers.append((index, _owner(value)))
+        else:
+            return False
+    if not carriers and offset == 0 and all(size in (-1, sizes[i]) for i, size in enumerate(kept)):
+        op.results[0].replace_all_uses_with(op.operands[0])  # the identity (TOSA refuses it on dynamic dims)
+        op.erase()
+        return True
+    builder = _Builder(op)
+    if not carriers:
+        op.operands[1] = builder.int_list(kept)
+        return True
+    kept_sizes = [size if size != -1 else (sizes[i - offset] if i >= offset else 1) for i, size in enumerate(kept)]
+    kept_sizes = [None if size is None else size for size in kept_sizes]
+    broadcast = builder.op(op.name, _vtensor_spelling(kept_sizes, element),
+                           [op.operands[0], builder.int_list(kept)] + list(op.operands)[2:])
+    mask = None
+    for index, size in carriers:
+        carrier = _true_along(builder, size.operands[0], _constant_int(size.operands[1]), index, len(elements))
+        if carrier is None:
+            return False
+        mask = carrier[0] if mask is None else builder.op(
+            "torch.aten.logical_and", _vtensor_spelling(_broadcast_sizes(mask_sizes, carrier[1]), "i1"), [mask, carrier[0]])
+        mask_sizes = carrier[1] if mask is carrier[0] else _broadcast_sizes(mask_sizes, carrier[1])
+    zero = builder.scalar_tensor(0, element)
+    result = builder.op("torch.aten.where.self", str(op.results[0].type), [mask, broadcast, zero])
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+    return True
+
+
+def _broadcast_sizes(left: list, right: list) -> list:
+    return [b if a == 1 else a for a, b in zip(left, right)]
+
+
+def _true_along(builder, t: ir.Value, dim, index: int, rank: int):
+    """(a true mask of `rank` dims, t's dim `dim` at `index` and 1 elsewhere; its sizes)."""
+    sizes, element = _vtensor_sizes(t.type)
+    if sizes is None or dim is None or element.startswith("!"):
+        return None
+    dim %= len(sizes)
+    others = [d for d in range(len(sizes)) if d != dim]
+    reduced = builder.op("torch.aten.where.self", _vtensor_spelling(sizes, "f32"),
+                         [_always_true(builder, t, sizes), builder.scalar_tensor(1.0, "f32"),
+                          builder.scalar_tensor(0.0, "f32")])
+    if others:
+        keep_sizes = [sizes[d] if d == dim else 1 for d in range(len(sizes))]
+        reduced = builder.op("torch.aten.sum.dim_IntList", _vtensor_spelling(keep_sizes, "f32"),
+                             [reduced, builder.int_list(others), builder.bool(True), builder.none()])
+    mask_sizes = [sizes[dim] if i == index else 1 for i in range(rank)]
+    shaped = builder.op("torch.aten.view", _vtensor_spelling(mask_sizes, "f32"),
+                        [reduced, builder.int_list([-1 if i == index else 1 for i in range(rank)])])
+    return _always_true(builder, shaped, mask_sizes), mask_sizes
 
 
 _BROADCASTS = ("torch.aten.broadcast_to", "torch.aten.expand")
@@ -169,6 +253,46 @@ def _check_window_keeps_dynamic_sizes(op: ir.Operation, hint: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------------
+# concatenation
+
+
+def _concatenation_as_padded_sum(op: ir.Operation) -> bool:
+    """`cat` along a static axis of tensors with a dynamic dim (torch-mlir's TOSA lowering of
+    `aten.cat` takes only static shapes) as the sum of the pieces zero-padded to the result along
+    the axis (`or` for booleans); `tosa.pad` keeps the other dims dynamic."""
+    pieces = _owner(op.operands[0])
+    result_sizes, element = _vtensor_sizes(op.results[0].type)
+    axis = _constant_int(op.operands[1])
+    if not _is_op(pieces, "torch.prim.ListConstruct") or result_sizes is None or axis is None:
+        return False
+    if None not in result_sizes or not result_sizes:
+        return False
+    axis %= len(result_sizes)
+    piece_sizes = [_vtensor_sizes(piece.type)[0] for piece in pieces.operands]
+    if result_sizes[axis] is None or any(sizes is None or sizes[axis] is None for sizes in piece_sizes):
+        return False
+    builder = _Builder(op)
+    total, before = None, 0
+    for piece, sizes in zip(pieces.operands, piece_sizes):
+        after = result_sizes[axis] - before - sizes[axis]
+        padding = []
+        for dim in reversed(range(len(result_sizes))):
+            padding += [before, after] if dim == axis else [0, 0]
+        padded = builder.op("torch.aten.constant_pad_nd", str(op.results[0].type),
+                            [piece, builder.int_list(padding), builder.float(0.0)])
+        if total is None:
+            total = padded
+        elif element == "i1":
+            total = builder.op("torch.aten.logical_or", str(op.results[0].type), [total, padded])
+        else:
+            total = builder.op("torch.aten.add.Tensor", str(op.results[0].type), [total, padded, builder.int(1)])
+        before += sizes[axis]
+    op.results[0].replace_all_uses_with(total)
+    op.erase()
+    return True
+
+
+# --------------------------------------------------------------------------------------------------
 # mean
 
 
@@ -257,12 +381,15 @@ def _matmul_as_convolution(op: ir.Operation) -> bool:
 # helpers
 
 
+_SCALAR_TYPES = ("!torch.int", "!torch.bool", "!torch.float", "!torch.none", "!torch.list<int>")
+
+
 def _erase_dead_int_arithmetic(module: ir.Module) -> None:
+    """Erase unused torch ops that compute only scalars (sizes and their arithmetic)."""
     while True:
         dead = [op for op in _ops(module, None)
-                if op.results and all(not list(result.uses) for result in op.results)
-                and (op.name in ("torch.aten.size.int", "torch.prim.ListConstruct", "torch.constant.int")
-                     or (op.name.startswith("torch.aten.") and op.name.endswith(".int")))]
+                if op.name.startswith(("torch.aten.", "torch.prim.", "torch.constant.")) and op.results
+                and all(str(result.type) in _SCALAR_TYPES and not list(result.uses) for result in op.results)]
         if not dead:
             return
         for op in dead:
@@ -298,6 +425,9 @@ class _Builder:
 
     def int(self, value: int) -> ir.Value:
         return self._constant("torch.constant.int", _INT, ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value))
+
+    def float(self, value: float) -> ir.Value:
+        return self._constant("torch.constant.float", "!torch.float", ir.FloatAttr.get(ir.F64Type.get(), value))
 
     def bool(self, value: bool) -> ir.Value:
         return self._constant("torch.constant.bool", "!torch.bool", ir.BoolAttr.get(value))
