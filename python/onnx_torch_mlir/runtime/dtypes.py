@@ -40,6 +40,25 @@ for _bits in (2, 4):
         _UNSIGNED_SUB_BYTE.add(_unsigned)
 
 
+# 8-bit and 4-bit floats, which the runner emulates (see small_floats.py): exchanged as
+# ml_dtypes arrays of one byte an element (a float4 in the low bits), or as uint8
+# arrays of their bit patterns.
+_SMALL_FLOAT_DTYPES = {
+    "f8E4M3FN": "float8_e4m3fn",
+    "f8E4M3FNUZ": "float8_e4m3fnuz",
+    "f8E5M2": "float8_e5m2",
+    "f8E5M2FNUZ": "float8_e5m2fnuz",
+    "f8E4M3": "float8_e4m3",
+    "f8E8M0FNU": "float8_e8m0fnu",
+    "f4E2M1FN": "float4_e2m1fn",
+}
+_SMALL_FLOAT_BITS: dict[np.dtype, int] = {}
+for _element, _name in _SMALL_FLOAT_DTYPES.items():
+    if hasattr(ml_dtypes, _name):
+        _NUMPY_DTYPE_OF_ELEMENT[_element] = np.dtype(getattr(ml_dtypes, _name))
+        _SMALL_FLOAT_BITS[_NUMPY_DTYPE_OF_ELEMENT[_element]] = 4 if _element.startswith("f4") else 8
+
+
 def numpy_dtype_for(element_type: str, where: str) -> np.dtype:
     """The numpy dtype for an MLIR element type spelled `element_type`.
 
@@ -49,10 +68,10 @@ def numpy_dtype_for(element_type: str, where: str) -> np.dtype:
     dtype = _NUMPY_DTYPE_OF_ELEMENT.get(element_type)
     if dtype is not None:
         return dtype
-    if element_type.startswith("f8"):
+    if element_type.startswith(("f8", "f4", "f6")):
         raise UnsupportedTypeError(
-            f"float8 type {element_type} ({where}) cannot be lowered to native code "
-            "by MLIR's LLVM lowering in this toolchain"
+            f"float type {element_type} ({where}) is not emulated by the reference CPU runner "
+            "(MLIR's LLVM lowering cannot compute with it)"
         )
     raise UnsupportedTypeError(
         f"element type {element_type} ({where}) is not supported by the reference CPU runner"
@@ -66,6 +85,8 @@ def accepts_input_dtype(expected: np.dtype, given: np.dtype) -> bool:
     signless), sub-byte integers (ml_dtypes) by bit width; every other kind must
     match exactly.
     """
+    if expected in _SMALL_FLOAT_BITS:
+        return given == expected or given == np.dtype(np.uint8)  # an ml_dtypes array, or bit patterns
     if expected in _SUB_BYTE_BITS:
         return _SUB_BYTE_BITS.get(given) == _SUB_BYTE_BITS[expected]
     if given in _SUB_BYTE_BITS:
@@ -80,8 +101,11 @@ def accepts_input_dtype(expected: np.dtype, given: np.dtype) -> bool:
 def canonical_input(array: np.ndarray, expected: np.dtype) -> np.ndarray:
     """`array` (of a dtype `expected` accepts) as the bytes the compiled code reads.
 
-    Sub-byte integers get their unused high bits cleared, which LLVM assumes.
+    Sub-byte integers and float4s get their unused high bits cleared, which LLVM assumes.
     """
+    if expected in _SMALL_FLOAT_BITS:
+        mask = np.uint8((1 << _SMALL_FLOAT_BITS[expected]) - 1)
+        return (array.view(np.uint8) & mask).view(expected)
     if array.dtype in _SUB_BYTE_BITS and expected not in _SUB_BYTE_BITS:
         return array.astype(expected)  # widened to the byte the program holds it in
     bits = _SUB_BYTE_BITS.get(expected)

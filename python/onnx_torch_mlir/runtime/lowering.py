@@ -17,7 +17,7 @@ from torch_mlir._mlir_libs import _stablehlo
 
 from onnx_torch_mlir.errors import RunnerError
 from onnx_torch_mlir.mlir_context import make_context
-from onnx_torch_mlir.runtime import assertions, calling_convention, stablehlo_layout
+from onnx_torch_mlir.runtime import assertions, calling_convention, small_floats, stablehlo_layout
 
 INPUT_DIALECTS = ("linalg-on-tensors", "tosa", "stablehlo")
 
@@ -48,7 +48,7 @@ _FOREIGN_DIALECTS = {
     "stablehlo": {"torch", "torch_c", "tosa"},
 }
 
-_LINALG_TO_LLVM = [
+_LINALG_TO_LOOPS = [
     # Bufferize. TMTensor ops (torch-mlir's extra structured ops) are unknown to
     # One-Shot Bufferize, which treats them conservatively; their own pass then
     # bufferizes them.
@@ -69,6 +69,15 @@ _LINALG_TO_LLVM = [
     # Scalar ops that LLVM has no direct equivalent for.
     "func.func(arith-expand{include-bf16=true})",
     "func.func(math-extend-to-supported-types)",
+]
+
+# 8-bit and 4-bit floats are emulated here (small_floats.py), when the program has any.
+_AFTER_SMALL_FLOATS = [
+    # The emulation may convert bf16 values, after `arith-expand` handled the others.
+    "func.func(arith-expand{include-bf16=true})",
+]
+
+_TO_LLVM_DIALECT = [
     "convert-math-to-funcs",
     "func.func(convert-math-to-llvm)",
     "convert-math-to-libm",
@@ -168,7 +177,13 @@ def lower_to_llvm(
         with ir.Location.unknown():
             calling_convention.make_boundary_integers_signless(module, entry)
         routed = assertions.route_assertions_to_python(module)
-        runner.pass_manager(_LINALG_TO_LLVM).run(module.operation)
+        runner.pass_manager(_LINALG_TO_LOOPS).run(module.operation)
+        if small_floats.uses_small_floats(module):
+            runner.pass_manager(small_floats.emulation_passes()).run(module.operation)
+            with ir.Location.unknown():
+                small_floats.replace_conversions(module)
+            runner.pass_manager(_AFTER_SMALL_FLOATS).run(module.operation)
+        runner.pass_manager(_TO_LLVM_DIALECT).run(module.operation)
     except ir.MLIRError as error:
         raise RunnerError(
             f"lowering the {input_dialect} program to LLVM failed: {describe_mlir_error(error)}"

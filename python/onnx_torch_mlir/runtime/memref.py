@@ -33,6 +33,10 @@ def copy_out_unranked(unranked: UnrankedMemRef, dtype: np.dtype) -> np.ndarray:
     strides = tuple(words[3 + rank : 3 + 2 * rank])
     if 0 in shape:
         return np.empty(shape, dtype)
+    if dtype.type.__module__.startswith("ml_dtypes") and dtype.itemsize in (1, 2):
+        # numpy's strided views cannot rebuild some ml_dtypes types (float8_e5m2's
+        # array interface says '<f1'): copied as unsigned integers of their width.
+        return copy_out_unranked(unranked, np.dtype(f"u{dtype.itemsize}")).view(dtype)
     first, last = _element_span(shape, strides)
     start = aligned + (offset + first) * dtype.itemsize
     memory = (ctypes.c_char * ((last - first + 1) * dtype.itemsize)).from_address(start)

@@ -156,6 +156,26 @@ func.func @cast_onnx_dialect(%x: tensor<3xf32>) -> tensor<3xi64> {
 
 // -----
 
+// To float8 with `saturate` (the default): clamped to +-448 first, by maximum/minimum with the
+// limit first (torch-mlir's Linalg lowering keeps NaN only as the second operand); a double goes
+// through float32 first (as ONNX's reference rounds). With saturate = 0: a plain conversion.
+// CHECK-LABEL: func.func @cast_to_float8
+// CHECK: %[[F32:.*]] = torch.aten.to.dtype %arg0, %int6, {{.*}} -> !torch.vtensor<[3],f32>
+// CHECK: %[[LOW:.*]] = torch.vtensor.literal(dense<-4.480000e+02> : tensor<f32>)
+// CHECK: %[[ABOVE:.*]] = torch.aten.maximum %[[LOW]], %[[F32]]
+// CHECK: %[[HIGH:.*]] = torch.vtensor.literal(dense<4.480000e+02> : tensor<f32>)
+// CHECK: %[[CLAMPED:.*]] = torch.aten.minimum %[[HIGH]], %[[ABOVE]]
+// CHECK: torch.aten.to.dtype %[[CLAMPED]], %int24, {{.*}} -> !torch.vtensor<[3],f8E4M3FN>
+// CHECK-NOT: torch.aten.maximum
+// CHECK: torch.aten.to.dtype %arg1, %int23, {{.*}} : !torch.vtensor<[3],f32>, {{.*}} -> !torch.vtensor<[3],f8E5M2>
+func.func @cast_to_float8(%x: !torch.vtensor<[3],f64>, %y: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],f8E4M3FN>, !torch.vtensor<[3],f8E5M2>) attributes {torch.onnx_meta.opset_version = 21 : si64} {
+  %0 = torch.operator "onnx.Cast"(%x) {torch.onnx.to = 17 : si64} : (!torch.vtensor<[3],f64>) -> !torch.vtensor<[3],f8E4M3FN>
+  %1 = torch.operator "onnx.Cast"(%y) {torch.onnx.to = 19 : si64, torch.onnx.saturate = 0 : si64} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f8E5M2>
+  return %0, %1 : !torch.vtensor<[3],f8E4M3FN>, !torch.vtensor<[3],f8E5M2>
+}
+
+// -----
+
 // A widened unsigned value goes through the next wider signed type and a mask: TOSA's
 // lowering reads unsigned tensors as signed and would sign-extend 200 to -56. Without a
 // target (Torch output, any consumer) the same.

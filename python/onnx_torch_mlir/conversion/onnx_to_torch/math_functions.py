@@ -231,6 +231,36 @@ def _refuse_two_bit_types(node: OnnxNode):
                       "importer holds them in 8 bits")
 
 
+# The largest finite value of each float8 type a cast can produce.
+_FLOAT8_MAX = {"f8E4M3FN": 448.0, "f8E4M3FNUZ": 240.0, "f8E5M2": 57344.0, "f8E5M2FNUZ": 57344.0}
+
+
+def _float8_source(node: OnnxNode, b: TorchBuilder, x, element: str):
+    """A cast to float8 goes through float32 from a double: ONNX's reference (ml_dtypes) and
+    PyTorch both convert a double to float first and round twice; a direct `arith.truncf`
+    would round once and differ on a double just beside a tie. Then `_saturate_to_float8`."""
+    if element in _FLOAT8_MAX and b.info(x).element == "f64":
+        x = b.to_dtype(x, "f32")
+    return _saturate_to_float8(node, b, x, element)
+
+
+def _saturate_to_float8(node: OnnxNode, b: TorchBuilder, x, element: str):
+    """With `saturate` (opset 19, default 1), a cast to float8 clamps to the type's finite range
+    first (infinities included); NaN stays NaN. torch-mlir's Linalg lowering of clamp turns NaN
+    into the lower bound, and of maximum(a, b) / minimum(a, b) into `a > b ? a : b`, which keeps
+    NaN only when it is b: so maximum/minimum with the limit first. Torch's own conversion overflows
+    to inf or NaN, as `saturate=0` asks. A non-float input is clamped in f32 (exact up to 2^24,
+    and larger integers saturate either way)."""
+    if element not in _FLOAT8_MAX or not node.attr_int("saturate", 1):
+        return x
+    if not b.info(x).is_float:
+        x = b.to_dtype(_exact_unsigned(node, b, x, "f32"), "f32")
+    element_of_x = b.info(x).element
+    limit = _FLOAT8_MAX[element]
+    x = b.binary("aten.maximum", b.scalar_tensor_literal(-limit, element_of_x), x)
+    return b.binary("aten.minimum", b.scalar_tensor_literal(limit, element_of_x), x)
+
+
 def _cast(node: OnnxNode, b: TorchBuilder, element: str):
     x = node.input(0)
     info = b.info(x)
@@ -242,6 +272,7 @@ def _cast(node: OnnxNode, b: TorchBuilder, element: str):
     if node.target == "linalg-on-tensors" and element in _NO_LINALG_DTYPE:
         node.fail(f"a cast to {_NO_LINALG_DTYPE[element]} is not supported on linalg-on-tensors: torch-mlir's Linalg "
                   "lowering has no such dtype (it aborts); the tosa and stablehlo paths take it")
+    x = _float8_source(node, b, x, element)
     x = _narrow_int64_for_tosa(node, b, x, element)  # a signed int64 input only, not a widened unsigned one
     x = _exact_unsigned(node, b, x, element)
     x = _float_to_unsigned_for_tosa(node, b, x, element)
