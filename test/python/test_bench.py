@@ -31,8 +31,8 @@ def tiny_model(directory: Path) -> Path:
 def test_one_cell_measures_both_paths_by_stage_and_reports_them(tmp_path):
     path = tiny_model(tmp_path)
     model = bench.Model("tiny", path, "cnn", bench.weight_bytes(path))
-    cell = bench.Cell(model, "linalg-on-tensors", "bytecode")
-    bench.measure([cell], repeat=1, jobs=1, work_dir=tmp_path)
+    cell = bench.Cell(model, "linalg-on-tensors", "bytecode", repeat=1)
+    bench.measure([cell], jobs=1, work_dir=tmp_path)
     assert cell.errors == {}
     ours, theirs = cell.runs["ours"][0], cell.runs["torch-mlir"][0]
     assert set(ours["stages"]) == {"import", "conversion", "torch-mlir simplification", "backend pipeline", "writing"}
@@ -47,7 +47,17 @@ def test_one_cell_measures_both_paths_by_stage_and_reports_them(tmp_path):
 def test_a_failing_path_is_reported_not_raised(tmp_path):
     path = tmp_path / "broken.onnx"
     path.write_bytes(b"not a model")
-    cell = bench.Cell(bench.Model("broken", path, "cnn", 11), "tosa", "text")
-    bench.measure([cell], repeat=2, jobs=1, work_dir=tmp_path)
+    cell = bench.Cell(bench.Model("broken", path, "cnn", 11), "tosa", "text", repeat=2)
+    bench.measure([cell], jobs=1, work_dir=tmp_path)
     assert set(cell.errors) == {"ours", "torch-mlir"}
     assert "failed:" in bench.report([cell], repeat=2, jobs=1, seconds=1.0, note="")
+
+
+def test_repeats_go_to_the_cells_that_decide_the_criteria(tmp_path):
+    zoo = bench.Model("bert", tmp_path / "m.onnx", "transformer", 1)
+    big = bench.Model("mlp", tmp_path / "b.onnx", "generated", 1)
+    assert bench.cell_repeat(zoo, "tosa", "bytecode", 3, full=False) == 3
+    assert bench.cell_repeat(zoo, "tosa", "text", 3, full=False) == 1
+    assert bench.cell_repeat(big, "linalg-on-tensors", "bytecode", 3, full=False) == 3
+    assert bench.cell_repeat(big, "stablehlo", "bytecode", 3, full=False) == 1
+    assert bench.cell_repeat(zoo, "tosa", "text", 3, full=True) == 3
