@@ -21,13 +21,14 @@ from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
 from ..timing import stage as timing_stage
-from ..errors import ConversionError, PipelineError
+from ..errors import ConversionError, OnnxTorchMlirWarning, PipelineError
 from ..transforms import (
     convert_function_types_to_torch_types,
     erase_onnx_entry_point,
     finalize_torch_type_conversion,
 )
 from .onnx_to_torch import convert_onnx_to_torch
+from .onnx_to_torch.node import BACKEND_LEGAL_ATTRIBUTE
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,17 @@ class OurPass:
     run: Callable  # (module_op) -> list of failures (objects with .location/.message or strings)
 
 
-def _run_convert(module_op):
-    return convert_onnx_to_torch(module_op)
+def _run_convert(module_op, backend_legal_ops: Sequence[str] = ()):
+    """Our conversion; patterns see `backend_legal_ops` through OnnxNode.is_backend_legal."""
+    if not backend_legal_ops:
+        return convert_onnx_to_torch(module_op)
+    context = module_op.context
+    names = [ir.StringAttr.get(name, context) for name in backend_legal_ops]
+    module_op.attributes[BACKEND_LEGAL_ATTRIBUTE] = ir.ArrayAttr.get(names, context)
+    try:
+        return convert_onnx_to_torch(module_op)
+    finally:
+        del module_op.attributes[BACKEND_LEGAL_ATTRIBUTE]
 
 
 def _run_function_types(module_op):
@@ -150,9 +160,37 @@ def _make_python_pass(our_pass: OurPass):
     return run
 
 
+# Our pass with options, as MLIR spells them: `convert-onnx-to-torch{backend-legal-ops=aten.gelu,...}`.
+_PASS_WITH_OPTIONS = re.compile(r"^([\w-]+)\{(.*)\}$")
+CONVERT_OPTION = "backend-legal-ops"
+
+
+def convert_step(backend_legal_ops: Sequence[str] = ()) -> str:
+    """The `convert-onnx-to-torch` step, with the backend-legal ops its patterns honour."""
+    if not backend_legal_ops:
+        return "convert-onnx-to-torch"
+    return f"convert-onnx-to-torch{{{CONVERT_OPTION}={','.join(backend_legal_ops)}}}"
+
+
+def _our_pass_with_options(argument: str) -> OurPass | None:
+    """`convert-onnx-to-torch{backend-legal-ops=...}` as an OurPass; None if not ours with options."""
+    match = _PASS_WITH_OPTIONS.match(argument.strip())
+    if match is None or match.group(1) not in OUR_PASSES:
+        return None
+    name, text = match.group(1), match.group(2).strip()
+    key, _, value = text.partition("=")
+    if name != "convert-onnx-to-torch" or (text and key.strip() != CONVERT_OPTION):
+        raise ValueError(f"unknown option '{key.strip()}' (only convert-onnx-to-torch takes one: {CONVERT_OPTION})")
+    from ..transforms.custom_ops import normalize_backend_legal_ops
+
+    legal = normalize_backend_legal_ops(value.split(","))
+    base = OUR_PASSES[name]
+    return OurPass(base.argument, base.description, lambda module_op: _run_convert(module_op, legal))
+
+
 def add_pass(manager: PassManager, argument: str) -> None:
     """Add one pass by its command-line argument: ours (Python) or any textual MLIR pipeline."""
-    our_pass = OUR_PASSES.get(argument)
+    our_pass = OUR_PASSES.get(argument) or _our_pass_with_options(argument)
     if our_pass is None:
         manager.add(argument)
         return
@@ -166,7 +204,7 @@ def add_pass(manager: PassManager, argument: str) -> None:
 
 def convert_onnx_to_torch_pipeline(backend_legal_ops: Sequence[str] = ()) -> list[str]:
     """The steps of `convert-onnx-to-torch-pipeline`: our four passes, then torch-mlir's."""
-    return list(OUR_PIPELINE) + [backend_contract_pipeline(backend_legal_ops)]
+    return our_pipeline(backend_legal_ops) + [backend_contract_pipeline(backend_legal_ops)]
 
 
 def format_all_diagnostics(error: ir.MLIRError) -> str:
@@ -215,10 +253,62 @@ def run_pipeline(module: ir.Module, steps: Sequence[str], *, stage: str, error_c
 
 
 def convert_onnx_to_torch_backend_contract(module: ir.Module, backend_legal_ops: Sequence[str] = ()) -> None:
-    """An imported ONNX module (either spelling) to torch-mlir's backend contract, in place."""
-    run_pipeline(module, OUR_PIPELINE, stage="convert-onnx-to-torch")
+    """An imported ONNX module (either spelling) to torch-mlir's backend contract, in place.
+
+    A backend-legal op that is not in the result is a BackendLegalOpWarning naming the Torch
+    ops our conversion did emit (warn_about_absent_legal_ops)."""
+    run_pipeline(module, our_pipeline(backend_legal_ops), stage="convert-onnx-to-torch")
+    emitted = torch_op_names(module.operation) if backend_legal_ops else set()
     if uses_types_without_torch_dtype(module):
         contract = refinement_free_contract_pipeline(backend_legal_ops)
     else:
         contract = backend_contract_pipeline(backend_legal_ops)
     run_pipeline(module, [contract], stage="torch backend contract", error_class=PipelineError)
+    if backend_legal_ops:
+        warn_about_absent_legal_ops(backend_legal_ops, emitted, torch_op_names(module.operation))
+
+
+class BackendLegalOpWarning(OnnxTorchMlirWarning):
+    """A backend-legal op the user named never appears in the module, so nothing is kept for it."""
+
+
+# Torch ops too plain to be worth keeping as a custom op; left out of the warning's list.
+_NOT_WORTH_KEEPING = re.compile(r"^(constant\.|prim\.|vtensor\.|runtime\.|aten\.size|aten\.item$|aten\.Int|aten\.Float)")
+_LISTED_AT_MOST = 40
+
+
+def torch_op_names(module_op: ir.Operation) -> set[str]:
+    """The Torch ops in `module_op` as backend-legal names ('aten.layer_norm')."""
+    names: set[str] = set()
+
+    def visit(op):
+        if op.name.startswith("torch.") and not op.name.startswith("torch_c."):
+            names.add(op.name[len("torch.") :])
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit)
+    return names
+
+
+def warn_about_absent_legal_ops(backend_legal_ops: Sequence[str], emitted: set[str], kept: set[str]) -> None:
+    """One BackendLegalOpWarning per op of `backend_legal_ops` not in `kept` (the backend contract),
+    listing the ops of `emitted` (our conversion's output) that could be kept instead, the
+    closest names first. No conversion pattern emits the op for this model, or torch-mlir
+    folded it away."""
+    import difflib
+    import warnings
+
+    candidates = sorted(name for name in emitted if not _NOT_WORTH_KEEPING.match(name))
+    for name in backend_legal_ops:
+        if name in kept:
+            continue
+        close = difflib.get_close_matches(name, candidates, n=4, cutoff=0.5)
+        listed = close + [other for other in candidates if other not in close]
+        more = len(listed) - _LISTED_AT_MOST
+        text = ", ".join(listed[:_LISTED_AT_MOST]) + (f" and {more} more" if more > 0 else "")
+        warnings.warn(
+            f"backend-legal op '{name}' does not appear in the module, so no custom op is made for it; "
+            f"the Torch ops the conversion emitted, which could be kept instead: {text or 'none'}",
+            BackendLegalOpWarning,
+            stacklevel=2,
+        )

@@ -33,9 +33,25 @@ def leaky_relu(node: OnnxNode, b: TorchBuilder):
     return b.op("aten.leaky_relu", node.result_type(), node.input(0), b.constant_float(node.attr_float("alpha")))
 
 
+def _per_channel_slope(b: TorchBuilder, x, slope):
+    """`slope` as aten.prelu's weight (1-D: one value, or one per channel of dim 1 of X), else None."""
+    x_sizes, slope_sizes = b.info(x).sizes, b.info(slope).sizes
+    if len(x_sizes) < 2 or len(slope_sizes) > len(x_sizes) or None in slope_sizes:
+        return None
+    aligned = [1] * (len(x_sizes) - len(slope_sizes)) + list(slope_sizes)
+    others = aligned[:1] + aligned[2:]
+    if any(size != 1 for size in others) or aligned[1] not in (1, x_sizes[1]):
+        return None
+    return b.reshape(slope, [aligned[1]], [aligned[1]])
+
+
 def _prelu(node: OnnxNode, b: TorchBuilder, slope):
-    """PRelu(X, slope) = X < 0 ? slope * X : X."""
+    """PRelu(X, slope) = X < 0 ? slope * X : X; aten.prelu when the user keeps it backend-legal
+    and the slope is per channel or shared."""
     x = node.input(0)
+    weight = _per_channel_slope(b, x, slope) if node.is_backend_legal("aten.prelu") else None
+    if weight is not None:
+        return b.op("aten.prelu", node.result_type(), x, weight)
     result = node.result_info()
     negative = b.op("aten.lt.Scalar", b.tensor_type(b.info(x).sizes, "i1"), x, b.constant_int(0))
     scaled = b.op("aten.mul.Tensor", b.broadcast_type(x, slope), x, slope)
@@ -72,10 +88,22 @@ def elu(node: OnnxNode, b: TorchBuilder):
     return _elu(node, b, node.attr_float("alpha"), 1.0, 1.0)
 
 
+# torch's selu constants; ONNX's default attributes are these rounded to float32.
+TORCH_SELU_ALPHA, TORCH_SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+
+def _close(value: float, reference: float) -> bool:
+    return abs(value - reference) <= 1e-6 * abs(reference)
+
+
 @converts("Selu", since=1)
 def selu(node: OnnxNode, b: TorchBuilder):
-    """Selu = gamma * (x > 0 ? x : alpha * (exp(x) - 1)): elu with scale gamma."""
-    return _elu(node, b, node.attr_float("alpha"), node.attr_float("gamma"), 1.0)
+    """Selu = gamma * (x > 0 ? x : alpha * (exp(x) - 1)): elu with scale gamma (aten.selu when the
+    user keeps it backend-legal and alpha, gamma are torch's constants)."""
+    alpha, gamma = node.attr_float("alpha"), node.attr_float("gamma")
+    if node.is_backend_legal("aten.selu") and _close(alpha, TORCH_SELU_ALPHA) and _close(gamma, TORCH_SELU_SCALE):
+        return b.op("aten.selu", node.result_type(), node.input(0))
+    return _elu(node, b, alpha, gamma, 1.0)
 
 
 @converts("Celu", since=12)
@@ -84,6 +112,8 @@ def celu(node: OnnxNode, b: TorchBuilder):
     alpha = node.attr_float("alpha")
     if alpha == 0:
         node.fail("alpha 0 divides by zero")
+    if node.is_backend_legal("aten.celu"):
+        return b.op("aten.celu", node.result_type(), node.input(0), b.constant_float(alpha))
     return _elu(node, b, alpha, 1.0, 1.0 / alpha)
 
 
@@ -97,8 +127,12 @@ def gelu(node: OnnxNode, b: TorchBuilder):
 
 @converts("HardSigmoid", since=1)
 def hard_sigmoid(node: OnnxNode, b: TorchBuilder):
-    """max(0, min(1, alpha * x + beta))."""
+    """max(0, min(1, alpha * x + beta)); aten.hardsigmoid (alpha 1/6, beta 1/2) when the user keeps
+    it backend-legal."""
     x, result_type = node.input(0), node.result_type()
+    alpha, beta = node.attr_float("alpha"), node.attr_float("beta")
+    if node.is_backend_legal("aten.hardsigmoid") and _close(alpha, 1 / 6) and beta == 0.5:
+        return b.op("aten.hardsigmoid", result_type, x)
     scaled = b.op("aten.mul.Scalar", result_type, x, b.constant_float(node.attr_float("alpha")))
     shifted = b.op("aten.add.Scalar", result_type, scaled, b.constant_float(node.attr_float("beta")), b.constant_int(1))
     return b.op("aten.clamp", result_type, shifted, b.constant_float(0.0), b.constant_float(1.0))

@@ -52,6 +52,8 @@ def fast_gelu(node: OnnxNode, b: TorchBuilder):
     x, bias = node.input(0), node.optional_input(1)
     if bias is not None:
         x = b.binary("aten.add.Tensor", x, bias)
+    if node.is_backend_legal("aten.gelu"):  # the same tanh approximation, kept as one op
+        return _gelu(node, b, x, "tanh")
     x = b.cast_to(x, node.result_type())
     cube = b.binary("aten.mul.Tensor", b.binary("aten.mul.Tensor", x, x), x)
     inner = b.binary("aten.add.Tensor", x, b.scalar_op("aten.mul.Scalar", cube, 0.044715))
@@ -65,6 +67,8 @@ def quick_gelu(node: OnnxNode, b: TorchBuilder):
     """Y = X * sigmoid(alpha * X)."""
     x = node.input(0)
     alpha = node.attr_float("alpha", 1.702)
+    if alpha == 1.0 and node.is_backend_legal("aten.silu"):
+        return b.op("aten.silu", node.result_type(), x)
     gate = b.unary("aten.sigmoid", b.scalar_op("aten.mul.Scalar", x, alpha) if alpha != 1.0 else x)
     return b.binary("aten.mul.Tensor", x, gate, node.result_type())
 

@@ -60,11 +60,43 @@ def _normalize(b: TorchBuilder, x: ir.Value, first_dim: int, epsilon: float, cen
     return b.binary("aten.mul.Tensor", x, inverse_std), mean, inverse_std
 
 
+def _kept_normalization(node: OnnxNode, b: TorchBuilder, x, first_dim: int, epsilon: float, gamma, beta,
+                        centered: bool, statistics=(1, 2), widen: bool = False):
+    """gamma * norm(x) (+ beta) as one aten.layer_norm (centered) or aten.rms_norm when the user keeps
+    that op backend-legal, the statistics outputs are unused and gamma/beta have the normalized
+    shape; else None (the composed form), having created no op. `widen`: x in f32 if narrower."""
+    torch_op = "aten.layer_norm" if centered else "aten.rms_norm"
+    if not node.is_backend_legal(torch_op) or any(
+        i < node.num_results and node.result_is_used(i) for i in statistics
+    ):
+        return None
+    info = b.info(x)
+    normalized = tuple(info.sizes[first_dim:])
+    if None in normalized or any(v is not None and b.info(v).sizes != normalized for v in (gamma, beta)):
+        return None
+    x = _wide(b, x) if widen else x
+    info = b.info(x)
+    shape = b.int_list(list(normalized))
+    if centered:
+        arguments = [_wide(b, gamma), b.constant_none() if beta is None else _wide(b, beta)]
+        return b.op(
+            torch_op, b.tensor_type(info.sizes, info.element), x, shape, *arguments,
+            b.constant_float(epsilon), b.constant_bool(True),
+        )
+    return b.op(torch_op, b.tensor_type(info.sizes, info.element), x, shape, _wide(b, gamma), b.constant_float(epsilon))
+
+
 def _first_normalized_dim(node: OnnxNode, rank: int) -> int:
     axis = node.attr_int("axis", -1)
     if not -rank <= axis < rank:
         node.fail(f"axis {axis} is out of range for rank {rank}")
     return axis + rank if axis < 0 else axis
+
+
+def _kept_results(node: OnnxNode, b: TorchBuilder, kept: ir.Value) -> list:
+    """[output 0 from a kept normalization, None for each other result]."""
+    output = b.cast_to(b.to_dtype(kept, node.result_info(0).element), node.result_type(0))
+    return [output] + [None] * (node.num_results - 1)
 
 
 def _scale_and_shift(b: TorchBuilder, y: ir.Value, gamma: ir.Value, beta: ir.Value | None) -> ir.Value:
@@ -93,6 +125,12 @@ def layer_normalization_contrib(node: OnnxNode, b: TorchBuilder):
     scale, bias = node.input(1), node.optional_input(2)
     if stash == 1:
         x = _wide(b, x)
+    # (stash_type 0 on f16/bf16 keeps the composed form: the kept op's scale and bias are widened.)
+    kept = None
+    if stash == 1 or b.info(x).element not in NARROW_FLOATS:
+        kept = _kept_normalization(node, b, x, first_dim, node.attr_float("epsilon", 1e-5), scale, bias, True)
+    if kept is not None:
+        return _kept_results(node, b, kept)
     y, mean, inverse_std = _normalize(b, x, first_dim, node.attr_float("epsilon", 1e-5), centered=True)
     y = b.binary("aten.mul.Tensor", y, _wide(b, scale) if stash == 1 else scale)
     if bias is not None:
@@ -108,6 +146,12 @@ def simplified_layer_normalization(node: OnnxNode, b: TorchBuilder):
     x, first_dim, stash = _normalization_operands(node)
     if stash == 1:
         x = _wide(b, x)
+    kept = None
+    if stash == 1 or b.info(x).element not in NARROW_FLOATS:
+        epsilon = node.attr_float("epsilon", 1e-5)
+        kept = _kept_normalization(node, b, x, first_dim, epsilon, node.input(1), None, False, statistics=(1,))
+    if kept is not None:
+        return _kept_results(node, b, kept)
     y, _, inverse_std = _normalize(b, x, first_dim, node.attr_float("epsilon", 1e-5), centered=False)
     scale = node.input(1)
     y = b.binary("aten.mul.Tensor", y, _wide(b, scale) if stash == 1 else scale)
@@ -132,6 +176,13 @@ def _skip_normalization(node: OnnxNode, b: TorchBuilder, centered: bool):
     total = b.binary("aten.add.Tensor", x, skip, node.result_type(0))
     if bias is not None:
         total = b.binary("aten.add.Tensor", total, bias, node.result_type(0))
+    kept = _kept_normalization(
+        node, b, total, rank - 1, node.attr_float("epsilon", 1e-12), gamma, beta, centered, widen=True
+    )
+    if kept is not None:
+        results = _kept_results(node, b, kept)[:1] + [None, None]
+        results.append(total if node.num_results > 3 and node.result_is_used(3) else None)
+        return results[: node.num_results]
     y, mean, inverse_std = _normalize(
         b, _wide(b, total), rank - 1, node.attr_float("epsilon", 1e-12), centered=centered
     )

@@ -111,11 +111,18 @@ def batch_norm(node: OnnxNode, b: TorchBuilder):
 @converts("InstanceNormalization", since=1)
 def instance_norm(node: OnnxNode, b: TorchBuilder):
     """Per (sample, channel) normalization over the spatial dims, then per-channel scale and B.
-    Composed here: torch-mlir's `aten.instance_norm` decomposition miscounts dynamic spatial dims."""
+    Composed here: torch-mlir's `aten.instance_norm` decomposition miscounts dynamic spatial dims
+    (emitted only when the user keeps it backend-legal, so it is never decomposed)."""
     x = node.input(0)
     rank = len(node.input_sizes(0))
     if rank < 3:
         node.fail(f"input rank {rank}: needs at least one spatial dim")
+    if node.is_backend_legal("aten.instance_norm"):
+        none, false = b.constant_none(), b.constant_bool(False)
+        return b.op(
+            "aten.instance_norm", node.result_type(), x, node.input(1), node.input(2), none, none,
+            b.constant_bool(True), b.constant_float(0.1), b.constant_float(node.attr_float("epsilon")), false,
+        )
     dims = list(range(2, rank))
     mean = b.reduce_mean(x, dims)
     centered = b.binary("aten.sub.Tensor", x, mean)
@@ -146,7 +153,15 @@ def layer_norm(node: OnnxNode, b: TorchBuilder):
         x, scale = b.to_dtype(x, element), b.to_dtype(scale, element)
         bias = None if bias is None else b.to_dtype(bias, element)
     statistics_type = b.tensor_type(sizes[:axis] + [1] * (rank - axis), element)
-    if node.target == "tosa" and None in sizes:
+    if node.is_backend_legal("aten.layer_norm") and not _uses_statistics_outputs(node):
+        # The user keeps aten.layer_norm (one result): emit it, not its native form.
+        y = b.op(
+            "aten.layer_norm", b.tensor_type(sizes, element), x, b.int_list(b.dims(x)[axis:]),
+            scale if fits(scale) else b.constant_none(), bias if fits(bias) else b.constant_none(),
+            b.constant_float(node.attr_float("epsilon")), b.constant_bool(True),
+        )
+        mean = inverse_std = None
+    elif node.target == "tosa" and None in sizes and not node.is_backend_legal("aten.native_layer_norm"):
         y, mean, inverse_std = _layer_norm_composed(b, x, list(range(axis, rank)), node.attr_float("epsilon"))
         fits = lambda value: False  # noqa: E731 - scale and bias are applied below
     else:

@@ -40,6 +40,9 @@ TORCH_ATTRIBUTE_PREFIX = "torch.onnx."
 UNREALIZED_CAST = "builtin.unrealized_conversion_cast"
 # Targets whose torch-mlir lowering takes no torch.prim.Loop/If: loops are unrolled there (OnnxNode.target).
 LOOPLESS_TARGETS = ("tosa", "stablehlo")
+# A module attribute (array of strings) holding the backend-legal Torch ops during the conversion
+# (OnnxNode.is_backend_legal); conversion/passes.py sets it and removes it afterwards.
+BACKEND_LEGAL_ATTRIBUTE = "onnx_torch_mlir.backend_legal_ops"
 _REQUIRED = object()  # sentinel: "use the schema's default, fail if there is none"
 # A name location `loc("add0")`, possibly around a file location or inside a fused one.
 _NAME_LOC = re.compile(r'^loc\((?:fused\[)?"((?:[^"\\]|\\.)*)"(?!:\d)')
@@ -107,6 +110,15 @@ def _attribute_python_value(attribute: ir.Attribute):
     return attribute
 
 
+def backend_legal_ops(op: ir.Operation) -> tuple[str, ...]:
+    """The backend-legal Torch ops recorded on the module holding `op` (BACKEND_LEGAL_ATTRIBUTE)."""
+    while op is not None and op.name != "builtin.module":
+        op = op.parent
+    if op is None or BACKEND_LEGAL_ATTRIBUTE not in op.attributes:
+        return ()
+    return tuple(ir.StringAttr(name).value for name in ir.ArrayAttr(op.attributes[BACKEND_LEGAL_ATTRIBUTE]))
+
+
 class OnnxNode:
     """A typed view of one ONNX op: operands, attributes with defaults, result types, name."""
 
@@ -139,6 +151,12 @@ class OnnxNode:
     def fail(self, reason: str):
         """Stop converting this node; `reason` becomes the diagnostic (the node is named for you)."""
         raise UnsupportedNode(reason)
+
+    def is_backend_legal(self, torch_op: str) -> bool:
+        """Whether the user declared `torch_op` ("aten.layer_norm") backend-legal. A pattern with a
+        composite torch form emits that op then (not a decomposition of it), so it reaches the
+        backend as the custom op the user asked for (docs/custom-ops.md)."""
+        return torch_op in backend_legal_ops(self.op)
 
     # -- operands ---------------------------------------------------------------
     @property
