@@ -202,6 +202,11 @@ def add_pass(manager: PassManager, argument: str) -> None:
     )
 
 
+def our_pipeline(backend_legal_ops: Sequence[str] = ()) -> list[str]:
+    """Our four passes; the conversion honours `backend_legal_ops` (OnnxNode.is_backend_legal)."""
+    return [convert_step(backend_legal_ops)] + list(OUR_PIPELINE[1:])
+
+
 def convert_onnx_to_torch_pipeline(backend_legal_ops: Sequence[str] = ()) -> list[str]:
     """The steps of `convert-onnx-to-torch-pipeline`: our four passes, then torch-mlir's."""
     return our_pipeline(backend_legal_ops) + [backend_contract_pipeline(backend_legal_ops)]
