@@ -1,11 +1,13 @@
 """Unsigned constants in torch-mlir's StableHLO output, in a form its consumers lower.
 
 StableHLO keeps unsigned integer types (`ui8`), and torch-mlir's lowering makes a
-`stablehlo.constant` of a uint8 weight (a quantized embedding table feeding a Gather) with that
-type. Neither consumer lowers such a constant: StableHLO's own lowering to Linalg (our reference
-runner) and IREE's both make an `arith.constant` whose value keeps `ui8` while its result is the
-signless `i8` ("'arith.constant' op failed to verify that all of {value, result} have same
-type"). Every other op on unsigned tensors lowers.
+`stablehlo.constant` of a uint8 weight (a quantized embedding table feeding a Gather, packed
+4-bit weights) with that type. Neither consumer lowers such a constant when it is a resource (the
+importer maps every weight of more than one element as one): StableHLO's own lowering to Linalg
+(our reference runner) and IREE's both make an `arith.constant` whose value keeps `ui8` while its
+result is the signless `i8` ("'arith.constant' op failed to verify that all of {value, result}
+have same type"). Literal (`dense<...>`) unsigned constants and every other op on unsigned
+tensors lower.
 
 `signless_unsigned_constants` gives each such constant the signless type of the same width,
 holding the same bytes (a weight the importer mapped gets a second resource over its buffer, no
@@ -13,7 +15,6 @@ copy: `importer.tensors.resource_bytes`), and a
 `stablehlo.bitcast_convert` back to the unsigned type for its users.
 """
 
-import numpy as np
 from torch_mlir import ir
 
 from ..errors import PipelineError
@@ -27,7 +28,8 @@ def signless_unsigned_constants(module: ir.Module) -> int:
     constants = []
 
     def collect(operation: ir.Operation) -> ir.WalkResult:
-        if operation.name == CONSTANT and _unsigned_element(operation.results[0].type):
+        if (operation.name == CONSTANT and _unsigned_element(operation.results[0].type)
+                and str(operation.attributes["value"]).startswith("dense_resource<")):
             constants.append(operation)
         return ir.WalkResult.ADVANCE
 
@@ -58,19 +60,11 @@ def _rewrite(constant: ir.Operation) -> None:
 
 
 def _retyped(value: ir.Attribute, signless: ir.RankedTensorType) -> ir.Attribute:
-    """The same bytes as an attribute of type `signless`: a weight the importer made as a
-    resource gets a new resource over the same buffer (no copy); literal values are read as
-    numpy and reinterpreted."""
-    if str(value).startswith("dense_resource<"):
-        data = resource_bytes(value)
-        if data is None:
-            raise PipelineError(f"stablehlo: a {value.type} constant of unknown origin cannot be made signless "
-                                "(its consumers cannot lower an unsigned constant)")
-        name = str(value).partition(" : ")[0].removeprefix("dense_resource<").removesuffix(">")
-        width = signless.element_type.width
-        return ir.DenseResourceElementsAttr.get_from_buffer(
-            data, f"{name}_signless", signless, alignment=max(1, width // 8)
-        )
-    elements = np.array(ir.DenseIntElementsAttr(value))
-    signed = elements.view(np.dtype(f"int{elements.dtype.itemsize * 8}"))
-    return ir.DenseElementsAttr.get(np.ascontiguousarray(signed), type=signless)
+    """The same bytes as a resource of type `signless`, over the buffer the importer mapped (no copy)."""
+    data = resource_bytes(value)
+    if data is None:
+        raise PipelineError(f"stablehlo: a {value.type} weight of unknown origin cannot be made signless "
+                            "(neither StableHLO consumer lowers an unsigned resource constant)")
+    name = str(value).partition(" : ")[0].removeprefix("dense_resource<").removesuffix(">")
+    width = signless.element_type.width
+    return ir.DenseResourceElementsAttr.get_from_buffer(data, f"{name}_signless", signless, alignment=max(1, width // 8))
