@@ -264,12 +264,13 @@ def test_bad_dim_option_says_the_form():
         onnx_torch_mlir.compile(_mlp_model(), "tosa", dims=["batch"])
 
 
-# IREE compiles this TOSA but its run fails with "FAILED_PRECONDITION; transient buffer has not been
-# committed" once the pooled result follows the convolution branches (each piece alone, and the
-# same model's Linalg, run correctly on IREE; the reference runner runs this TOSA correctly): an
-# IREE runtime failure not yet minimized.
+# IREE compiles this TOSA but its run on the local-task driver (the one runtime/iree.py uses) fails
+# with "FAILED_PRECONDITION; transient buffer has not been committed" in hal.fence.await: a
+# dynamically shaped intermediate read by two reductions (Relu then GlobalAveragePool is enough).
+# The same vmfb runs correctly on IREE's local-sync driver, and the reference runner runs this
+# TOSA correctly: an IREE runtime failure of its task driver.
 _IREE_TRANSIENT_BUFFER = pytest.mark.xfail(
-    strict=True, reason="IREE run: 'transient buffer has not been committed' on this dynamic TOSA (see comment)")
+    strict=True, reason="IREE local-task driver: 'transient buffer has not been committed' (local-sync runs it; see comment)")
 
 
 @pytest.mark.parametrize("consumer", ["reference", pytest.param("iree", marks=_IREE_TRANSIENT_BUFFER)])

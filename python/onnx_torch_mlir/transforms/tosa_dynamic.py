@@ -5,19 +5,30 @@ constant shape with at most one `-1`, and nothing turns a dim into a number (tor
 `aten.size.int`). Many dynamic models still need no run-time number; after the Torch backend
 contract, `keep_dims_dynamic_for_tosa` rewrites the forms that read one needlessly:
 
-- a view/reshape whose target holds exactly one run-time size (`aten.size.int` and arithmetic
-  on it) takes `-1` there: the element count fixes it (a Flatten or a head split on a dynamic
-  batch);
+- a view/reshape whose result has one dynamic dim takes its result type's static sizes and -1
+  there, whatever its target list computed (`aten.size.int` and arithmetic on it): the element
+  count fixes it (a Flatten, a head split or GroupNorm's grouping on a dynamic batch);
 - a mean over dynamic dims, which torch-mlir's decomposition writes as a sum divided by the
   product of the dims' sizes, divides by the same sum of ones (a select on `x == x or x != x`,
   true for every value, NaN included): the count is a tensor, not a number. (torch-mlir's own TOSA
   lowering of `aten.mean.dim` on dynamic dims multiplies by infinity.)
+- a slice with constant bounds along a static dim of a tensor with a dynamic dim is `tosa.slice`
+  with size -1 on the dynamic dims (torch-mlir's lowering of `aten.slice.Tensor` takes only
+  static shapes; TOSA's own lowering takes -1), between torch_c casts the pipeline folds;
+- a broadcast keeps a dynamic dim as -1 (a dynamic dim is never broadcast, as on Linalg, where
+  that is checked at run time) and an identity broadcast goes; a broadcast to a run-time size
+  from a size-1 dim (a class token expanded to the batch, `ones_like` of a dynamic tensor) is a
+  select on a true mask shaped by the tensor the size was read from;
+- a concatenation along a static axis of tensors with a dynamic dim is the sum of the pieces
+  zero-padded to the result (torch-mlir's TOSA `aten.cat` takes only static shapes);
 - a matmul of a rank-4 tensor with a dynamic dim by a constant matrix (ConvNeXt's pointwise
   layers on a dynamic image) is a 1x1 convolution between two permutations, which TOSA lowers
   on dynamic sizes (the permutations cancel against the convolution's own NHWC transposes).
 
-Whatever still reads a run-time size is refused with the op that needs it and the way out,
-`--dim NAME=SIZE`.
+Whatever still reads a run-time size (a view with two dynamic dims, e.g. BERT's heads split on
+a dynamic batch and sequence), and a convolution or pool whose output size on a dynamic image
+size differs from its input's (torch-mlir sizes those only from static sizes), is refused with
+the op that needs it and the way out, `--dim NAME=SIZE`.
 """
 
 from torch_mlir import ir
@@ -31,7 +42,12 @@ _INT = "!torch.int"
 def keep_dims_dynamic_for_tosa(module: ir.Module, hint: str) -> None:
     """Rewrite `module` in place (module docstring); raise PipelineError naming the first op that
     still needs a run-time size, with `hint` (how to fix dims) appended."""
+    from .custom_ops import load_backend_dialects
+
+    load_backend_dialects(module.context)
     with module.context, ir.Location.unknown():
+        for op in _ops(module, ("torch.aten.slice.Tensor",)):
+            _slice_as_tosa_slice(op)
         for op in _ops(module, ("torch.aten.matmul",)):
             _matmul_as_convolution(op)
         for op in _ops(module, ("torch.aten.div.Scalar",)):
@@ -250,6 +266,53 @@ def _check_window_keeps_dynamic_sizes(op: ir.Operation, hint: str) -> None:
                 f"torch-to-tosa: {op.location}: '{name}' with stride {stride[axis]}, kernel {kernel[axis]} and "
                 f"padding {padding[axis]} on a dynamic image size ({op.operands[0].type}): torch-mlir's TOSA "
                 f"lowering sizes such a window's result only from static input sizes ({hint})")
+
+
+# --------------------------------------------------------------------------------------------------
+# slices
+
+
+def _slice_as_tosa_slice(op: ir.Operation) -> bool:
+    """`slice.Tensor` with constant bounds and step 1 along a static dim of a tensor with a dynamic
+    dim, as `tosa.slice` with size -1 on the dynamic dims (TOSA's lowering to tensor takes that;
+    torch-mlir's lowering of the slice takes only static shapes). Bridged with torch_c casts,
+    which the backend pipeline folds away."""
+    from .custom_ops import builtin_tensor_type
+
+    x = op.operands[0]
+    sizes, _ = _vtensor_sizes(x.type)
+    result_sizes, _ = _vtensor_sizes(op.results[0].type)
+    dim, start, end, step = (_constant_int(operand) for operand in list(op.operands)[1:5])
+    if sizes is None or result_sizes is None or None not in sizes or None in (dim, start, step) or step != 1:
+        return False
+    dim %= len(sizes)
+    if sizes[dim] is None:
+        return False
+    length = sizes[dim]
+    end = length if end is None else end
+    start, end = (min(max(value + length if value < 0 else value, 0), length) for value in (start, end))
+    count = max(end - start, 0)
+    if result_sizes[dim] != count:
+        return False
+    builtin_input, builtin_result = builtin_tensor_type(x.type), builtin_tensor_type(op.results[0].type)
+    if builtin_input is None or builtin_result is None:
+        return False
+    location, ip = op.location, ir.InsertionPoint(op)
+    create = lambda name, results, operands, attributes=None: ir.Operation.create(  # noqa: E731
+        name, results=results, operands=operands, attributes=attributes or {}, loc=location, ip=ip).results[0]
+    tensor = create("torch_c.to_builtin_tensor", [builtin_input], [x])
+    starts = [start if axis == dim else 0 for axis in range(len(sizes))]
+    counts = [count if axis == dim else (-1 if size is None else size) for axis, size in enumerate(sizes)]
+    sliced = create("tosa.slice", [builtin_result], [tensor, _const_shape(create, starts), _const_shape(create, counts)])
+    result = create("torch_c.from_builtin_tensor", [op.results[0].type], [sliced])
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+    return True
+
+
+def _const_shape(create, values: list) -> ir.Value:
+    attribute = ir.Attribute.parse(f"dense<[{', '.join(map(str, values))}]> : tensor<{len(values)}xindex>")
+    return create("tosa.const_shape", [ir.Type.parse(f"!tosa.shape<{len(values)}>")], [], {"values": attribute})
 
 
 # --------------------------------------------------------------------------------------------------
