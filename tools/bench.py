@@ -404,7 +404,7 @@ def main(argv=None) -> int:
     wanted = lambda name: not args.filter or any(pattern in name for pattern in args.filter)  # noqa: E731
     models = [model for model in (zoo_model(name) for name in ZOO_MODELS if wanted(name)) if model is not None]
     if not args.skip_big and (not args.filter or any(pattern in "mlp-external generated" for pattern in args.filter)):
-        models.append(generated_model(args.work_dir, args.big_gib))
+        models.insert(1, generated_model(args.work_dir, args.big_gib))  # the long ones first: a cut-short run keeps them
     cells = [
         Cell(model, backend, output_format, repeat=cell_repeat(model, backend, output_format, args.repeat, args.full_repeat))
         for model in models
