@@ -43,7 +43,7 @@ CHILD = textwrap.dedent(
     if importer == "ours":
         from onnx_torch_mlir import import_onnx
         def run():
-            return import_onnx(path, form="torch-onnx", context=make_context(), progress=False)
+            return import_onnx(path, form="torch-onnx", context=make_context())
     else:
         import os, onnx
         from torch_mlir.extras import onnx_importer
