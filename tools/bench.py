@@ -312,7 +312,8 @@ def report(cells: list[Cell], repeat: int, jobs: int, seconds: float, note: str)
         "about 130 MiB before any model). torch-mlir's path: its importer after ONNX shape inference "
         "with data propagation, `torch-onnx-to-torch-backend-pipeline`, the same backend pipeline. "
         "Ratios are ours over torch-mlir's (below 1: we are faster or smaller); the *stages ratio* "
-        "leaves out starting Python and loading the libraries (the sum of the stages below).",
+        "leaves out starting Python and loading the libraries (the sum of the stages below). The "
+        "generated model over 2 GB is written as bytecode only: as text it would be twice its weights in hex.",
         "",
         f"Machine: {machine_description(jobs)}; the run took {seconds / 60:.1f} min." + (f" {note}" if note else ""),
         "",
