@@ -261,6 +261,21 @@ def _saturate_to_float8(node: OnnxNode, b: TorchBuilder, x, element: str):
     return b.binary("aten.minimum", b.scalar_tensor_literal(limit, element_of_x), x)
 
 
+# Float targets a cast cannot reach (casts from them work: the runner emulates them).
+_UNREACHABLE_FLOAT_TARGETS = {
+    "f4E2M1FN": "a cast to float4e2m1 is not supported: Torch has no float4 dtype to convert to (its "
+                "float4_e2m1fn_x2 packs two values a byte); casts from float4e2m1 are",
+    "f8E8M0FNU": "a cast to float8e8m0 is not supported: its rounding modes (`round_mode` up, down, "
+                 "nearest, with `saturate`) have no Torch conversion; casts from float8e8m0 are",
+}
+_UNREACHABLE_FLOAT_CODES = {onnx.TensorProto.FLOAT4E2M1: "f4E2M1FN", onnx.TensorProto.FLOAT8E8M0: "f8E8M0FNU"}
+
+
+def _refuse_unreachable_float_target(node: OnnxNode, element: str | None) -> None:
+    if element in _UNREACHABLE_FLOAT_TARGETS:
+        node.fail(_UNREACHABLE_FLOAT_TARGETS[element])
+
+
 def _cast(node: OnnxNode, b: TorchBuilder, element: str):
     x = node.input(0)
     info = b.info(x)
@@ -318,6 +333,7 @@ def cast(node: OnnxNode, b: TorchBuilder):
     fit are undefined in ONNX."""
     _refuse_two_bit_types(node)
     target = _cast_target(node)
+    _refuse_unreachable_float_target(node, _UNREACHABLE_FLOAT_CODES.get(target))
     if target in (onnx.TensorProto.INT4, onnx.TensorProto.UINT4):
         return _cast(node, b, "si4" if target == onnx.TensorProto.INT4 else "ui4")
     if target in _TWO_BIT_TARGETS:
@@ -330,4 +346,6 @@ def cast_like(node: OnnxNode, b: TorchBuilder):
     """Casts to the element type of input 1. A 2-bit target_type reaches us as the 8 bits our
     importer holds it in, so no wrapping to 2 bits happens here (unlike Cast to int2/uint2)."""
     _refuse_two_bit_types(node)
+    if node.input_info(1).element != node.input_info(0).element:
+        _refuse_unreachable_float_target(node, node.input_info(1).element)
     return _cast(node, b, node.input_info(1).element)
