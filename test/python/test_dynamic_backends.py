@@ -13,6 +13,8 @@ StableHLO).
 - an image model with dynamic batch, height and width kept `?` on TOSA (GlobalAveragePool,
   Flatten, channel Concat, a channels-last MatMul, a class token Expanded to the batch); its
   strided form needs the image size fixed, and the error says so;
+- token ids on a dynamic batch on TOSA: an embedding Gather (tosa.gather), a Cast, an Expand
+  to a Shape and a first-token Gather (tosa.slice);
 - `dims=` (the command line's `--dim NAME=SIZE`) fixing symbolic dims at compile time.
 
 Tolerance (fp32): rtol 1e-4, atol 1e-5.
@@ -186,6 +188,33 @@ def _image_model(stride: int = 1) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
+def _tokens_model() -> onnx.ModelProto:
+    """x [batch, 6] token ids: an embedding Gather, a mask Cast from the ids and Expanded to the
+    embeddings' Shape, and the first token picked (BERT's pooler input): on TOSA a tosa.gather,
+    a tosa.cast, a select and a tosa.slice, all on the dynamic batch."""
+    table = np.random.default_rng(7).standard_normal((50, 8)).astype(np.float32)
+    const = lambda name, value: helper.make_node(  # noqa: E731
+        "Constant", [], [name], value=numpy_helper.from_array(np.array(value, dtype=np.int64)))
+    nodes = [
+        const("three", 3), const("last", [-1]), const("zero", 0),
+        helper.make_node("Gather", ["table", "x"], ["embedded"]),
+        helper.make_node("Greater", ["x", "three"], ["kept"]),
+        helper.make_node("Cast", ["kept"], ["kept_f"], to=TensorProto.FLOAT),
+        helper.make_node("Unsqueeze", ["kept_f", "last"], ["kept3"]),
+        helper.make_node("Shape", ["embedded"], ["shape"]),
+        helper.make_node("Expand", ["kept3", "shape"], ["mask"]),
+        helper.make_node("Mul", ["embedded", "mask"], ["masked"]),
+        helper.make_node("Gather", ["masked", "zero"], ["y"], axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "dynamic_tokens",
+        [helper.make_tensor_value_info("x", TensorProto.INT64, ["batch", 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8])],
+        initializer=[numpy_helper.from_array(table, "table")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
 def _run(model: onnx.ModelProto, backend: str, consumer: str, inputs_at_sizes: list, **options) -> None:
     module = onnx_torch_mlir.compile(model, backend, **options)
     if consumer == "reference":
@@ -293,3 +322,11 @@ def test_strided_convolution_on_tosa_with_the_image_size_fixed(consumer):
     """With --dim height/width the batch stays dynamic."""
     _run(_image_model(stride=2), "tosa", consumer, [_normal(1, 3, 6, 10), _normal(2, 3, 6, 10, seed=2)],
          dims={"height": 6, "width": 10})
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_token_lookup_with_dynamic_batch_on_tosa(consumer):
+    ids = lambda batch, seed: np.random.default_rng(seed).integers(0, 50, (batch, 6)).astype(np.int64)  # noqa: E731
+    module = str(onnx_torch_mlir.compile(_tokens_model(), "tosa"))
+    assert "tosa.gather" in module and "tosa.slice" in module
+    _run(_tokens_model(), "tosa", consumer, [ids(1, 1), ids(4, 2)])
