@@ -41,7 +41,20 @@ $(STAMP): pyproject.toml externals/mlir-wheels.toml
 demo: venv
 	$(BIN)/onnx-torch-mlir demo
 
-test: venv test-lit test-python test-wheel test-conformance test-coverage test-zoo
+test: venv test-lit test-python test-wheel test-conformance test-coverage test-zoo test-fuzz
+
+# The fuzzer (tools/fuzz.py): seeded mutations of the conformance models, each compiled to every enabled
+# backend in its own process. `make fuzz` runs FUZZ_COUNT of them and rewrites docs/robustness.md's report;
+# `make test-fuzz` (in make test, about a minute) the first 300, failing on a crash, hang, traceback or leftover.
+FUZZ_COUNT ?= 5000
+fuzz: venv
+	rm -f build/fuzz/results.jsonl
+	$(BIN)/python tools/fuzz.py --seed 1 --count $(FUZZ_COUNT) --jobs $(JOBS) --results build/fuzz/results.jsonl \
+		--report docs/robustness.md
+
+test-fuzz: venv
+	rm -f build/fuzz/test-results.jsonl
+	$(BIN)/python tools/fuzz.py --seed 1 --count 300 --jobs $(JOBS) --results build/fuzz/test-results.jsonl --check
 
 test-lit: venv
 	PATH=$(abspath $(BIN)):$$PATH $(BIN)/lit -sv test/lit

@@ -91,3 +91,34 @@ def _parse(data: bytes, name: str) -> onnx.ModelProto:
 def _check_graph(model: onnx.ModelProto, name: str) -> None:
     if not model.HasField("graph"):
         raise ModelLoadError(f"{name}: not an ONNX model (no graph)")
+    bad = _first_bad_text(model.graph)
+    if bad is not None:
+        raise ModelLoadError(f"{name}: not an ONNX model ({bad} is not valid UTF-8; a corrupt file?)")
+
+
+def _first_bad_text(graph: onnx.GraphProto) -> str | None:
+    """Where a name of `graph` (or of a subgraph) is not valid UTF-8, else None.
+
+    ONNX's strings are proto2 `string` fields, which protobuf does not validate: a corrupt
+    byte gives Python a `bytes` object where a `str` is expected, and every later use fails.
+    """
+    if not isinstance(graph.name, str):
+        return f"graph name {graph.name!r}"
+    for value in list(graph.input) + list(graph.output) + list(graph.value_info) + list(graph.initializer):
+        if not isinstance(value.name, str):
+            return f"value name {value.name!r}"
+        dims = value.type.tensor_type.shape.dim if isinstance(value, onnx.ValueInfoProto) else ()
+        if any(not isinstance(dim.dim_param, str) for dim in dims):
+            return f"a dim name of value {value.name!r}"
+    for node in graph.node:
+        for field in (node.name, node.op_type, node.domain, *node.input, *node.output):
+            if not isinstance(field, str):
+                return f"a name in node {node.name!r} ({node.op_type!r})"
+        for attribute in node.attribute:
+            if not isinstance(attribute.name, str) or not isinstance(attribute.ref_attr_name, str):
+                return f"an attribute name of node {node.name!r}"
+            for subgraph in ([attribute.g] if attribute.HasField("g") else []) + list(attribute.graphs):
+                bad = _first_bad_text(subgraph)
+                if bad is not None:
+                    return bad
+    return None

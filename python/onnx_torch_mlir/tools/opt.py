@@ -208,7 +208,13 @@ def run(args) -> int:
     backend_legal_ops = normalize_backend_legal_ops(args.backend_legal_ops.split(","))
     steps = expand_steps(args.steps or [], backend_legal_ops, args.custom_op_encoding)
     source_name = "<stdin>" if args.input == "-" else args.input
-    chunks = split_chunks(read_input(args.input), args.split_input_file)
+    try:
+        chunks = split_chunks(read_input(args.input), args.split_input_file)
+    except UnicodeDecodeError as error:
+        raise OnnxTorchMlirError(
+            f"{source_name}: not MLIR: neither bytecode nor UTF-8 text (byte {error.start} is "
+            f"{error.object[error.start]:#04x})"
+        ) from None
     if args.emit_bytecode and len(chunks) > 1:
         raise OnnxTorchMlirError("--emit-bytecode cannot write several modules (--split-input-file)")
     modules = [process_chunk(chunk, args, steps, source_name) for chunk in chunks]

@@ -103,14 +103,22 @@ def _attribute_proto(node: OnnxNode, name: str, schema_attribute) -> AttributePr
     raw = node.raw_attribute(name)
     if raw is None:
         return None
-    value = _attribute_python_value(raw)
-    kind = schema_attribute.type
+    try:
+        return _typed_attribute_proto(node, name, schema_attribute.type, _attribute_python_value(raw))
+    except (TypeError, ValueError):  # helper.make_attribute refuses a value of another kind
+        node.fail(f"attribute '{name}' must be of type {AttributeProto.AttributeType.Name(schema_attribute.type)}, "
+                  f"not {str(raw)[:40]}")
+
+
+def _typed_attribute_proto(node: OnnxNode, name: str, kind, value) -> AttributeProto:
     if kind == AttributeProto.TENSOR:
         return helper.make_attribute(name, numpy_helper.from_array(np.asarray(node.attr_tensor(name))))
     if kind == AttributeProto.INT:
         if isinstance(value, ir.Type):  # a TypeAttr: an ONNX data type code
             element = tensor_info(ir.Type.parse(f"tensor<{value}>", value.context)).element
             value = ELEMENT_TO_ONNX[element]
+        if not isinstance(value, (int, np.integer)):
+            raise TypeError(f"not an integer: {value!r}")
         return helper.make_attribute(name, int(value), attr_type=kind)
     if kind in (AttributeProto.FLOAT, AttributeProto.STRING, AttributeProto.INTS, AttributeProto.FLOATS,
                 AttributeProto.STRINGS):

@@ -119,6 +119,22 @@ def backend_legal_ops(op: ir.Operation) -> tuple[str, ...]:
     return tuple(ir.StringAttr(name).value for name in ir.ArrayAttr(op.attributes[BACKEND_LEGAL_ATTRIBUTE]))
 
 
+_KIND_NAMES = {"int": "an integer", "float": "a float", "string": "a string", "ints": "a list of integers",
+               "floats": "a list of floats", "strings": "a list of strings"}
+_INTEGER, _REAL = (int, np.integer), (int, float, np.integer, np.floating)
+
+
+def _is_kind(value, kind: str) -> bool:
+    """Whether an attribute's Python value (_attribute_python_value) is of ONNX attribute `kind`."""
+    if kind in ("ints", "floats", "strings"):
+        if isinstance(value, np.ndarray):
+            return value.ndim == 1 and kind != "strings"
+        return isinstance(value, (list, tuple)) and all(_is_kind(item, kind[:-1]) for item in value)
+    if isinstance(value, np.ndarray):
+        return False
+    return isinstance(value, {"int": _INTEGER, "float": _REAL, "string": (str, bytes)}[kind])
+
+
 class OnnxNode:
     """A typed view of one ONNX op: operands, attributes with defaults, result types, name."""
 
@@ -466,30 +482,39 @@ class OnnxNode:
             return None
         self.fail(f"required attribute '{name}' is missing")
 
-    def attr_int(self, name: str, default=_REQUIRED) -> int | None:
+    def _attr_of_kind(self, name: str, default, kind: str):
+        """`_attr`, failing by name when the attribute is not of `kind` ("int", "ints", ...):
+        a model whose Softmax `axis` is a string gets that error, not a pattern's TypeError."""
         value = self._attr(name, default)
+        if value is None or _is_kind(value, kind):
+            return value
+        shown = f"{value!r}"[:40] if isinstance(value, (int, float, str, bytes, list)) else type(value).__name__
+        self.fail(f"attribute '{name}' must be {_KIND_NAMES[kind]}, not {shown}")
+
+    def attr_int(self, name: str, default=_REQUIRED) -> int | None:
+        value = self._attr_of_kind(name, default, "int")
         return None if value is None else int(value)
 
     def attr_float(self, name: str, default=_REQUIRED) -> float | None:
-        value = self._attr(name, default)
+        value = self._attr_of_kind(name, default, "float")
         return None if value is None else float(value)
 
     def attr_string(self, name: str, default=_REQUIRED) -> str | None:
-        value = self._attr(name, default)
+        value = self._attr_of_kind(name, default, "string")
         if isinstance(value, bytes):
             value = value.decode()
         return value
 
     def attr_ints(self, name: str, default=_REQUIRED) -> list[int] | None:
-        value = self._attr(name, default)
+        value = self._attr_of_kind(name, default, "ints")
         return None if value is None else [int(v) for v in value]
 
     def attr_floats(self, name: str, default=_REQUIRED) -> list[float] | None:
-        value = self._attr(name, default)
+        value = self._attr_of_kind(name, default, "floats")
         return None if value is None else [float(v) for v in value]
 
     def attr_strings(self, name: str, default=_REQUIRED) -> list[str] | None:
-        value = self._attr(name, default)
+        value = self._attr_of_kind(name, default, "strings")
         return None if value is None else [v.decode() if isinstance(v, bytes) else v for v in value]
 
     def attr_tensor(self, name: str, default=_REQUIRED) -> np.ndarray | None:
