@@ -56,7 +56,9 @@ the reference runner returns them: signless `iN` as signed `intN`, `uiN` as
 caller who knows an ONNX model's declared output types reinterprets them with
 `reinterpret_results(outputs, declared_output_dtypes(model))` (both in this
 package's runtime), or `program(*inputs, result_dtypes=...)`.
-Sub-byte integers, float8 and `index` at the boundary are refused with an
+float8 values travel as ml_dtypes arrays (or uint8 bit patterns) of the HAL's
+float8 types (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, E8M0FNU); sub-byte integers,
+float4, float6, IEEE E4M3 and `index` at the boundary are refused with an
 IreeError at compile time.
 
 Every failure is an `IreeError` whose one-line message says the stage
@@ -265,8 +267,16 @@ def _bytecode_of(module) -> bytes:
     return buffer.getvalue()
 
 
-# Float8/6/4 (f8E4M3FN, ...) and index: numpy_dtype_for refuses or IREE's boundary differs.
-_UNSUPPORTED_ELEMENT_PREFIXES = ("f8E", "f6E", "f4E", "index")
+# Float6/4 and index: numpy_dtype_for refuses or IREE's boundary differs.
+_UNSUPPORTED_ELEMENT_PREFIXES = ("f6E", "f4E", "index")
+# ml_dtypes float8 dtype name -> HAL element type name (those the HAL has).
+_HAL_FLOAT8 = {
+    "float8_e4m3fn": "FLOAT_8_E4M3_FN",
+    "float8_e4m3fnuz": "FLOAT_8_E4M3_FNUZ",
+    "float8_e5m2": "FLOAT_8_E5M2",
+    "float8_e5m2fnuz": "FLOAT_8_E5M2_FNUZ",
+    "float8_e8m0fnu": "FLOAT_8_E8M0_FNU",
+}
 
 
 def _spec_of(mlir_type, where: str, entry: str) -> _TensorSpec:
@@ -285,7 +295,7 @@ def _spec_of(mlir_type, where: str, entry: str) -> _TensorSpec:
     if dtype is None or element.startswith(_UNSUPPORTED_ELEMENT_PREFIXES) or _hal_element_type(dtype) is None:
         raise IreeError(
             f"IREE compile: @{entry} {where} has element type {element}, which this consumer cannot "
-            "exchange with IREE (supported: f16, bf16, f32, f64, i1, i8-i64, complex)"
+            "exchange with IREE (supported: f16, bf16, f32, f64, float8 but IEEE E4M3, i1, i8-i64, complex)"
         )
     shape = tuple(None if mlir_type.is_dynamic_dim(i) else size for i, size in enumerate(mlir_type.shape))
     return _TensorSpec(str(mlir_type), dtype, shape)
@@ -295,6 +305,8 @@ def _hal_element_type(dtype: np.dtype):
     """The HAL element type of an array exchanged as `dtype` (None: not exchangeable)."""
     runtime = _iree_runtime()
     dtype = np.dtype(dtype)
+    if dtype.name.startswith("float8"):
+        return getattr(runtime.HalElementType, _HAL_FLOAT8.get(dtype.name, "-"), None)
     if dtype.kind in "iu":
         # MLIR's iN is signless, and so is the HAL's INT_N.
         return getattr(runtime.HalElementType, f"INT_{dtype.itemsize * 8}", None)
