@@ -294,10 +294,10 @@ def test_bad_dim_option_says_the_form():
 
 
 # IREE compiles this TOSA but its run on the local-task driver (the one runtime/iree.py uses) fails
-# with "FAILED_PRECONDITION; transient buffer has not been committed" in hal.fence.await: a
-# dynamically shaped intermediate read by two reductions (Relu then GlobalAveragePool is enough).
-# The same vmfb runs correctly on IREE's local-sync driver, and the reference runner runs this
-# TOSA correctly: an IREE runtime failure of its task driver.
+# with "FAILED_PRECONDITION; transient buffer has not been committed" (a Relu whose dynamically
+# shaped output feeds a GlobalAveragePool is enough; BERT, ViT and the UNet with a dynamic batch
+# fail the same way). The same program runs correctly on IREE's local-sync driver (checked by
+# hand), and the reference runner runs this TOSA correctly: an IREE task-driver failure.
 _IREE_TRANSIENT_BUFFER = pytest.mark.xfail(
     strict=True, reason="IREE local-task driver: 'transient buffer has not been committed' (local-sync runs it; see comment)")
 
