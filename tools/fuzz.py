@@ -94,7 +94,16 @@ def _child(model: str, backend: str, output: str, work: str) -> None:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         from onnx_torch_mlir.tools.main import main
 
-        status = main(["compile", model, "--to", backend, "-o", output])
+        if backend is None:  # the import alone, as `compile` begins (see Runner)
+            from onnx_torch_mlir.compiler import import_model
+            from onnx_torch_mlir.mlir_context import make_context
+            from onnx_torch_mlir.tools.cli_support import run_guarded
+
+            status = run_guarded("onnx-torch-mlir", lambda: import_model(model, "ours", make_context()) and 0)
+            if status == 0:
+                open(output, "w").close()
+        else:
+            status = main(["compile", model, "--to", backend, "-o", output])
     except SystemExit as exit_:
         status = exit_.code if isinstance(exit_.code, int) else 1
     except BaseException:
@@ -132,12 +141,33 @@ class Runner:
         self.jobs, self.timeout, self.scratch = jobs, timeout, scratch
         self.running = {}
 
-    def run(self, tasks, on_result) -> None:
-        tasks = list(tasks)
-        while tasks or self.running:
-            while tasks and len(self.running) < self.jobs:
-                self._start(tasks.pop(0))
-            self._reap(on_result)
+    def run(self, mutations, backends, on_result) -> None:
+        """Each mutation is first imported alone (backend None): `compile` starts with the same
+        import for every backend, so an import that fails fails all of them the same way, and is
+        recorded once per backend without compiling three times. Otherwise one compile per backend."""
+        pending = iter(mutations)
+        queue = []
+
+        def on_task_result(result):
+            if result["backend"] is not None:
+                on_result(result)
+            elif result["outcome"] == "ok":
+                queue[:0] = [result["task"] | {"backend": backend} for backend in backends]
+            else:
+                for backend in backends:
+                    on_result(result | {"backend": backend, "stage": "import"})
+
+        while True:
+            while len(self.running) < self.jobs:
+                if not queue:
+                    mutation = next(pending, None)
+                    if mutation is None:
+                        break
+                    queue.append(mutation | {"backend": None})
+                self._start(queue.pop(0))
+            if not self.running:
+                return
+            self._reap(on_task_result)
 
     def _start(self, task) -> None:
         work = Path(tempfile.mkdtemp(prefix=f"m{task['index']}-", dir=self.scratch))
@@ -168,7 +198,7 @@ class Runner:
             else:
                 status = os.WEXITSTATUS(wait_status)
             del self.running[pid]
-            on_result(self._result(task, work, status, signal_number, elapsed))
+            on_result(self._result(task, work, status, signal_number, elapsed) | {"task": task})
             shutil.rmtree(work, ignore_errors=True)
 
     @staticmethod
@@ -227,12 +257,12 @@ def run_fuzz(args) -> Counter:
             if args.keep:
                 Path(args.keep).mkdir(parents=True, exist_ok=True)
                 (Path(args.keep) / f"mutation-{args.seed}-{index}.onnx").write_bytes(mutation["bytes"])
-            for backend in backends:
-                yield mutation | {"backend": backend, "seed": args.seed}
+            yield mutation | {"seed": args.seed}
 
     with results_path.open("a") as results:
 
         def record(result):
+            result = {key: value for key, value in result.items() if key != "task"}
             counts[(result["backend"], result["outcome"])] += 1
             results.write(json.dumps(result) + "\n")
             results.flush()
@@ -242,7 +272,7 @@ def run_fuzz(args) -> Counter:
                       flush=True)
 
         try:
-            Runner(args.jobs, args.timeout, scratch).run(tasks(), record)
+            Runner(args.jobs, args.timeout, scratch).run(tasks(), backends, record)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     summary = ", ".join(f"{outcome} {sum(n for (_, o), n in counts.items() if o == outcome)}" for outcome in OUTCOMES)
@@ -306,6 +336,8 @@ def main(argv=None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 on any crash, hang, traceback or output left")
     parser.add_argument("--verbose", action="store_true", help="print every result")
     args = parser.parse_args(argv)
+    # A terminated run still removes its scratch directory and its running children's files.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     counts = run_fuzz(args) if args.count > 0 else Counter()
     if args.report:
         write_report(Path(args.results), Path(args.report))

@@ -97,6 +97,12 @@ def lower_torch_to_backend(
     from .transforms.stablehlo_unsigned import signless_unsigned_constants
 
     dynamic = output_type in ("tosa", "stablehlo") and has_dynamic_signature(module)
+    if output_type == "tosa":
+        refuse_dims_over_int32(module)
+    if output_type == "linalg-on-tensors":
+        from .transforms.empty_tensors import replace_empty_results
+
+        replace_empty_results(module)  # torch-mlir's Linalg lowering divides by zero dims
     if output_type in ("tosa", "stablehlo"):
         drop_runtime_asserts(module)
         erase_unused_shape_arithmetic(module)
@@ -125,6 +131,31 @@ def lower_torch_to_backend(
         hinted = f"{first} ({STATIC_DIMS_HINT.format(backend=output_type)})"
         raise PipelineError(f"{hinted}\n{rest}" if rest else hinted) from None
     begin_step("after compilation")
+
+
+_STATIC_DIMS = re.compile(r"!torch\.vtensor<\[([0-9,]+)\]")
+INT32_MAX = 2**31 - 1
+
+
+def refuse_dims_over_int32(module: ir.Module) -> None:
+    """Fail, naming the node, on a tensor dim over 2^31 - 1: torch-mlir's TOSA lowering takes sizes as
+    32-bit integers and aborts the process on a larger one (found by tools/fuzz.py)."""
+    found = []
+
+    def collect(operation: ir.Operation) -> ir.WalkResult:
+        for value in list(operation.results) + [arg for region in operation.regions for block in region.blocks
+                                                for arg in block.arguments]:
+            match = _STATIC_DIMS.match(str(value.type))
+            if match and any(int(dim) > INT32_MAX for dim in match.group(1).split(",")):
+                found.append((operation, value.type))
+                return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    if found:
+        operation, type_ = found[0]
+        raise PipelineError(f"torch-to-tosa: {operation.location}: a tensor of type {type_} has a dim over 2^31 - 1, "
+                            "which torch-mlir's TOSA lowering cannot take (its sizes are 32-bit)")
 
 
 def drop_runtime_asserts(module: ir.Module) -> int:

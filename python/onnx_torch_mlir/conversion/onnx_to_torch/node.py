@@ -567,6 +567,8 @@ class OnnxNode:
             if value not in onnx.TensorProto.DataType.keys():
                 self.fail(f"attribute '{name}' names unknown ONNX data type '{value}'")
             value = onnx.TensorProto.DataType.Value(value)
+        if not _is_kind(value, "int"):
+            self.fail(f"attribute '{name}' must be an ONNX data type, not {str(value)[:40]}")
         element = onnx_dtype_to_element(int(value))
         if element is None:
             self.fail(f"attribute '{name}' names ONNX data type {value}, which has no torch equivalent")

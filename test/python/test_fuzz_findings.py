@@ -1,0 +1,111 @@
+"""What tools/fuzz.py found, each fixed where it belongs, and the fuzzer itself on a few mutations.
+
+- a static zero dim (`[3, 0]`): torch-mlir's Linalg lowering of `aten.view` divided by it (SIGFPE);
+  the ops computing empty tensors become empty literals first (transforms/empty_tensors.py);
+- a dim over 2^31 - 1 aborted torch-mlir's TOSA lowering: refused by name (pipelines.py);
+- an attribute of the wrong kind was a Python TypeError inside a pattern: the node view names it;
+- a name that is not valid UTF-8 (a flipped bit) failed deep in the importer: the loader refuses it.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+import onnx_torch_mlir
+from onnx_torch_mlir import config, errors, runtime
+from onnx_torch_mlir.pipelines import BACKENDS
+
+
+def _model():
+    nodes = [
+        helper.make_node("Reshape", ["x", "shape"], ["r"], allowzero=1),
+        helper.make_node("Relu", ["r"], ["y"]),
+        helper.make_node("ReduceSum", ["x", "axes"], ["s"], keepdims=0),
+    ]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 0])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [0, 3]),
+         helper.make_tensor_value_info("s", TensorProto.FLOAT, [3])],
+        [helper.make_tensor("shape", TensorProto.INT64, [2], [0, 3]), helper.make_tensor("axes", TensorProto.INT64, [1], [1])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+RUNNING = [backend for backend in config.enabled_backends(BACKENDS) if backend != "tosa"]
+
+
+@pytest.mark.parametrize("backend", RUNNING)
+def test_reshape_of_an_empty_tensor(backend):
+    model = _model()
+    x = np.zeros((3, 0), np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})
+    got = runtime.run(onnx_torch_mlir.compile(model, backend), [x], input_dialect=backend)
+    for expected, actual in zip(want, got):
+        assert actual.shape == expected.shape
+        np.testing.assert_array_equal(actual, expected)
+
+
+@pytest.mark.skipif(not config.is_enabled("tosa"), reason="the tosa path is switched off")
+def test_empty_tensors_on_tosa_are_a_clear_error():
+    """torch-mlir's TOSA lowering has no empty constant (tosa.const of zero elements is refused)."""
+    with pytest.raises(errors.PipelineError, match="torch-to-tosa: .*torch.vtensor.literal"):
+        onnx_torch_mlir.compile(_model(), "tosa")
+
+
+def _single_node_model(node, input_shape=(3, 4), output_shape=(3, 4)):
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(input_shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(output_shape))],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+@pytest.mark.skipif(not config.is_enabled("tosa"), reason="the tosa path is switched off")
+def test_dim_over_int32_on_tosa_is_refused_by_name():
+    model = _single_node_model(helper.make_node("Relu", ["x"], ["y"], name="relu0"), (1, 2**31), (1, 2**31))
+    with pytest.raises(errors.PipelineError, match=r'loc\("relu0".*has a dim over 2\^31 - 1'):
+        onnx_torch_mlir.compile(model, "tosa")
+
+
+@pytest.mark.parametrize("attribute, expected", [
+    (helper.make_attribute("axis", "last"), "attribute 'axis' must be an integer, not 'last'"),
+    (helper.make_attribute("axis", [1, 2]), "attribute 'axis' must be an integer, not [1, 2]"),
+    (helper.make_attribute("axis", 1.5), "attribute 'axis' must be an integer, not 1.5"),
+])
+def test_attribute_of_the_wrong_kind_is_named(attribute, expected):
+    node = helper.make_node("Softmax", ["x"], ["y"], name="sm")
+    node.attribute.append(attribute)
+    with pytest.raises(errors.ConversionError) as raised:
+        onnx_torch_mlir.compile(_single_node_model(node))
+    assert "node 'sm' (Softmax" in str(raised.value) and expected in str(raised.value)
+    assert "internal error" not in str(raised.value)
+
+
+def test_name_that_is_not_utf8_is_refused_by_the_loader(tmp_path):
+    model = _single_node_model(helper.make_node("Relu", ["x"], ["y"], name="abc"))
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString().replace(b"abc", b"a\xe1c"))
+    with pytest.raises(errors.ModelLoadError, match=r"m.onnx: not an ONNX model \(a name in node b'a\\xe1c'"):
+        onnx_torch_mlir.compile(str(path))
+
+
+def test_fuzzer_sorts_outcomes_and_leaves_nothing(tmp_path):
+    """Three mutations of Relu, one backend: every outcome is ok or a clear error naming the file."""
+    results = tmp_path / "results.jsonl"
+    fuzz = Path(__file__).resolve().parents[2] / "tools" / "fuzz.py"
+    run = subprocess.run([sys.executable, str(fuzz), "--count", "3", "-k", "node/test_relu", "--backend",
+                          "linalg-on-tensors", "--results", str(results), "--check", "--report",
+                          str(tmp_path / "report.md")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "mutations 0..2 on linalg-on-tensors" in run.stdout
+    import json
+
+    outcomes = [json.loads(line)["outcome"] for line in results.read_text().splitlines()]
+    assert len(outcomes) == 3 and set(outcomes) <= {"ok", "error"}
+    assert "| outcome | linalg-on-tensors |" in (tmp_path / "report.md").read_text()
