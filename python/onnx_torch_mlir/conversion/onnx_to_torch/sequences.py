@@ -9,7 +9,10 @@ element itself, SequenceLength a literal, ConcatFromSequence an `aten.cat` of th
 
 So a sequence must be built in the graph (SequenceConstruct, SequenceEmpty, SplitToSequence,
 ...); a sequence whose length depends on run-time data (a graph input, a run-time scalar
-`split`, a Loop that appends to it) fails with a diagnostic naming the node. A run-time 1-D
+`split`) fails with a diagnostic naming the node. In a Loop body, a loop-carried sequence (and
+SequenceAt at a run-time position of elements of different types) becomes torch's list ops
+(`aten.append.t`, `aten.__getitem__.t`, `aten.len.t`), which the Loop resolves when it unrolls
+(`control_flow/lists.py`). A run-time 1-D
 `split` of static length is read with `aten.item` (Linalg only). Elements may differ in
 shape: the list's element type then has `?` dims, and each element keeps its own type. A
 position known only at run time needs elements of one type: SequenceAt picks the element
@@ -62,6 +65,47 @@ def _origin(value: ir.Value) -> str:
     if owner.name.startswith("onnx."):
         return f"the output of {owner.name}, which did not convert"
     return f"produced by {owner.name}"
+
+
+def _in_loop_body(node: OnnxNode) -> bool:
+    """Whether the node lies in the body of an ONNX Loop (not converted yet: nested nodes convert first)."""
+    parent = node.op.parent
+    while parent is not None:
+        parent = parent.operation if hasattr(parent, "operation") else parent
+        name = parent.name
+        if name == "torch.operator":
+            name = ir.StringAttr(parent.attributes["name"]).value
+        if name == "onnx.Loop":
+            return True
+        if name == "func.func":
+            return False
+        parent = parent.parent
+    return False
+
+
+def _loop_carried(node: OnnxNode, index: int) -> ir.Value | None:
+    """Sequence operand `index` if it is not built in the graph and the node is in a Loop body
+    (a loop-carried sequence, known once the loop is unrolled), else None."""
+    sequence = node.container_input(index)
+    if sequence is None or not str(sequence.type).startswith("!torch.list<"):
+        return None
+    owner = _owner(sequence)
+    if owner is not None and owner.name == LIST_CONSTRUCT:
+        return None
+    return sequence if _in_loop_body(node) else None
+
+
+def _differ(elements) -> bool:
+    types = {str(element.type) for element in elements}
+    return len(types) > 1 or any(tensor_info(element.type) is None or tensor_info(element.type).sizes is None
+                                 for element in elements)
+
+
+def _retyped_list(b: TorchBuilder, sequence: ir.Value, list_type: ir.Type) -> ir.Value:
+    """A list value as `list_type` for `aten.append.t` (a list's type is not cast: a bridge pair)."""
+    if sequence.type == list_type:
+        return sequence
+    return b.op(UNREALIZED_CAST, list_type, sequence)
 
 
 def sequence_input(node: OnnxNode, index: int, what: str | None = None) -> list[ir.Value]:
@@ -136,13 +180,28 @@ def sequence_empty(node: OnnxNode, b: TorchBuilder):
 
 @converts("SequenceLength", since=11)
 def sequence_length(node: OnnxNode, b: TorchBuilder):
-    """The number of elements, a literal: every sequence has a static length here."""
+    """The number of elements, a literal: every sequence has a static length here (in a Loop
+    body, a loop-carried sequence's `aten.len.t`, resolved when the loop is unrolled)."""
+    deferred = _loop_carried(node, 0)
+    if deferred is not None:
+        length = b.op("aten.len.t", b.type("!torch.int"), deferred)
+        return b.op("prim.NumToTensor.Scalar", b.tensor_type([], "si64"), length)
     return b.literal(np.array(len(sequence_input(node, 0)), dtype=np.int64), "si64")
 
 
 @converts("SequenceAt", since=11)
 def sequence_at(node: OnnxNode, b: TorchBuilder):
-    """The element at `position` (negative counts from the back)."""
+    """The element at `position` (negative counts from the back). In a Loop body, an element of a
+    loop-carried sequence, or one of elements of different types at a run-time position, is
+    `aten.__getitem__.t`, resolved when the loop is unrolled."""
+    deferred = _loop_carried(node, 0)
+    if deferred is None and node.constant_input(1) is None and _in_loop_body(node) and _differ(sequence_input(node, 0)):
+        deferred = node.container_input(0)
+    if deferred is not None:
+        info = node.result_info(0)
+        position = node.scalar_input(1, b)
+        position = b.constant_int(position) if isinstance(position, int) else position
+        return b.op("aten.__getitem__.t", b.tensor_type(info.sizes, info.element), deferred, position)
     elements = sequence_input(node, 0)
     if not elements:
         node.fail("the sequence is empty: SequenceAt has no element to return")
@@ -172,7 +231,15 @@ def _select_at_run_time(node: OnnxNode, b: TorchBuilder, elements, position: ir.
 
 @converts("SequenceInsert", since=11)
 def sequence_insert(node: OnnxNode, b: TorchBuilder):
-    """`tensor` inserted before `position` (default: appended)."""
+    """`tensor` inserted before `position` (default: appended). In a Loop body, appending to a
+    loop-carried sequence is `aten.append.t`, resolved when the loop is unrolled."""
+    deferred = _loop_carried(node, 0)
+    if deferred is not None:
+        if node.has_input(2):
+            node.fail("a loop-carried sequence is only appended to (SequenceInsert without 'position') in a Loop body")
+        list_type = node.result_container_type(0)
+        tensor = fit_element(node, b, node.input(1), container_element_type(list_type))
+        return b.op("aten.append.t", list_type, _retyped_list(b, deferred, list_type), tensor)
     elements = sequence_input(node, 0)
     tensor = node.input(1)
     if node.has_input(2) and node.constant_input(2) is None:

@@ -3,7 +3,8 @@
   into a `torch.prim.If` / `torch.prim.Loop` or inlining (cloning) it in front of the node;
 - `branches.py`: If;
 - `loops.py`: Loop (and the loop forms Scan reuses);
-- `scan.py`: Scan (opset 8 with its batch axis, opset 9 on with axes and directions).
+- `scan.py`: Scan (opset 8 with its batch axis, opset 9 on with axes and directions);
+- `lists.py`: sequences in loop bodies, resolved on each copy of an unrolled body.
 
 **Which form per backend.** torch-mlir lowers `torch.prim.If` and `torch.prim.Loop` to `scf.if`,
 `scf.for` and `scf.while` in its Linalg pipeline only; its TOSA and StableHLO pipelines have no

@@ -1,8 +1,9 @@
 """If: `torch.prim.If` with the two subgraphs as its regions.
 
 If-1 to If-23 differ only in the types a branch may yield (If-11 lets the branches yield
-different shapes, If-13 sequences, If-16 optionals): one pattern serves them all. Tensor outputs
-only: a sequence or optional output fails the node.
+different shapes, If-13 sequences, If-16 optionals): one pattern serves them all. A sequence
+output must be built in each branch with the same length: the If then yields its elements (each
+as a tensor output) and the sequence is rebuilt after it; an optional output fails the node.
 
 The condition is a one-element boolean tensor; `torch.prim.If` takes a `!torch.bool`, read with
 `aten.item` (`aten.Bool.int`). Each result's type is the most static type both branches fit (a
@@ -19,6 +20,7 @@ from ..builder import TorchBuilder
 from ..node import LOOPLESS_TARGETS, OnnxNode
 from ..registry import converts
 from ..types import tensor_info
+from . import lists
 from .regions import (
     fit_to_type,
     inline_block,
@@ -40,11 +42,14 @@ def if_(node: OnnxNode, b: TorchBuilder):
     constant = node.constant_input(0)
     if constant is not None:  # only the branch taken is converted and inlined (the driver ignores the other)
         taken = then_index if bool(constant.reshape(-1)[0]) else else_index
-        return inline_block(b, _checked_block(node, taken), [])
+        values = inline_block(b, _checked_block(node, taken), [])
+        flat, _, layout = _expanded(node, values, values)
+        return _collapsed(node, b, flat, layout)
     then_block, else_block = _checked_block(node, then_index), _checked_block(node, else_index)
     for index in range(node.num_results):
-        if tensor_info(node.op.results[index].type) is None:
-            node.fail(f"output {index} has type {node.op.results[index].type}: only tensor outputs are supported")
+        declared = node.op.results[index].type
+        if tensor_info(declared) is None and not str(lists.to_torch_type(declared)).startswith("!torch.list<"):
+            node.fail(f"output {index} has type {declared}: only tensor and sequence outputs are supported")
     info = node.input_info(0)
     if info.sizes is not None and None not in info.sizes and len(info.sizes) and max(info.sizes) != 1:
         node.fail(f"the condition has shape {list(info.sizes)}, not one element")
@@ -66,7 +71,7 @@ def _prim_if(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: 
     """`torch.prim.If`, except for outputs both branches only pick (a value from outside or a
     literal): those are an `aten.where` in front. torch-mlir's Linalg pipeline would turn them
     into an `arith.select` of tensors (scf's canonicalization), which its backend contract rejects."""
-    then_values, else_values = yielded_values(b, then_block), yielded_values(b, else_block)
+    then_values, else_values, layout = _expanded(node, yielded_values(b, then_block), yielded_values(b, else_block))
     types = [
         join_types(b, node, [value_type(t), value_type(e)], f"output {i}")
         for i, (t, e) in enumerate(zip(then_values, else_values))
@@ -80,7 +85,7 @@ def _prim_if(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: 
         else:
             kept.append(index)
     if not kept:
-        return results
+        return _collapsed(node, b, results, layout)
     condition = b.op("aten.Bool.int", b.type("!torch.bool"), b.item(node.input(0)))
     op = ir.Operation.create(
         "torch.prim.If", results=[types[i] for i in kept], operands=[condition], regions=2, loc=b.location,
@@ -93,7 +98,7 @@ def _prim_if(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: 
         block.append_to(region)
     for index, value in zip(kept, op.results):
         results[index] = value
-    return results
+    return _collapsed(node, b, results, layout)
 
 
 def _condition_tensor(node: OnnxNode, b: TorchBuilder) -> ir.Value:
@@ -124,7 +129,7 @@ def _picked_outside(b: TorchBuilder, value: ir.Value, block: ir.Block) -> ir.Val
 
 def _select_computed_branches(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: ir.Block):
     """Both branches inlined, `aten.where(cond, then, else)` per output: needs equal static shapes."""
-    then_values, else_values = inline_block(b, then_block, []), inline_block(b, else_block, [])
+    then_values, else_values, layout = _expanded(node, inline_block(b, then_block, []), inline_block(b, else_block, []))
     condition = _condition_tensor(node, b)
     results = []
     for index, (then_value, else_value) in enumerate(zip(then_values, else_values)):
@@ -137,4 +142,47 @@ def _select_computed_branches(node: OnnxNode, b: TorchBuilder, then_block: ir.Bl
             )
         else_value = fit_to_type(b, else_value, then_value.type)
         results.append(b.op("aten.where.self", then_value.type, condition, then_value, else_value))
-    return results
+    return _collapsed(node, b, results, layout)
+
+
+def _expanded(node: OnnxNode, then_values, else_values):
+    """The branches' outputs with each sequence replaced by its elements; and the layout (per
+    output: None for a tensor, the length for a sequence) that `_collapsed` rebuilds them by."""
+    flat_then, flat_else, layout = [], [], []
+    for index, (then_value, else_value) in enumerate(zip(then_values, else_values)):
+        if not lists.is_container(node.op.results[index].type):
+            flat_then.append(then_value)
+            flat_else.append(else_value)
+            layout.append(None)
+            continue
+        constructs = lists.list_construct(then_value), lists.list_construct(else_value)
+        if any(construct is None for construct in constructs):
+            node.fail(f"output {index} is a sequence that a branch does not build (SequenceConstruct, ...): its "
+                      "length would only be known at run time")
+        lengths = [len(construct.operands) for construct in constructs]
+        if lengths[0] != lengths[1]:
+            node.fail(f"output {index} is a sequence of {lengths[0]} elements in one branch and {lengths[1]} in the "
+                      "other: its length would depend on the run-time condition")
+        flat_then += list(constructs[0].operands)
+        flat_else += list(constructs[1].operands)
+        layout.append(lengths[0])
+    return flat_then, flat_else, layout
+
+
+def _collapsed(node: OnnxNode, b: TorchBuilder, values, layout) -> list[ir.Value]:
+    """The outputs from `_expanded`'s flat values: each sequence rebuilt as its declared list type."""
+    outputs, position = [], 0
+    for index, count in enumerate(layout):
+        if count is None:
+            outputs.append(values[position])
+            position += 1
+            continue
+        list_type = node.result_container_type(index)
+        element_type = lists.container_element_type(list_type)
+        try:
+            elements = [lists.fit_element(b, value, element_type) for value in values[position : position + count]]
+        except lists.UnresolvedList as error:
+            node.fail(f"output {index}: {error}")
+        outputs.append(b.op(lists.LIST_CONSTRUCT, list_type, *elements))
+        position += count
+    return outputs

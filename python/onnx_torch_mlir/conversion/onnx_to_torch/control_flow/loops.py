@@ -4,7 +4,9 @@ ONNX's Loop runs `for (i = 0; i < M && cond; ++i) cond, v = body(i, cond, v)`, w
 count M and the condition may each be absent (neither: the node fails, the loop would never
 end). The body yields the condition, the N loop-carried values and K *scan outputs*, whose
 per-iteration values the Loop concatenates along a new axis 0. Loop-1 to Loop-23 differ only in
-the types they carry (sequences from 13, optionals from 16): one pattern, tensors only.
+the types they carry (sequences from 13, optionals from 16): one pattern. A loop that carries a
+sequence (or whose body reads one at the iteration number) is unrolled on every target, since
+torch-mlir lowers no list in a loop (`lists.py`); optionals are not carried.
 
 torch-mlir lowers a `torch.prim.Loop` whose initial condition is the constant true as *for-like*
 (`scf.for` over the trip count; it ignores the condition the body yields, and binds the
@@ -31,6 +33,7 @@ from ..builder import TorchBuilder
 from ..node import LOOPLESS_TARGETS, OnnxNode
 from ..registry import converts
 from ..types import tensor_info
+from . import lists
 from .rows import RowCollector
 from .regions import (
     UNREALIZED_CAST,
@@ -63,10 +66,12 @@ def loop(node: OnnxNode, b: TorchBuilder):
             f"the body has {len(block.arguments)} inputs and {yield_count} outputs for {node.num_results} "
             "Loop outputs (expected 2 + N inputs and 1 + N + K outputs)"
         )
+    with_lists = _needs_list_unrolling(node, block, carried_count)
     for index in range(node.num_results):
-        if tensor_info(node.op.results[index].type) is None:
-            node.fail(f"output {index} has type {node.op.results[index].type}: only tensors are supported")
-    inits = [node.input(2 + index) for index in range(carried_count)]
+        if tensor_info(node.op.results[index].type) is None and not (index < carried_count and with_lists):
+            node.fail(f"output {index} has type {node.op.results[index].type}: only tensors and loop-carried "
+                      "sequences are supported")
+    inits = [_carried_input(node, 2 + index) for index in range(carried_count)]
     has_trip_count, has_condition = node.has_input(0), node.has_input(1)
     if not has_trip_count and not has_condition:
         node.fail("a Loop with neither a trip count nor a condition never ends")
@@ -76,12 +81,30 @@ def loop(node: OnnxNode, b: TorchBuilder):
     if condition_literal is not None and not initially_true:
         return _zero_iterations(node, b, block, inits, carried_count)
     for_like = has_trip_count and (not has_condition or (initially_true and _body_keeps_condition(block)))
+    if with_lists:
+        return _unrolled(node, b, block, inits, trip_count, for_like, with_lists=True)
     if node.target in LOOPLESS_TARGETS:
         return _unrolled(node, b, block, inits, trip_count, for_like)
     loop_body = LoopBody(node, b, block, inits, scan_count)
     if for_like and not RowCollector.needs_while_loop(loop_body.row_types):
         return loop_body.for_like(trip_count)
     return loop_body.while_like(trip_count, node.input(1) if has_condition else None)
+
+
+def _needs_list_unrolling(node: OnnxNode, block: ir.Block, carried_count: int) -> bool:
+    """True if the loop carries a sequence or its body has list operations (see `lists.py`)."""
+    carried = [*block.arguments[2 : 2 + carried_count], *node.op.results[:carried_count]]
+    return any(lists.is_container(value.type) for value in carried) or lists.body_has_list_operations(block)
+
+
+def _carried_input(node: OnnxNode, index: int) -> ir.Value:
+    """Initial value `index`: a tensor, or a sequence (a `!torch.list`)."""
+    if node.input_is_tensor(index):
+        return node.input(index)
+    value = node.container_input(index)
+    if value is None:
+        node.fail(f"input {index} is required but absent")
+    return value
 
 
 def _body_keeps_condition(block: ir.Block) -> bool:
@@ -179,10 +202,10 @@ class LoopBody:
                                                               next_iteration, inner.dim_value(trip_count)))
                 start = _and(b, start, b.op("aten.lt.int", b.type("!torch.bool"), b.constant_int(0),
                                             b.dim_value(trip_count)))
-            start = opaque_bool(b, start)
         replace_terminator(self.block, "torch.prim.Loop.condition", [keep_going, *next_values], self.location)
         # A while-like loop ignores its trip count operand: the bound is in the condition.
-        results = self._emit(trip_count if trip_count is not None else INT64_MAX, start, inits, types[1:])
+        bound = trip_count if trip_count is not None else INT64_MAX
+        results = self._emit(bound, start if for_like else opaque_bool(b, start), inits, types[1:])
         count = trip_count if for_like else results[-1]
         outputs = results[:carried_count]
         offset = carried_count
@@ -251,27 +274,33 @@ def _and(b: TorchBuilder, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
     return b.op("aten.__and__.bool", b.type("!torch.bool"), lhs, rhs)
 
 
-def _unrolled(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, trip_count, for_like: bool):
-    """The body inlined once per iteration (TOSA, StableHLO): needs a constant trip count and a
-    condition that cannot stop the loop early."""
+def _unrolled(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, trip_count, for_like: bool,
+              with_lists: bool = False):
+    """The body inlined once per iteration (TOSA, StableHLO; a loop with sequences on every
+    target): needs a constant trip count and a condition that cannot stop the loop early."""
+    where = (f"on {node.target} a Loop is unrolled" if not with_lists else
+             "a Loop that carries a sequence (or reads one at its iteration number) is unrolled")
     if not for_like or not isinstance(trip_count, int):
         reason = "a trip count known at conversion time" if for_like else "no early exit on its condition"
-        node.fail(
-            f"on {node.target} a Loop is unrolled, which needs {reason}; torch-mlir lowers torch.prim.Loop "
-            "only to linalg-on-tensors"
-        )
+        why = ("torch-mlir lowers torch.prim.Loop only to linalg-on-tensors" if not with_lists else
+               "torch-mlir lowers no list carried by a torch.prim.Loop")
+        node.fail(f"{where}, which needs {reason}; {why}")
     if trip_count > UNROLL_LIMIT:
-        node.fail(f"on {node.target} a Loop is unrolled, and {trip_count} iterations are over the limit of {UNROLL_LIMIT}")
+        node.fail(f"{where}, and {trip_count} iterations are over the limit of {UNROLL_LIMIT}")
     carried_count = len(inits)
     carried = list(inits)
     rows: list[list] = [[] for _ in range(node.num_results - carried_count)]
     true = b.scalar_tensor_literal(True, "i1")
     for iteration in range(trip_count):
-        outputs = inline_block(b, block, [b.scalar_tensor_literal(iteration, "si64"), true, *carried])
+        try:
+            outputs = inline_block(b, block, [b.scalar_tensor_literal(iteration, "si64"), true, *carried],
+                                   resolve_lists=with_lists)
+        except lists.UnresolvedList as error:
+            node.fail(f"{where}, and in iteration {iteration}: {error}")
         carried = outputs[1 : 1 + carried_count]
         for k, value in enumerate(outputs[1 + carried_count:]):
             rows[k].append(value)
-    results = list(carried)
+    results = [_declared_list(node, b, index, value) for index, value in enumerate(carried)]
     for k, values in enumerate(rows):
         index = carried_count + k
         if values:
@@ -281,6 +310,16 @@ def _unrolled(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, trip_coun
             sizes = tensor_info(row_type(node, b, index, body_type)).sizes
             results.append(b.full([0, *(size or 0 for size in sizes)], 0, node.result_info(index).element))
     return results
+
+
+def _declared_list(node: OnnxNode, b: TorchBuilder, index: int, value: ir.Value) -> ir.Value:
+    """A carried value after the last iteration; a sequence as a list of output `index`'s type."""
+    if not lists.is_container(node.op.results[index].type):
+        return value
+    try:
+        return lists.as_torch_list(b, value, node.result_container_type(index))
+    except lists.UnresolvedList as error:
+        node.fail(f"output {index}: {error}")
 
 
 def stack(b: TorchBuilder, values: Sequence[ir.Value], dim: int) -> ir.Value:

@@ -22,6 +22,7 @@ from torch_mlir import ir
 from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..types import TensorInfo, is_builtin_tensor, tensor_info, to_vtensor_type
+from . import lists
 
 UNREALIZED_CAST = "builtin.unrealized_conversion_cast"
 TERMINATORS = ("torch.operator_terminator", "onnx.Yield")
@@ -81,7 +82,10 @@ def to_torch(b: TorchBuilder, value: ir.Value) -> ir.Value:
 
 
 def to_original_type(b: TorchBuilder, value: ir.Value, original: ir.Type) -> ir.Value:
-    """A torch `value` as a value of the type `original` that its former users expect."""
+    """A torch `value` as a value of the type `original` that its former users expect (a
+    sequence as a `ListConstruct` of the original's list type, see `lists.py`)."""
+    if lists.is_container(original):
+        return lists.as_argument(b, value, original)
     torch_type = to_vtensor_type(original) if is_builtin_tensor(original) else original
     value = fit_to_type(b, value, torch_type)
     if is_builtin_tensor(original):
@@ -136,21 +140,32 @@ def replace_terminator(block: ir.Block, name: str, operands: Sequence[ir.Value],
     ir.Operation.create(name, operands=list(operands), loc=location, ip=ir.InsertionPoint(block))
 
 
-def inline_block(b: TorchBuilder, block: ir.Block, arguments: Sequence[ir.Value]) -> list[ir.Value]:
+def inline_block(b: TorchBuilder, block: ir.Block, arguments: Sequence[ir.Value],
+                 resolve_lists: bool = False) -> list[ir.Value]:
     """A copy of `block`'s ops in front of the node, its arguments bound to the torch values
-    `arguments`; returns the copy's outputs (torch values). The block itself is left as it was."""
+    `arguments`; returns the copy's outputs (torch values). The block itself is left as it was.
+    With `resolve_lists` (a Loop unrolled), the body's list operations are resolved on the copy
+    (`lists.resolve`); one left unresolved raises `lists.UnresolvedList`."""
     mapping: dict = {}
     for old, value in zip(block.arguments, arguments):
         mapping[old] = to_original_type(b, value, old.type)
     end = terminator(block)
+    copies = []
     for op in block.operations:
         op = op.operation
         if op == end:
             break
         copy = op.clone(ip=ir.InsertionPoint(b.anchor))
         _remap_operands(copy, mapping)
-        for old, new in zip(op.results, copy.results):
+        replacements = lists.resolve(b, copy) if resolve_lists else None
+        if replacements is not None:
+            copy.erase()
+        else:
+            copies.append(copy)
+        for old, new in zip(op.results, replacements if replacements is not None else copy.results):
             mapping[old] = new
+    if resolve_lists:
+        lists.check_resolved(copies)
     return [to_torch(b, mapping.get(value, value)) for value in end.operands]
 
 
