@@ -70,13 +70,34 @@ BLOCKERS: tuple[Blocker, ...] = (
     Blocker("failed to legalize operation 'torch.aten.matmul'", _DYNAMIC_TOSA + " (a MatMul of a dynamic image "
             "size)", backend="tosa"),
     Blocker("attempted to access an address outside of the valid buffer range",
-            "not yet explained: IREE fails at run time (OUT_OF_RANGE in the module initializer) on the merged LLaMA "
-            "when logits and a present.* are both outputs; the reference runner matches onnxruntime on the same "
-            "Linalg, and a small If with the same outputs passes on IREE (issue 10)", consumer="iree"),
+            "IREE bug (not ours): its program for the merged LLaMA binds 15360 bytes of a 3840-byte transient "
+            "(OUT_OF_RANGE in `hal.device.queue.dealloca` on local-task, in `hal.device.queue.execute` on local-sync). "
+            "Our Linalg is right: the reference runner matches onnxruntime; the If's then-branch (`use_cache_branch` "
+            "= true) compiled alone as the function body runs on IREE and matches; with any one of the else branch's "
+            "five yielded tensors replaced by a `linalg.fill` of the same shape the whole If runs too (the else "
+            "branch is not executed). Reproducer: this model's Linalg (`onnx-torch-mlir compile merged/model.onnx "
+            "--to linalg-on-tensors`), `iree-compile --iree-hal-target-device=local "
+            "--iree-hal-local-target-device-backends=llvm-cpu`, `iree-run-module --device=local-task` with the zoo "
+            "inputs; not changed by `--iree-stream-partitioning-favor=debug` or "
+            "`--iree-stream-resource-memory-model=discrete` (IREE 3.13.0rc20261016)", consumer="iree"),
     Blocker("unresolved target materialization from ('i1') to ('!stream.resource",
-            "not yet explained: IREE's stream conversion fails on the while-loop whose first condition is computed on "
-            "the device (a constant first condition compiles; the reference runner runs the same Linalg and matches "
-            "onnxruntime) (issue 10)", consumer="iree"),
+            "IREE bug (not ours): `iree-stream-conversion` fails on an `scf.while` whose \"before\" region takes an "
+            "`i1` it does not forward to the \"after\" region, which is how torch-mlir lowers every while-like "
+            "`torch.prim.Loop` (`scf.while (%c = %init, %t = %x) : (i1, tensor<...>) { scf.condition(%c) %t }`): "
+            "the after region's tensor argument is materialized from the i1. IREE compiles the loop only where "
+            "its own loop-invariant code motion first rotates it to a do-while (the small repros did; this loop is "
+            "not rotated). Minimal reproducer, `iree-opt --iree-stream-conversion` (IREE 3.13.0rc20261016): "
+            "`util.func public @main(%x: tensor<4xf32>, %c: i1) -> tensor<4xf32> { %r = scf.while (%a = %c, "
+            "%t = %x) : (i1, tensor<4xf32>) -> tensor<4xf32> { scf.condition(%a) %t : tensor<4xf32> } do { "
+            "^bb0(%t: tensor<4xf32>): %y = flow.tensor.reshape %t : tensor<4xf32> -> tensor<2x2xf32> %z = "
+            "flow.tensor.reshape %y : tensor<2x2xf32> -> tensor<4xf32> %c0 = arith.constant 0 : index %e = "
+            "flow.tensor.load %t[%c0] : tensor<4xf32> %zero = arith.constant 0.0 : f32 %k = arith.cmpf ogt, %e, "
+            "%zero : f32 scf.yield %k, %z : i1, tensor<4xf32> } util.return %r : tensor<4xf32> }` (with the i1 also "
+            "forwarded, `scf.condition(%a) %a, %t`, it converts)", consumer="iree"),
+    Blocker("the number of selected boxes is only known at run time",
+            "NonMaxSuppression selects a data-dependent number of boxes, and torch-mlir's TOSA and StableHLO "
+            "lowerings take static shapes only (no `aten.item`, no dynamic dims): a fixed-size result needs the "
+            "model to declare the count (a [K, 3] `selected_indices`); issue 11"),
     Blocker("lowering has no loop: fix the length",
             "an LSTM/GRU with a dynamic sequence length needs a loop, and torch-mlir's TOSA and StableHLO pipelines "
             "lower no `torch.prim.Loop` (static lengths are unrolled and pass; `--dim sequence=N` fixes it); issue 11"),

@@ -6,7 +6,11 @@
 - cond-dynamo: a block that takes one of two branches by the sign of its input's mean
   (`torch.cond`, which the dynamo exporter writes as an ONNX `If`), dynamic batch;
 - scripted-loop-torchscript: a scripted module whose loop runs a data-dependent number of times
-  (`torch.jit.script`, which the TorchScript exporter writes as an ONNX `Loop`).
+  (`torch.jit.script`, which the TorchScript exporter writes as an ONNX `Loop`);
+- scripted-sequence-loop-torchscript: a scripted recurrence that appends to a list of tensors and
+  stacks it (an ONNX `Loop` carrying a tensor sequence, `ConcatFromSequence` after it);
+- ssd-postprocess-helper: SSD-style detection post-processing built with onnx.helper (box
+  decoding, `TopK`, `GatherND`, `NonMaxSuppression`, `RoiAlign`).
 
 zoo_models.py adds `models(ZooModel)` to its registry when it loads; this module imports zoo_models
 only inside the builders (for its export helper). `SHARED_BUILD_CODE` is what of this module goes
@@ -127,6 +131,139 @@ def inputs_for_scripted_loop(rng: np.random.Generator) -> dict:
     return {"x": (rng.standard_normal((4, 3)) * 40).astype(np.float32)}
 
 
+SEQUENCE_STEPS, SEQUENCE_BATCH, SEQUENCE_FEATURES = 5, 2, 8
+
+
+def build_scripted_sequence_loop(directory: Path) -> Path:
+    """A scripted recurrence that appends each step's state to a list and stacks and concatenates
+    the list: the TorchScript exporter writes an ONNX Loop carrying a tensor sequence
+    (SequenceEmpty, SequenceInsert in the body) and two ConcatFromSequence after it."""
+    from typing import List
+
+    import torch
+
+    class Accumulating(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = SEQUENCE_FEATURES
+            self.cell = torch.nn.Linear(SEQUENCE_FEATURES, SEQUENCE_FEATURES)
+
+        def forward(self, x):
+            h = torch.zeros(x.size(1), self.features)
+            states: List[torch.Tensor] = []
+            for step in range(x.size(0)):
+                h = torch.tanh(self.cell(x[step]) + h)
+                states.append(h)
+            return torch.stack(states), torch.cat(states, 1)
+
+    torch.manual_seed(0)
+    scripted = torch.jit.script(Accumulating().eval())
+    path = directory / "model.onnx"
+    example = (torch.randn(SEQUENCE_STEPS, SEQUENCE_BATCH, SEQUENCE_FEATURES),)
+    torch.onnx.export(
+        scripted, example, str(path), dynamo=False, opset_version=17, input_names=["x"],
+        output_names=["states", "joined"],
+    )
+    return path
+
+
+def inputs_for_scripted_sequence_loop(rng: np.random.Generator) -> dict:
+    return {"x": rng.standard_normal((SEQUENCE_STEPS, SEQUENCE_BATCH, SEQUENCE_FEATURES), dtype=np.float32)}
+
+
+SSD_GRID, SSD_IMAGE, SSD_CLASSES, SSD_CHANNELS, SSD_FEATURE, SSD_TOP, SSD_POOLED = 8, 64, 3, 8, 16, 32, 4
+
+
+def build_ssd_postprocess(directory: Path) -> Path:
+    """SSD-style detection post-processing built with onnx.helper: anchor box decoding, softmax
+    class scores, the TOP anchors by best class score (TopK, GatherND with batch_dims=1),
+    per-class NonMaxSuppression, the detections' boxes and scores (GatherND) and their features
+    pooled from a feature map (RoiAlign). The number of detections is only known at run time."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    anchors = []
+    step = SSD_IMAGE / SSD_GRID
+    for row in range(SSD_GRID):
+        for col in range(SSD_GRID):
+            for size in (12.0, 20.0):
+                anchors.append([(col + 0.5) * step, (row + 0.5) * step, size, size])
+    anchors = np.array(anchors, np.float32)  # [A, 4] as (cx, cy, w, h)
+    count = len(anchors)
+    constants = {
+        "anchor_centers": anchors[None, :, :2].copy(), "anchor_sizes": anchors[None, :, 2:].copy(),
+        "center_variance": np.array(0.1, np.float32), "size_variance": np.array(0.2, np.float32),
+        "half": np.array(0.5, np.float32), "split_2_2": np.array([2, 2], np.int64),
+        "top_k": np.array([SSD_TOP], np.int64), "last_axis": np.array([-1], np.int64),
+        "max_per_class": np.array([6], np.int64), "iou_threshold": np.array([0.45], np.float32),
+        "score_threshold": np.array([0.25], np.float32), "xyxy_order": np.array([1, 0, 3, 2], np.int64),
+        "batch_box_columns": np.array([0, 2], np.int64), "class_column": np.array([1], np.int64),
+        "batch_column": np.array([0], np.int64),
+    }
+    n = helper.make_node
+    nodes = [
+        # box decoding: centers and sizes from the anchors and the regression deltas
+        n("Split", ["deltas", "split_2_2"], ["delta_centers", "delta_sizes"], axis=2),
+        n("Mul", ["delta_centers", "center_variance"], ["scaled_centers"]),
+        n("Mul", ["scaled_centers", "anchor_sizes"], ["center_offsets"]),
+        n("Add", ["anchor_centers", "center_offsets"], ["centers"]),
+        n("Mul", ["delta_sizes", "size_variance"], ["scaled_sizes"]),
+        n("Exp", ["scaled_sizes"], ["size_factors"]),
+        n("Mul", ["anchor_sizes", "size_factors"], ["sizes"]),
+        n("Mul", ["sizes", "half"], ["half_sizes"]),
+        n("Sub", ["centers", "half_sizes"], ["top_left_xy"]),
+        n("Add", ["centers", "half_sizes"], ["bottom_right_xy"]),
+        n("Concat", ["top_left_xy", "bottom_right_xy"], ["boxes_xyxy"], axis=2),  # [1, A, 4] (x1, y1, x2, y2)
+        n("Gather", ["boxes_xyxy", "xyxy_order"], ["boxes_yxyx"], axis=2),  # NMS's (y1, x1, y2, x2)
+        # class scores; the TOP anchors by their best class score
+        n("Softmax", ["logits"], ["probabilities"], axis=-1),  # [1, A, C]
+        n("ReduceMax", ["probabilities"], ["best"], axes=[2], keepdims=0),  # [1, A]
+        n("TopK", ["best", "top_k"], ["top_scores", "top_anchors"], axis=1),  # [1, TOP]
+        n("Unsqueeze", ["top_anchors", "last_axis"], ["top_index"]),  # [1, TOP, 1]
+        n("GatherND", ["boxes_yxyx", "top_index"], ["top_boxes"], batch_dims=1),  # [1, TOP, 4]
+        n("GatherND", ["probabilities", "top_index"], ["top_probabilities"], batch_dims=1),  # [1, TOP, C]
+        n("Transpose", ["top_probabilities"], ["class_scores"], perm=[0, 2, 1]),  # [1, C, TOP]
+        n("NonMaxSuppression", ["top_boxes", "class_scores", "max_per_class", "iou_threshold", "score_threshold"],
+          ["selected"]),  # [N, 3] (batch, class, box)
+        n("Gather", ["selected", "batch_box_columns"], ["batch_box"], axis=1),  # [N, 2]
+        n("GatherND", ["top_boxes", "batch_box"], ["detected_yxyx"]),  # [N, 4]
+        n("GatherND", ["class_scores", "selected"], ["detection_scores"]),  # [N]
+        n("Gather", ["selected", "class_column"], ["class_column_values"], axis=1),
+        n("Squeeze", ["class_column_values", "last_axis"], ["detection_classes"]),  # [N]
+        n("Gather", ["detected_yxyx", "xyxy_order"], ["detection_boxes"], axis=1),  # [N, 4] (x1, y1, x2, y2)
+        n("Gather", ["selected", "batch_column"], ["batch_column_values"], axis=1),
+        n("Squeeze", ["batch_column_values", "last_axis"], ["batch_indices"]),
+        n("RoiAlign", ["features", "detection_boxes", "batch_indices"], ["pooled"], mode="avg",
+          output_height=SSD_POOLED, output_width=SSD_POOLED, sampling_ratio=2,
+          spatial_scale=SSD_FEATURE / SSD_IMAGE,
+          coordinate_transformation_mode="half_pixel"),  # [N, CHANNELS, POOLED, POOLED]
+    ]
+    graph = helper.make_graph(
+        nodes, "ssd_postprocess",
+        [helper.make_tensor_value_info("deltas", TensorProto.FLOAT, [1, count, 4]),
+         helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, count, SSD_CLASSES]),
+         helper.make_tensor_value_info("features", TensorProto.FLOAT, [1, SSD_CHANNELS, SSD_FEATURE, SSD_FEATURE])],
+        [helper.make_tensor_value_info("detection_boxes", TensorProto.FLOAT, ["detections", 4]),
+         helper.make_tensor_value_info("detection_scores", TensorProto.FLOAT, ["detections"]),
+         helper.make_tensor_value_info("detection_classes", TensorProto.INT64, ["detections"]),
+         helper.make_tensor_value_info("pooled", TensorProto.FLOAT,
+                                       ["detections", SSD_CHANNELS, SSD_POOLED, SSD_POOLED])],
+        [numpy_helper.from_array(value, name) for name, value in constants.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    path = directory / "model.onnx"
+    onnx.save(model, str(path))
+    return path
+
+def inputs_for_ssd_postprocess(rng: np.random.Generator) -> dict:
+    count = SSD_GRID * SSD_GRID * 2
+    return {"deltas": rng.standard_normal((1, count, 4), dtype=np.float32) * 0.5,
+            "logits": rng.standard_normal((1, count, SSD_CLASSES), dtype=np.float32) * 2.0,
+            "features": rng.standard_normal((1, SSD_CHANNELS, SSD_FEATURE, SSD_FEATURE), dtype=np.float32)}
+
+
 SHARED_BUILD_CODE = (sys.modules[__name__],)
 
 
@@ -155,5 +292,19 @@ def models(zoo_model) -> list:
         builder=build_scripted_loop, make_inputs=inputs_for_scripted_loop, parameters={}, waiting_on=WAITING_ON,
         description="torch.jit.script while-loop with a data-dependent trip count (an ONNX Loop with a condition "
         "and loop-carried values), dynamic batch",
+    ))
+    entries.append(zoo_model(
+        name="scripted-sequence-loop-torchscript", family="control-flow", exporter="torchscript", dynamic=False,
+        slice=False, builder=build_scripted_sequence_loop, make_inputs=inputs_for_scripted_sequence_loop,
+        parameters={}, waiting_on=WAITING_ON,
+        description="torch.jit.script recurrence appending each step's state to a list, then torch.stack and "
+        "torch.cat of the list (an ONNX Loop carrying a tensor sequence, two ConcatFromSequence), static 5x2x8",
+    ))
+    entries.append(zoo_model(
+        name="ssd-postprocess-helper", family="control-flow", exporter="onnx.helper", dynamic=False, slice=False,
+        builder=build_ssd_postprocess, make_inputs=inputs_for_ssd_postprocess, parameters={}, waiting_on=WAITING_ON,
+        description="SSD-style detection post-processing: anchor box decoding, softmax, TopK of 128 anchors to 32, "
+        "GatherND, per-class NonMaxSuppression, RoiAlign of the detections on an 8x16x16 feature map (seeded "
+        "random deltas, logits and features; a run-time number of detections)",
     ))
     return entries
