@@ -138,6 +138,30 @@ def if_sequence_output(cond: bool):
         [np.array(cond), X34]
 
 
+def insert_at_run_time_position(position: int):
+    """SequenceInsert at a run-time position into elements of different lengths: on Linalg each
+    result element is chosen by `torch.prim.If`s (its length depends on the position)."""
+    nodes = [
+        helper.make_node("SequenceConstruct", ["a", "b"], ["pair"]),
+        helper.make_node("SequenceInsert", ["pair", "t", "p"], ["triple"]),
+        *[node for k in range(3) for node in (
+            _const(f"k{k}", np.int64(k)), helper.make_node("SequenceAt", ["triple", f"k{k}"], [f"y{k}"]))],
+    ]
+    inputs = [_info("a", FLOAT, [4]), _info("b", FLOAT, [2]), _info("t", FLOAT, [3]), _info("p", INT64, [])]
+    arrays = [X34[0], X34[1, :2], X34[2, :3], np.array(position, np.int64)]
+    return _model(nodes, inputs, [_info(f"y{k}", FLOAT, [None]) for k in range(3)]), arrays
+
+
+def test_insert_at_a_run_time_position_into_different_shapes_on_linalg():
+    for position in (0, 1, -1, 2):
+        model, arrays = insert_at_run_time_position(position)
+        module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+        _assert_matches(runtime.run(module, arrays, input_dialect="linalg-on-tensors"), _expected(model, arrays))
+    _assert_matches(compile_with_iree(module, "linalg-on-tensors")(*arrays), _expected(model, arrays))
+    with pytest.raises(Exception, match="a run-time 'position' needs the sequence's elements"):
+        onnx_torch_mlir.compile(model, "tosa")
+
+
 CASES = {
     "Loop-appends-rows": loop_appends_rows,
     "Loop-appends-growing-slices": loop_appends_growing_slices,

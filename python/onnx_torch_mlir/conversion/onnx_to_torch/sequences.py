@@ -17,7 +17,9 @@ SequenceAt at a run-time position of elements of different types) becomes torch'
 shape: the list's element type then has `?` dims, and each element keeps its own type. A
 position known only at run time needs elements of one type: SequenceAt picks the element
 from their stack, SequenceInsert and SequenceErase select each result element with
-`aten.where` (with elements of different shapes the result's shapes would depend on data).
+`aten.where` (with elements of different shapes the result's shapes would depend on data; on
+Linalg SequenceInsert then selects with `torch.prim.If`s, each result element typed with `?`
+where the shapes differ).
 Graph inputs and outputs that are sequences or optionals are refused for a backend target
 (see the driver); `onnx_torch_mlir.sequence_io.specialize` makes them tensors.
 """
@@ -28,7 +30,7 @@ import numpy as np
 from torch_mlir import ir
 
 from .builder import TorchBuilder
-from .node import OnnxNode
+from .node import LOOPLESS_TARGETS, OnnxNode
 from .registry import converts
 from .types import container_element_type, is_torch_container, tensor_info
 
@@ -270,15 +272,57 @@ def _where(b: TorchBuilder, condition: ir.Value, if_true: ir.Value, if_false: ir
 
 
 def _insert_at_run_time(node: OnnxNode, b: TorchBuilder, elements, tensor: ir.Value, position: ir.Value) -> list:
-    """Element i of the result is e[i] before the position, the tensor at it, e[i - 1] after it."""
+    """Element i of the result is e[i] before the position, the tensor at it, e[i - 1] after it:
+    selected with `aten.where` when all share one type, else (Linalg) with `torch.prim.If`s
+    whose result has the elements' common type (`?` where their dims differ)."""
     n = len(elements)
-    index = _run_time_index(node, b, [*elements, tensor], position, n)
+    values = [*elements, tensor]
+    if len({str(value.type) for value in values}) != 1 and node.target not in LOOPLESS_TARGETS:
+        joined = _common_type(node, b, values)
+        index = b.item(_run_time_index(node, b, [position], position, n))
+
+        def compare(op, number):
+            return b.op(f"aten.{op}.int", b.type("!torch.bool"), index, b.constant_int(number))
+
+        def select(condition, if_true, if_false):
+            return _branch(b, condition, if_true, if_false, joined)
+    else:
+        index = _run_time_index(node, b, values, position, n)
+
+        def compare(op, number):
+            return _compare(b, index, op, number)
+
+        def select(condition, if_true, if_false):
+            return _where(b, condition, if_true, if_false)
     result = []
     for i in range(n + 1):
         after = elements[i - 1] if i > 0 else tensor
-        chosen = _where(b, _compare(b, index, "eq", i), tensor, after) if i > 0 else tensor
-        result.append(_where(b, _compare(b, index, "gt", i), elements[i], chosen) if i < n else chosen)
+        chosen = select(compare("eq", i), tensor, after) if i > 0 else tensor
+        result.append(select(compare("gt", i), elements[i], chosen) if i < n else chosen)
     return result
+
+
+def _common_type(node: OnnxNode, b: TorchBuilder, values) -> ir.Type:
+    """The type all `values` fit: one element type and rank, `?` where the dims differ."""
+    infos = [tensor_info(value.type) for value in values]
+    if any(info is None or info.sizes is None for info in infos) or len({(info.element, info.rank) for info in infos}) != 1:
+        node.fail("a run-time 'position' needs the sequence's elements (and the inserted tensor) to have one element "
+                  "type and rank")
+    sizes = [dims.pop() if len(dims := {info.sizes[d] for info in infos}) == 1 else None for d in range(infos[0].rank)]
+    return b.tensor_type(sizes, infos[0].element)
+
+
+def _branch(b: TorchBuilder, condition: ir.Value, if_true: ir.Value, if_false: ir.Value, result_type: ir.Type) -> ir.Value:
+    """`torch.prim.If` on a `!torch.bool` choosing between two tensors, each cast to `result_type`
+    inside its branch (a branch that only forwards an outer value would be folded to a select
+    of tensors, which torch-mlir's Linalg backend contract rejects)."""
+    op = ir.Operation.create("torch.prim.If", results=[result_type], operands=[condition], regions=2,
+                             loc=b.location, ip=ir.InsertionPoint(b.anchor))
+    for region, value in zip(op.regions, (if_true, if_false)):
+        block = region.blocks.append()
+        end = ir.Operation.create("torch.prim.If.yield", operands=[value], loc=b.location, ip=ir.InsertionPoint(block))
+        end.operands[0] = TorchBuilder(end, b.location).op("tensor_static_info_cast", result_type, value)
+    return op.result
 
 
 @converts("SequenceErase", since=11)
