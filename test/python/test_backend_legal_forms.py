@@ -4,8 +4,8 @@ When the user keeps a Torch op that is the composite form of an ONNX op (aten.la
 aten.instance_norm, aten.selu, ...), our conversion emits that op instead of its decomposition, so
 it reaches the backend as a custom op. Checked here for each such form:
 - with the op backend-legal, the Torch output holds it; without, the default form is unchanged;
-- the kept form computes what ONNX defines: the Torch module (kept op inside) is lowered to
-  Linalg with no legal ops, so torch-mlir decomposes the kept op, and run against onnxruntime;
+- the kept form computes what ONNX defines: compiled to Linalg, the kept op is a custom call that
+  PyTorch's own aten op evaluates, and the result is compared with onnxruntime's;
 - the seed's LayerNorm example from an ONNX model is one custom op on each backend and runs there
   with the runner's built-in implementation;
 - a legal op that never appears is a warning naming the Torch ops that did.
@@ -23,8 +23,7 @@ import onnxruntime
 import pytest
 
 import onnx_torch_mlir
-from onnx_torch_mlir.conversion.passes import BackendLegalOpWarning, backend_contract_pipeline, run_pipeline
-from onnx_torch_mlir.pipelines import lower_torch_to_backend
+from onnx_torch_mlir.conversion.passes import BackendLegalOpWarning
 from onnx_torch_mlir.runtime import compile_for_cpu
 
 INPUTS = pathlib.Path(__file__).parents[1] / "lit" / "custom_ops" / "Inputs"
@@ -50,11 +49,14 @@ KEPT = {
     "contrib_layer_norm": "aten.layer_norm",
     "simplified_layer_norm": "aten.rms_norm",
     "skip_layer_norm": "aten.layer_norm",
+    "ms_attention": "aten.scaled_dot_product_attention",
+    "ms_attention_causal": "aten.scaled_dot_product_attention",
+    "resize_nearest": "aten.upsample_nearest2d",
+    "resize_bilinear": "aten.upsample_bilinear2d",
+    "resize_bilinear_scales": "aten.upsample_bilinear2d",
+    "resize_align_corners": "aten.upsample_bilinear2d",
+    "upsample": "aten.upsample_nearest2d",
 }
-# torch-mlir's own Linalg lowering of aten.gelu "tanh" differs from the tanh formula (which
-# onnxruntime's FastGelu computes) by up to 5e-5 on these inputs: a property of that lowering, not
-# of the kept form (a user's implementation of the custom op computes the formula).
-ATOL = {"fast_gelu": 1e-4}
 BACKENDS = ["linalg-on-tensors", pytest.param("tosa", marks=pytest.mark.requires_path("tosa")),
             pytest.param("stablehlo", marks=pytest.mark.requires_path("stablehlo"))]
 CUSTOM_OP = {
@@ -84,17 +86,37 @@ def test_kept_form_is_emitted_only_when_legal(name):
     assert f"torch.{op} " not in default
 
 
+def _aten(op: str):
+    """A custom-op implementation (attributes encoding) that is PyTorch's own `op`."""
+    torch = pytest.importorskip("torch", reason="PyTorch evaluates the kept op (a test-only dependency)")
+    _, name, *overload = op.split(".")
+    function = getattr(getattr(torch.ops.aten, name), overload[0] if overload else "default")
+
+    def run(*arguments):
+        positional, keywords = [], {}
+        for schema, value in zip(function._schema.arguments, arguments):
+            value = torch.from_numpy(np.ascontiguousarray(value)) if isinstance(value, np.ndarray) else value
+            if schema.kwarg_only:
+                keywords[schema.name] = value
+            else:
+                positional.append(value)
+        result = function(*positional, **keywords)
+        return tuple(r.numpy() for r in result) if isinstance(result, (tuple, list)) else result.numpy()
+
+    return run
+
+
 @pytest.mark.parametrize("name", sorted(KEPT))
 def test_kept_form_computes_what_onnx_defines(name):
-    model = FORMS.MODELS[name]()
-    module = onnx_torch_mlir.compile(model, "torch", backend_legal_ops=[KEPT[name]])
-    # torch-mlir's contract pipeline again, nothing legal: it decomposes the kept op.
-    run_pipeline(module, [backend_contract_pipeline()], stage="decompose")
-    lower_torch_to_backend(module, "linalg-on-tensors")
+    """The kept op as a Linalg custom call, evaluated by PyTorch's own aten op, against onnxruntime:
+    our arguments mean, in torch's semantics of the op, what the ONNX node computes."""
+    model, op = FORMS.MODELS[name](), KEPT[name]
+    module = onnx_torch_mlir.compile(model, "linalg-on-tensors", backend_legal_ops=[op], custom_op_encoding="attributes")
+    assert f"call @torch.{op}(" in str(module)
     arrays = _inputs(model)
-    actual = compile_for_cpu(module, input_dialect="linalg-on-tensors")(*arrays)
+    actual = compile_for_cpu(module, input_dialect="linalg-on-tensors", custom_ops={f"torch.{op}": _aten(op)})(*arrays)
     for got, want in zip(actual, _onnxruntime(model, arrays)):
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=ATOL.get(name, 1e-5))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
 def _seed_layer_norm_model() -> onnx.ModelProto:

@@ -34,7 +34,7 @@ from torch_mlir import ir
 from .builder import TorchBuilder
 from .node import OnnxNode
 from .registry import converts
-from .torch_arrays import TorchArray, TorchNumpy
+from .torch_arrays import TorchArray, TorchNumpy, cubic_kernel, merged_taps
 
 TORCH_MODES = {"nearest": "nearest", "linear": "bilinear", "cubic": "cubic"}
 COORDINATE_MODES = (
@@ -162,6 +162,10 @@ def _resize(node: OnnxNode, b: TorchBuilder, *, scales_index: int, sizes_index: 
     rank = _rank(node)
     mode = node.attr_string("mode")
     if legacy:  # Resize-10: asymmetric coordinates, nearest rounds down.
+        literal = node.constant_input(scales_index)
+        kept = None if literal is None else _kept_upsample(node, b, mode, "asymmetric", "floor", list(literal)[2:])
+        if kept is not None:
+            return kept
         mode_text, align = _mode_string(node, mode, "asymmetric", None)
         return _interpolate(node, b, mode_text, b.constant_bool(align), None,
                             _spatial_values(node, b, scales_index, rank, list(range(rank)), "scale"))
@@ -170,6 +174,12 @@ def _resize(node: OnnxNode, b: TorchBuilder, *, scales_index: int, sizes_index: 
     scales_literal = node.constant_input(scales_index)
     if not use_sizes and (not node.has_input(scales_index) or (scales_literal is not None and scales_literal.size == 0)):
         node.fail("needs either scales or sizes")
+    if (use_sizes or scales_literal is not None) and not options.antialias and options.policy == "stretch":
+        scales = None if use_sizes or options.axes != list(range(rank)) else list(scales_literal)[2:]
+        if use_sizes or scales is not None:
+            kept = _kept_upsample(node, b, mode, options.coordinate_mode, options.nearest_mode, scales)
+            if kept is not None:
+                return kept
     plan = _static_plan(node, b, options, rank, scales_index, sizes_index if use_sizes else None)
     if plan is not None:
         return _resize_by_taps(node, b, options, plan)
@@ -400,13 +410,6 @@ def _source_coordinates(options: _Options, plan: _AxisPlan, y):
     return x, (x < 0) | (x > n - 1)
 
 
-def _cubic_kernel(xp, distance, a: float):
-    d = xp.abs(distance)
-    near = ((a + 2) * d - (a + 3)) * d * d + 1
-    far = ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
-    return xp.where(d <= 1, near, xp.where(d < 2, far, 0.0))
-
-
 def _axis_taps(xp, options: _Options, plan: _AxisPlan, y):
     """([(indices, weights)], extrapolated) along one axis, per ONNX: the taps of x_original
     start left of it (at x - 1 when x is an integer, so the ratio to the left one is in (0, 1]),
@@ -435,7 +438,7 @@ def _axis_taps(xp, options: _Options, plan: _AxisPlan, y):
             if options.mode == "linear":
                 weight = xp.clip(1 - xp.abs(distance), 0.0, 1.0)
             else:
-                weight = _cubic_kernel(xp, distance, options.cubic_coeff_a)
+                weight = cubic_kernel(xp, distance, options.cubic_coeff_a)
             taps.append((base + offset, weight))
         if options.antialias:
             total = sum(weight for _, weight in taps)
@@ -447,24 +450,6 @@ def _axis_taps(xp, options: _Options, plan: _AxisPlan, y):
         total = xp.where(total == 0, 1.0, total)
         taps = [(index, weight / total) for index, weight in taps]
     return [(xp.clip(index, 0, plan.in_length - 1), weight) for index, weight in taps], extrapolated
-
-
-def _merged_taps(taps, length: int) -> tuple[np.ndarray, np.ndarray]:
-    """Compile-time taps as [length, k] indices and weights, each input index once per row and
-    no zero weights, padded (with a row's own index and weight 0) to the longest row."""
-    indices = np.stack([index.astype(np.int64) for index, _ in taps], axis=1)
-    weights = np.stack([np.ones(length) if weight is None else weight for _, weight in taps], axis=1)
-    rows = []
-    for row_indices, row_weights in zip(indices.tolist(), weights.tolist()):
-        merged = {}
-        for index, weight in zip(row_indices, row_weights):
-            merged[index] = merged.get(index, 0.0) + weight
-        rows.append([(index, weight) for index, weight in merged.items() if weight != 0.0] or [(row_indices[0], 0.0)])
-    width = max((len(row) for row in rows), default=1)
-    merged_indices = [[index for index, _ in row] + [row[0][0]] * (width - len(row)) for row in rows]
-    merged_weights = [[weight for _, weight in row] + [0.0] * (width - len(row)) for row in rows]
-    return (np.array(merged_indices, np.int64).reshape(length, width),
-            np.array(merged_weights, np.float64).reshape(length, width))
 
 
 FLOAT_COMPUTE = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64"}
@@ -479,7 +464,7 @@ def _resize_by_taps(node: OnnxNode, b: TorchBuilder, options: _Options, plans: l
     for plan in plans:
         if plan.at_compile_time:
             taps, extrapolated = _axis_taps(np, options, plan, np.arange(plan.out_length, dtype=np.float64))
-            indices, weights = _merged_taps(taps, plan.out_length)
+            indices, weights = merged_taps(taps, plan.out_length)
             taps = [(indices[:, k], None if np.all(weights[:, k] == 1.0) else weights[:, k]) for k in range(indices.shape[1])]
             if extrapolated is not None and not extrapolated.any():
                 extrapolated = None
@@ -543,29 +528,33 @@ def resize_10(node: OnnxNode, b: TorchBuilder):
     return _resize(node, b, scales_index=1, sizes_index=None, legacy=True)
 
 
+@converts("Resize", since=19)
+@converts("Resize", since=18)
+@converts("Resize", since=13)
 @converts("Resize", since=11)
 def resize_11(node: OnnxNode, b: TorchBuilder):
     """Inputs (X, roi, scales, sizes): scales or sizes (scales is then empty); coordinate and
-    nearest modes, cubic coefficient, exclude_outside, extrapolation_value as attributes."""
+    nearest modes, cubic coefficient, exclude_outside, extrapolation_value as attributes. Opset 13
+    makes roi and scales optional; 18 adds antialias, axes and keep_aspect_ratio_policy; 19 adds
+    coordinate_transformation_mode 'half_pixel_symmetric'."""
     return _resize(node, b, scales_index=2, sizes_index=3, legacy=False)
 
 
-@converts("Resize", since=13)
-def resize_13(node: OnnxNode, b: TorchBuilder):
-    """roi and scales become optional inputs."""
-    return _resize(node, b, scales_index=2, sizes_index=3, legacy=False)
-
-
-@converts("Resize", since=18)
-def resize_18(node: OnnxNode, b: TorchBuilder):
-    """Adds antialias, axes and keep_aspect_ratio_policy."""
-    return _resize(node, b, scales_index=2, sizes_index=3, legacy=False)
-
-
-@converts("Resize", since=19)
-def resize_19(node: OnnxNode, b: TorchBuilder):
-    """Adds coordinate_transformation_mode 'half_pixel_symmetric'."""
-    return _resize(node, b, scales_index=2, sizes_index=3, legacy=False)
+def _kept_upsample(node: OnnxNode, b: TorchBuilder, mode: str, coordinate_mode: str, nearest_mode: str, scales):
+    """aten.upsample_nearest1d/2d or aten.upsample_bilinear2d when the user keeps it backend-legal and
+    it computes this form exactly: the output size static, dims 0 and 1 kept; `scales` are the
+    ONNX spatial scales (torch maps by them, as ONNX does), None when sizes were given. Else None."""
+    rank, sizes = node.input_info(0).rank, node.result_info().sizes
+    nearest = mode == "nearest" and coordinate_mode == "asymmetric" and nearest_mode == "floor" and rank in (3, 4)
+    bilinear = mode == "linear" and coordinate_mode in ("half_pixel", "align_corners") and rank == 4
+    name = f"aten.upsample_nearest{rank - 2}d" if nearest else "aten.upsample_bilinear2d"
+    if not (nearest or bilinear) or not node.is_backend_legal(name) or not _keeps_batch_and_channel(node):
+        return None
+    if None in sizes[2:]:
+        return None
+    flags = [b.constant_bool(coordinate_mode == "align_corners")] if bilinear else []
+    spatial = [b.constant_none() if s is None else b.constant_float(float(s)) for s in scales or [None] * (rank - 2)]
+    return b.op(name, node.result_type(), node.input(0), b.int_list(sizes[2:]), *flags, *spatial)
 
 
 def _upsample_mode(node: OnnxNode) -> tuple[str, bool]:
@@ -587,6 +576,9 @@ def upsample_7(node: OnnxNode, b: TorchBuilder):
     if scales[0] != 1 or scales[1] != 1:
         node.fail(f"resizing dimension 0 or 1 (batch or channel) is not supported: scales {scales[:2]}")
     mode_text, align = _upsample_mode(node)
+    kept = _kept_upsample(node, b, node.attr_string("mode"), "asymmetric", "floor", scales[2:])
+    if kept is not None:
+        return kept
     return _interpolate(node, b, mode_text, b.constant_bool(align), None, [b.constant_float(s) for s in scales[2:]])
 
 
@@ -595,5 +587,10 @@ def upsample_9(node: OnnxNode, b: TorchBuilder):
     """Scales become input 1."""
     rank = _rank(node)
     mode_text, align = _upsample_mode(node)
+    literal = node.constant_input(1)
+    kept = None if literal is None else _kept_upsample(node, b, node.attr_string("mode"), "asymmetric", "floor",
+                                                       list(literal)[2:])
+    if kept is not None:
+        return kept
     scales = _spatial_values(node, b, 1, rank, list(range(rank)), "scale")
     return _interpolate(node, b, mode_text, b.constant_bool(align), None, scales)

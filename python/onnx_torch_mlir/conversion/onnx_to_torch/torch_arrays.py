@@ -6,11 +6,13 @@ and interpolation taps) writes it against an `xp` module and array operators. Wi
 and numpy arrays it runs at conversion time, in float64, and the results become literals;
 when an operand is only known at run time (a scale that is a graph input), the same formula
 runs with `TorchNumpy(b)` and `TorchArray`s, which build the float32 torch ops that compute
-it. One formula, so the two paths cannot drift apart.
+it. One formula, so the two paths cannot drift apart. Resize's cubic kernel and its merging of
+compile-time taps (`cubic_kernel`, `merged_taps`) live here too.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from torch_mlir import ir
 
 from .builder import TorchBuilder
@@ -126,3 +128,29 @@ class TorchNumpy:
     def clip(self, x, low, high):
         b = self.b
         return TorchArray(b, b.op("aten.clamp", x.value.type, x.value, b.constant_float(low), b.constant_float(high)))
+
+
+def cubic_kernel(xp, distance, a: float):
+    """The cubic convolution kernel of coefficient `a` at `distance` (Resize's cubic mode), for any `xp`."""
+    d = xp.abs(distance)
+    near = ((a + 2) * d - (a + 3)) * d * d + 1
+    far = ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    return xp.where(d <= 1, near, xp.where(d < 2, far, 0.0))
+
+
+def merged_taps(taps, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """Compile-time taps as [length, k] indices and weights, each input index once per row and
+    no zero weights, padded (with a row's own index and weight 0) to the longest row."""
+    indices = np.stack([index.astype(np.int64) for index, _ in taps], axis=1)
+    weights = np.stack([np.ones(length) if weight is None else weight for _, weight in taps], axis=1)
+    rows = []
+    for row_indices, row_weights in zip(indices.tolist(), weights.tolist()):
+        merged = {}
+        for index, weight in zip(row_indices, row_weights):
+            merged[index] = merged.get(index, 0.0) + weight
+        rows.append([(index, weight) for index, weight in merged.items() if weight != 0.0] or [(row_indices[0], 0.0)])
+    width = max((len(row) for row in rows), default=1)
+    merged_indices = [[index for index, _ in row] + [row[0][0]] * (width - len(row)) for row in rows]
+    merged_weights = [[weight for _, weight in row] + [0.0] * (width - len(row)) for row in rows]
+    return (np.array(merged_indices, np.int64).reshape(length, width),
+            np.array(merged_weights, np.float64).reshape(length, width))

@@ -61,6 +61,34 @@ def skip_layer_norm():
                   [_constant("gamma", np.ones(4)), _constant("beta", np.zeros(4))], microsoft=True)
 
 
+def ms_attention(unidirectional=0):
+    """onnxruntime's Attention: input [1, 3, 8] projected to Q, K, V of 2 heads of 4."""
+    rng = np.random.default_rng(3)
+    node = helper.make_node("Attention", ["x", "weights", "bias"], ["y"], domain=MICROSOFT, num_heads=2,
+                            unidirectional=unidirectional)
+    return _model([node], [_value("x", [1, 3, 8])], [_value("y", [1, 3, 8])],
+                  [_constant("weights", rng.standard_normal((8, 24)) * 0.5), _constant("bias", rng.standard_normal(24))],
+                  microsoft=True)
+
+
+def resize(mode, coordinate_mode, scales=None, sizes=None, opset=13, nearest_mode="floor"):
+    """Resize of a [1, 2, 3, 4] input by constant scales or sizes."""
+    inputs = ["x", "", "scales"] if sizes is None else ["x", "", "", "sizes"]
+    initializers = [_constant("scales", scales)] if sizes is None else [
+        numpy_helper.from_array(np.asarray(sizes, np.int64), "sizes")]
+    node = helper.make_node("Resize", inputs, ["y"], mode=mode, coordinate_transformation_mode=coordinate_mode,
+                            nearest_mode=nearest_mode)
+    out = sizes or [int(d * s) for d, s in zip([1, 2, 3, 4], scales)]
+    return _model([node], [_value("x", [1, 2, 3, 4])], [_value("y", out)], initializers, opset=opset)
+
+
+def upsample():
+    """Upsample-9 (nearest, asymmetric, floor) of a [1, 2, 3, 4] input by 2 and 1.5."""
+    node = helper.make_node("Upsample", ["x", "scales"], ["y"], mode="nearest")
+    return _model([node], [_value("x", [1, 2, 3, 4])], [_value("y", [1, 2, 6, 6])], [_constant("scales", [1, 1, 2, 1.5])],
+                  opset=9)
+
+
 MODELS = {
     "instance_norm": instance_norm,
     "hard_sigmoid": lambda: unary("HardSigmoid", alpha=1 / 6, beta=0.5),
@@ -72,6 +100,13 @@ MODELS = {
     "contrib_layer_norm": contrib_layer_norm,
     "simplified_layer_norm": simplified_layer_norm,
     "skip_layer_norm": skip_layer_norm,
+    "ms_attention": ms_attention,
+    "ms_attention_causal": lambda: ms_attention(unidirectional=1),
+    "resize_nearest": lambda: resize("nearest", "asymmetric", scales=[1, 1, 2, 1.5]),
+    "resize_bilinear": lambda: resize("linear", "half_pixel", sizes=[1, 2, 5, 7]),
+    "resize_bilinear_scales": lambda: resize("linear", "half_pixel", scales=[1, 1, 2, 0.5]),
+    "resize_align_corners": lambda: resize("linear", "align_corners", sizes=[1, 2, 5, 7]),
+    "upsample": upsample,
 }
 
 if __name__ == "__main__":

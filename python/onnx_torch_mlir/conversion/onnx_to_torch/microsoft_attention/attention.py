@@ -40,14 +40,34 @@ from .common import (
 )
 
 
-def _attend(b: TorchBuilder, q, k, v, scale: float, mask, attention_bias) -> ir.Value:
-    """softmax(scale * q @ k^T + mask + attention_bias) @ v, heads merged."""
+def _attend(b: TorchBuilder, q, k, v, scale: float, mask, attention_bias, fused: bool = False) -> ir.Value:
+    """softmax(scale * q @ k^T + mask + attention_bias) @ v, heads merged. `fused`: as one
+    aten.scaled_dot_product_attention (the user keeps it backend-legal)."""
+    if fused:
+        return merge_heads(b, _scaled_dot_product_attention(b, q, k, v, scale, mask, attention_bias))
     scores = b.scalar_op("aten.mul.Scalar", batched_product(b, q, transpose(b, k, 2, 3)), scale)
     for addend in (mask, attention_bias):
         if addend is not None:
             scores = b.binary("aten.add.Tensor", scores, addend, scores.type)
     probabilities = b.op("aten.softmax.int", scores.type, scores, b.constant_int(-1), b.constant_none())
     return merge_heads(b, batched_product(b, probabilities, v))
+
+
+def _scaled_dot_product_attention(b: TorchBuilder, q, k, v, scale: float, mask, attention_bias) -> ir.Value:
+    """aten.scaled_dot_product_attention of [batch, heads, seq, head] q, k, v; mask and bias added
+    into its additive attn_mask, of rank 4 (a [seq, total] causal mask as [1, 1, seq, total])."""
+    addends = [addend for addend in (mask, attention_bias) if addend is not None]
+    combined = addends[0] if addends else b.constant_none()
+    if len(addends) == 2:
+        combined = b.binary("aten.add.Tensor", addends[0], addends[1])
+    while addends and b.info(combined).rank < 4:
+        combined = b.unsqueeze(combined, 0)
+    q_info, v_info = b.info(q), b.info(v)
+    result_type = b.tensor_type(list(q_info.sizes[:-1]) + [v_info.sizes[-1]], q_info.element)
+    return b.op(
+        "aten.scaled_dot_product_attention", result_type, q, k, v, combined, b.constant_float(0.0),
+        b.constant_bool(False), b.constant_float(scale), b.constant_bool(False),
+    )
 
 
 # -- masks ----------------------------------------------------------------------------------------
@@ -184,7 +204,8 @@ def attention(node: OnnxNode, b: TorchBuilder):
     mask = _key_mask(node, b, 3, batch, total, element)
     if node.attr_int("unidirectional", 0):
         mask = _causal(b, mask, sequence, total, past_length, element)
-    output = _attend(b, q, k, v, attention_scale(node, head_size), mask, node.optional_input(5))
+    output = _attend(b, q, k, v, attention_scale(node, head_size), mask, node.optional_input(5),
+                     node.is_backend_legal("aten.scaled_dot_product_attention"))
     results = [b.cast_to(output, node.result_type(0))]
     if node.num_results > 1:  # present: [2, batch, heads, total, head] (this step's K, V without a past)
         present = None
@@ -279,7 +300,8 @@ def multi_head_attention(node: OnnxNode, b: TorchBuilder):
     mask = _key_mask(node, b, 4, batch, total, element)
     if node.attr_int("unidirectional", 0):
         mask = _causal(b, mask, sequence, total, past_length, element)
-    output = _attend(b, q, k, v, attention_scale(node, head_size), mask, node.optional_input(5))
+    output = _attend(b, q, k, v, attention_scale(node, head_size), mask, node.optional_input(5),
+                     node.is_backend_legal("aten.scaled_dot_product_attention"))
     results = [b.cast_to(output, node.result_type(0))]
     for index, state in ((1, k), (2, v)):
         if index < node.num_results:
