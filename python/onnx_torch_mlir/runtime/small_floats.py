@@ -120,10 +120,8 @@ def replace_conversions(module: ir.Module) -> None:
         with ir.Location.unknown(), ir.InsertionPoint(operation):
             if operation.name == "arith.constant":
                 replacement = _constant(operation)
-            elif operation.name == "arith.extf":
-                replacement = _decode(operation, helpers)
             else:
-                replacement = _encode(operation, helpers)
+                replacement = _convert(operation, helpers)
         operation.results[0].replace_all_uses_with(replacement)
         operation.erase()
     _add_helpers(module, helpers)
@@ -163,40 +161,42 @@ _ML_DTYPES_NAME = {
 }
 
 
-def _decode(operation: ir.Operation, helpers: dict[str, str]) -> ir.Value:
-    """`arith.extf` from a small float: its exact f32 value, then extf/truncf to the result type."""
-    source = operation.operands[0]
-    small = SMALL_FLOATS[str(source.type)]
-    name = HELPER_PREFIX + "to_f32_" + small.name
-    helpers.setdefault(name, _decoder_source(name, small))
-    storage = ir.IntegerType.get_signless(small.bits)
-    f32 = ir.F32Type.get()
-    bits = arith.BitcastOp(storage, source).result
-    value = func.CallOp([f32], ir.FlatSymbolRefAttr.get(name), [bits]).result
-    return _float_convert(value, operation.results[0].type)
-
-
-def _encode(operation: ir.Operation, helpers: dict[str, str]) -> ir.Value:
-    """`arith.truncf` to a small float: the source widened to f64 (exactly), then encoded."""
+def _convert(operation: ir.Operation, helpers: dict[str, str]) -> ir.Value:
+    """An `arith.extf` / `arith.truncf` with a small float on either side (or both): a small
+    source decoded to its exact f32 value, a small result encoded from the value widened to
+    f64 (exactly), any other side reached by a standard extf/truncf (one rounding at most)."""
+    if "roundingmode" in operation.attributes and "to_nearest_even" not in str(operation.attributes["roundingmode"]):
+        raise RunnerError(f"{operation.location}: {operation.name} with rounding mode "
+                          f"{operation.attributes['roundingmode']} to or from a float8/float4 type cannot be "
+                          "emulated by the reference CPU runner (round to nearest even only)")
+    value = operation.operands[0]
+    if str(value.type) in SMALL_FLOATS:
+        value = _decoded(value, helpers)
     result_type = operation.results[0].type
     small = SMALL_FLOATS.get(str(result_type))
     if small is None:
-        raise RunnerError(f"{operation.location}: arith.truncf from {operation.operands[0].type} to {result_type} "
-                          "cannot be emulated by the reference CPU runner")
+        return _float_convert(value, result_type)
     if not small.encodable:
         raise RunnerError(f"a conversion to {small.name} cannot be emulated by the reference CPU runner "
                           "(only conversions from it are)")
     name = HELPER_PREFIX + "from_f64_" + small.name
     helpers.setdefault(name, _encoder_source(name, small))
-    wide = _float_convert(operation.operands[0], ir.F64Type.get())
     storage = ir.IntegerType.get_signless(small.bits)
-    bits = func.CallOp([storage], ir.FlatSymbolRefAttr.get(name), [wide]).result
+    bits = func.CallOp([storage], ir.FlatSymbolRefAttr.get(name), [_float_convert(value, ir.F64Type.get())]).result
     return arith.BitcastOp(result_type, bits).result
 
 
+def _decoded(value: ir.Value, helpers: dict[str, str]) -> ir.Value:
+    """The exact f32 value of `value`, of a small float type."""
+    small = SMALL_FLOATS[str(value.type)]
+    name = HELPER_PREFIX + "to_f32_" + small.name
+    helpers.setdefault(name, _decoder_source(name, small))
+    bits = arith.BitcastOp(ir.IntegerType.get_signless(small.bits), value).result
+    return func.CallOp([ir.F32Type.get()], ir.FlatSymbolRefAttr.get(name), [bits]).result
+
+
 def _float_convert(value: ir.Value, to: ir.Type) -> ir.Value:
-    if str(to) in SMALL_FLOATS:
-        raise RunnerError(f"a conversion between {value.type} and {to} cannot be emulated by the reference CPU runner")
+    """`value` (f16, bf16, f32 or f64) as `to` (one of them) by a standard extf/truncf."""
     width, target_width = ir.FloatType(value.type).width, ir.FloatType(to).width
     if value.type == to:
         return value

@@ -235,11 +235,20 @@ def _refuse_two_bit_types(node: OnnxNode):
 _FLOAT8_MAX = {"f8E4M3FN": 448.0, "f8E4M3FNUZ": 240.0, "f8E5M2": 57344.0, "f8E5M2FNUZ": 57344.0}
 
 
+# 8-bit and 4-bit floats: every value of theirs is a float32.
+_SMALL_FLOATS = {"f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ", "f8E8M0FNU", "f4E2M1FN"}
+
+
 def _float8_source(node: OnnxNode, b: TorchBuilder, x, element: str):
-    """A cast to float8 goes through float32 from a double: ONNX's reference (ml_dtypes) and
-    PyTorch both convert a double to float first and round twice; a direct `arith.truncf`
-    would round once and differ on a double just beside a tie. Then `_saturate_to_float8`."""
-    if element in _FLOAT8_MAX and b.info(x).element == "f64":
+    """A cast from an 8-bit or 4-bit float goes through float32 (exactly): torch-mlir's Linalg
+    and TOSA lowerings emit an invalid `arith.extf` between two 8-bit floats, and TOSA's
+    float-to-int cast compares with the int range as constants of the source type (NaN in
+    float8: every result became INT_MIN). A cast to float8 goes through float32 from a double:
+    ONNX's reference (ml_dtypes) and PyTorch both convert a double to float first and round
+    twice; a direct `arith.truncf` would round once and differ on a double just beside a tie.
+    Then `_saturate_to_float8`."""
+    source = b.info(x).element
+    if element != "f32" and (source in _SMALL_FLOATS or (element in _FLOAT8_MAX and source == "f64")):
         x = b.to_dtype(x, "f32")
     return _saturate_to_float8(node, b, x, element)
 
