@@ -1,5 +1,5 @@
 """Sequences in control flow: a Loop that appends to a loop-carried sequence (or reads a sequence
-at its iteration number) and an If with a sequence output, compiled with our importer and
+at its iteration number) and an If with a sequence or optional output, compiled with our importer and
 conversion, run on the reference CPU runner (and on IREE for Linalg), compared with onnxruntime.
 
 torch-mlir lowers no list carried by a `torch.prim.Loop`, so such a loop is unrolled on every
@@ -162,12 +162,36 @@ def test_insert_at_a_run_time_position_into_different_shapes_on_linalg():
         onnx_torch_mlir.compile(model, "tosa")
 
 
+def if_optional_output(cond: bool):
+    """An If whose then-branch holds an optional sequence and whose else-branch is empty: whether
+    it holds a value is the run-time condition (its value is read only where it holds one, as
+    onnxruntime raises on an empty optional)."""
+    optional_type = helper.make_optional_type_proto(
+        helper.make_sequence_type_proto(helper.make_tensor_type_proto(FLOAT, [3, 4])))
+    then_g = helper.make_graph([helper.make_node("Sigmoid", ["x"], ["s"]),
+                                helper.make_node("SequenceConstruct", ["s", "x"], ["pair"]),
+                                helper.make_node("Optional", ["pair"], ["t"])],
+                               "then", [], [helper.make_value_info("t", optional_type)])
+    else_g = helper.make_graph([helper.make_node("Optional", [], ["e"], type=optional_type.optional_type.elem_type)],
+                               "else", [], [helper.make_value_info("e", optional_type)])
+    nodes = [helper.make_node("If", ["c"], ["maybe"], then_branch=then_g, else_branch=else_g),
+             helper.make_node("OptionalHasElement", ["maybe"], ["has"])]
+    outputs = [_info("has", BOOL, [])]
+    if cond:
+        nodes += [helper.make_node("OptionalGetElement", ["maybe"], ["pair_out"]),
+                  helper.make_node("ConcatFromSequence", ["pair_out"], ["y"], axis=0)]
+        outputs.append(_info("y", FLOAT, [6, 4]))
+    return _model(nodes, [_info("c", BOOL, []), _info("x", FLOAT, [3, 4])], outputs, opset=18), [np.array(cond), X34]
+
+
 CASES = {
     "Loop-appends-rows": loop_appends_rows,
     "Loop-appends-growing-slices": loop_appends_growing_slices,
     "Loop-reads-sequence-at-iteration": loop_reads_sequence_at_iteration,
     "If-sequence-true": lambda: if_sequence_output(True),
     "If-sequence-false": lambda: if_sequence_output(False),
+    "If-optional-true": lambda: if_optional_output(True),
+    "If-optional-false": lambda: if_optional_output(False),
 }
 
 
@@ -193,7 +217,8 @@ def test_matches_onnxruntime(name, backend):
     _assert_matches(runtime.run(module, arrays, input_dialect=backend), _expected(model, arrays))
 
 
-@pytest.mark.parametrize("name", ["Loop-appends-rows", "Loop-appends-growing-slices", "If-sequence-false"])
+@pytest.mark.parametrize("name", ["Loop-appends-rows", "Loop-appends-growing-slices", "If-sequence-false",
+                                  "If-optional-true"])
 def test_iree_matches_onnxruntime(name):
     model, arrays = CASES[name]()
     module = onnx_torch_mlir.compile(model, "linalg-on-tensors")

@@ -53,3 +53,30 @@ func.func @if_sequence(%c: !torch.vtensor<[],i1>, %x: !torch.vtensor<[3],f32>) -
   %3 = torch.operator "onnx.ConcatFromSequence"(%0) {torch.onnx.axis = 0 : si64} : (!torch.list<vtensor<[3],f32>>) -> !torch.vtensor<[6],f32>
   return %3 : !torch.vtensor<[6],f32>
 }
+
+// -----
+
+// An If whose optional output only one branch holds (the torch-onnx spelling orders the regions
+// else, then): the If yields the content, zeros in the empty branch, and OptionalHasElement is the
+// condition itself.
+// CHECK-LABEL: func.func @if_optional
+// CHECK: %[[VALUE:.*]] = torch.prim.If %{{.*}} -> (!torch.vtensor<[3],f32>) {
+// CHECK:   %[[SIGMOID:.*]] = torch.aten.sigmoid %arg1
+// CHECK:   torch.prim.If.yield %[[SIGMOID]]
+// CHECK: } else {
+// CHECK:   %[[ZEROS:.*]] = torch.vtensor.literal(dense<0.000000e+00> : tensor<3xf32>)
+// CHECK:   torch.prim.If.yield %[[ZEROS]]
+// CHECK: return %arg0, %[[VALUE]]
+func.func @if_optional(%c: !torch.vtensor<[],i1>, %x: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[],i1>, !torch.vtensor<[3],f32>) attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %0 = torch.operator "onnx.If"(%c) : (!torch.vtensor<[],i1>) -> !torch.optional<vtensor<[3],f32>> {
+    %1 = torch.operator "onnx.Optional"() {torch.onnx.type = "tensor(float)"} : () -> !torch.optional<vtensor<[3],f32>>
+    torch.operator_terminator %1 : !torch.optional<vtensor<[3],f32>>
+  }, {
+    %1 = torch.operator "onnx.Sigmoid"(%x) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+    %2 = torch.operator "onnx.Optional"(%1) : (!torch.vtensor<[3],f32>) -> !torch.optional<vtensor<[3],f32>>
+    torch.operator_terminator %2 : !torch.optional<vtensor<[3],f32>>
+  }
+  %3 = torch.operator "onnx.OptionalHasElement"(%0) : (!torch.optional<vtensor<[3],f32>>) -> !torch.vtensor<[],i1>
+  %4 = torch.operator "onnx.OptionalGetElement"(%0) : (!torch.optional<vtensor<[3],f32>>) -> !torch.vtensor<[3],f32>
+  return %3, %4 : !torch.vtensor<[],i1>, !torch.vtensor<[3],f32>
+}

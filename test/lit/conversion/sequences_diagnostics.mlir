@@ -1,14 +1,14 @@
 // Forms the sequence and optional patterns refuse, each with its reason, all reported in one run.
 // RUN: not onnx-mlir-opt %s --convert-onnx-to-torch 2>&1 | FileCheck %s
 
-func.func @refused(%s: !torch.list<vtensor<[2],f32>>, %x: !torch.vtensor<[4],f32>, %split: !torch.vtensor<[],si64>, %p: !torch.vtensor<[],si64>, %o: !torch.optional<vtensor<[2],f32>>, %y: !torch.vtensor<[2],f32>) -> (!torch.list<vtensor<[2],f32>>, !torch.list<vtensor<[?],f32>>, !torch.list<vtensor<[?],f32>>, !torch.vtensor<[2],f32>, !torch.vtensor<[?],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],i1>) attributes {torch.onnx_meta.opset_version = 18 : si64} {
+func.func @refused(%s: !torch.list<vtensor<[2],f32>>, %x: !torch.vtensor<[4],f32>, %split: !torch.vtensor<[],si64>, %p: !torch.vtensor<[],si64>, %o: !torch.optional<vtensor<[2],f32>>, %y: !torch.vtensor<[2,1],f32>) -> (!torch.list<vtensor<[2],f32>>, !torch.list<vtensor<[?],f32>>, !torch.list<vtensor<[?],f32>>, !torch.vtensor<[2],f32>, !torch.vtensor<[?],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],i1>) attributes {torch.onnx_meta.opset_version = 18 : si64} {
   // CHECK: loc("graph_sequence"): error: node 'graph_sequence' (SequenceInsert, domain 'ai.onnx', opset 18): the length of sequence input 0 is not known at compile time: it is a graph (or subgraph) input; only sequences built in the graph with a static length (SequenceConstruct, SequenceEmpty, SplitToSequence, ...) convert
   %0 = torch.operator "onnx.SequenceInsert"(%s, %x) : (!torch.list<vtensor<[2],f32>>, !torch.vtensor<[4],f32>) -> !torch.list<vtensor<[2],f32>> loc("graph_sequence")
   // CHECK: loc("run_time_split"): error: node 'run_time_split' (SplitToSequence, domain 'ai.onnx', opset 18): 'split' must be a constant, or a 1-D tensor of static length: otherwise the number of sequence elements depends on run-time data
   %1 = torch.operator "onnx.SplitToSequence"(%x, %split) : (!torch.vtensor<[4],f32>, !torch.vtensor<[],si64>) -> !torch.list<vtensor<[?],f32>> loc("run_time_split")
   %2 = torch.operator "onnx.SequenceConstruct"(%x) : (!torch.vtensor<[4],f32>) -> !torch.list<vtensor<[4],f32>>
-  // CHECK: loc("run_time_insert"): error: node 'run_time_insert' (SequenceInsert, domain 'ai.onnx', opset 18): a run-time 'position' needs the sequence's elements (and the inserted tensor) to have one ranked type
-  %3 = torch.operator "onnx.SequenceInsert"(%2, %y, %p) : (!torch.list<vtensor<[4],f32>>, !torch.vtensor<[2],f32>, !torch.vtensor<[],si64>) -> !torch.list<vtensor<[?],f32>> loc("run_time_insert")
+  // CHECK: loc("run_time_insert"): error: node 'run_time_insert' (SequenceInsert, domain 'ai.onnx', opset 18): a run-time 'position' needs the sequence's elements (and the inserted tensor) to have one element type and rank
+  %3 = torch.operator "onnx.SequenceInsert"(%2, %y, %p) : (!torch.list<vtensor<[4],f32>>, !torch.vtensor<[2,1],f32>, !torch.vtensor<[],si64>) -> !torch.list<vtensor<[?],f32>> loc("run_time_insert")
   %c5 = torch.operator "onnx.Constant"() {torch.onnx.value = dense<5> : tensor<si64>} : () -> !torch.vtensor<[],si64>
   // CHECK: loc("out_of_range"): error: node 'out_of_range' (SequenceAt, domain 'ai.onnx', opset 18): position 5 is out of range for a sequence of 1 elements
   %4 = torch.operator "onnx.SequenceAt"(%2, %c5) : (!torch.list<vtensor<[4],f32>>, !torch.vtensor<[],si64>) -> !torch.vtensor<[2],f32> loc("out_of_range")

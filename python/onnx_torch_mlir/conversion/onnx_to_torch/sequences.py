@@ -512,9 +512,11 @@ def _as_torch_value(b: TorchBuilder, value: ir.Value) -> ir.Value:
 DEREFINE = "torch.derefine"
 
 
-def optional_content(node: OnnxNode, index: int) -> tuple[bool, ir.Value | None]:
+def optional_content(node: OnnxNode, index: int) -> tuple[bool | ir.Value, ir.Value | None]:
     """(holds a value, the value) of operand `index`: a tensor or sequence holds itself, an absent
-    operand nothing, an optional its `torch.derefine` operand; fails where that is not known."""
+    operand nothing, an optional its `torch.derefine` operand; an optional output of an If that
+    only one branch holds gives a run-time flag (a boolean tensor) and the held branch's value.
+    Fails where that is not known."""
     if not node.has_input(index):
         return False, None
     if node.input_is_tensor(index):
@@ -526,6 +528,12 @@ def optional_content(node: OnnxNode, index: int) -> tuple[bool, ir.Value | None]
     if owner is not None and owner.name == DEREFINE:
         inner = owner.operands[0]
         return (False, None) if str(inner.type) == "!torch.none" else (True, inner)
+    if owner is not None and owner.name == UNREALIZED_CAST and len(owner.operands) == 2:
+        # an If's optional that only one branch holds: (whether it holds a value, the optional)
+        flag, wrapped = owner.operands
+        inner = _owner(wrapped)
+        if tensor_info(flag.type) is not None and inner is not None and inner.name == DEREFINE:
+            return flag, inner.operands[0]
     node.fail(
         f"whether optional input {index} holds a value is not known at compile time: it is {_origin(value)}; "
         "only optionals built in the graph by Optional convert"
@@ -561,14 +569,20 @@ def optional(node: OnnxNode, b: TorchBuilder):
 
 @converts("OptionalHasElement", since=15)
 def optional_has_element(node: OnnxNode, b: TorchBuilder):
-    """A boolean literal: from opset 18 the input may be absent (false) or a tensor or sequence (true)."""
+    """A boolean literal: from opset 18 the input may be absent (false) or a tensor or sequence
+    (true); for an If's optional that only one branch holds, the If's condition (or its negation)."""
     holds, _ = optional_content(node, 0)
+    if isinstance(holds, ir.Value):
+        return b.reshape(holds, [], []) if tensor_info(holds.type).rank else holds
     return b.scalar_tensor_literal(holds, "i1")
 
 
 @converts("OptionalGetElement", since=15)
 def optional_get_element(node: OnnxNode, b: TorchBuilder):
-    """The optional's value; from opset 18 a tensor or sequence input is returned as it is."""
+    """The optional's value; from opset 18 a tensor or sequence input is returned as it is. For
+    an If's optional that only one branch holds, the held branch's value (ONNX makes reading an
+    empty optional an error; here it reads that branch's value, which the other branch fills
+    with zeros)."""
     holds, value = optional_content(node, 0)
     if not holds:
         node.fail("the optional input is empty: OptionalGetElement has no value to return")

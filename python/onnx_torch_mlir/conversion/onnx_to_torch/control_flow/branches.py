@@ -3,7 +3,10 @@
 If-1 to If-23 differ only in the types a branch may yield (If-11 lets the branches yield
 different shapes, If-13 sequences, If-16 optionals): one pattern serves them all. A sequence
 output must be built in each branch with the same length: the If then yields its elements (each
-as a tensor output) and the sequence is rebuilt after it; an optional output fails the node.
+as a tensor output) and the sequence is rebuilt after it. An optional output is built by
+Optional in each branch: its content is yielded the same way, and where only one branch holds a
+value the other yields zeros in its place and the optional carries the condition as the flag
+OptionalHasElement reads (`_collapsed`).
 
 The condition is a one-element boolean tensor; `torch.prim.If` takes a `!torch.bool`, read with
 `aten.item` (`aten.Bool.int`). Each result's type is the most static type both branches fit (a
@@ -14,6 +17,7 @@ branches are computed and `aten.where` selects; see the package docstring.
 
 from __future__ import annotations
 
+import numpy as np
 from torch_mlir import ir
 
 from ..builder import TorchBuilder
@@ -43,13 +47,13 @@ def if_(node: OnnxNode, b: TorchBuilder):
     if constant is not None:  # only the branch taken is converted and inlined (the driver ignores the other)
         taken = then_index if bool(constant.reshape(-1)[0]) else else_index
         values = inline_block(b, _checked_block(node, taken), [])
-        flat, _, layout = _expanded(node, values, values)
-        return _collapsed(node, b, flat, layout)
+        flat, _, layout = _expanded(node, values, values, (b, b))
+        return _collapsed(node, b, flat, layout, None)
     then_block, else_block = _checked_block(node, then_index), _checked_block(node, else_index)
     for index in range(node.num_results):
         declared = node.op.results[index].type
-        if tensor_info(declared) is None and not str(lists.to_torch_type(declared)).startswith("!torch.list<"):
-            node.fail(f"output {index} has type {declared}: only tensor and sequence outputs are supported")
+        if tensor_info(declared) is None and not lists.is_container(declared):
+            node.fail(f"output {index} has type {declared}: only tensor, sequence and optional outputs are supported")
     info = node.input_info(0)
     if info.sizes is not None and None not in info.sizes and len(info.sizes) and max(info.sizes) != 1:
         node.fail(f"the condition has shape {list(info.sizes)}, not one element")
@@ -71,7 +75,9 @@ def _prim_if(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: 
     """`torch.prim.If`, except for outputs both branches only pick (a value from outside or a
     literal): those are an `aten.where` in front. torch-mlir's Linalg pipeline would turn them
     into an `arith.select` of tensors (scf's canonicalization), which its backend contract rejects."""
-    then_values, else_values, layout = _expanded(node, yielded_values(b, then_block), yielded_values(b, else_block))
+    builders = TorchBuilder(terminator(then_block), b.location), TorchBuilder(terminator(else_block), b.location)
+    then_values, else_values, layout = _expanded(
+        node, yielded_values(b, then_block), yielded_values(b, else_block), builders)
     types = [
         join_types(b, node, [value_type(t), value_type(e)], f"output {i}")
         for i, (t, e) in enumerate(zip(then_values, else_values))
@@ -85,7 +91,7 @@ def _prim_if(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: 
         else:
             kept.append(index)
     if not kept:
-        return _collapsed(node, b, results, layout)
+        return _collapsed(node, b, results, layout, lambda: _condition_tensor(node, b))
     condition = b.op("aten.Bool.int", b.type("!torch.bool"), b.item(node.input(0)))
     op = ir.Operation.create(
         "torch.prim.If", results=[types[i] for i in kept], operands=[condition], regions=2, loc=b.location,
@@ -98,7 +104,7 @@ def _prim_if(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: 
         block.append_to(region)
     for index, value in zip(kept, op.results):
         results[index] = value
-    return _collapsed(node, b, results, layout)
+    return _collapsed(node, b, results, layout, lambda: _condition_tensor(node, b))
 
 
 def _condition_tensor(node: OnnxNode, b: TorchBuilder) -> ir.Value:
@@ -129,7 +135,8 @@ def _picked_outside(b: TorchBuilder, value: ir.Value, block: ir.Block) -> ir.Val
 
 def _select_computed_branches(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: ir.Block):
     """Both branches inlined, `aten.where(cond, then, else)` per output: needs equal static shapes."""
-    then_values, else_values, layout = _expanded(node, inline_block(b, then_block, []), inline_block(b, else_block, []))
+    then_values, else_values, layout = _expanded(
+        node, inline_block(b, then_block, []), inline_block(b, else_block, []), (b, b))
     condition = _condition_tensor(node, b)
     results = []
     for index, (then_value, else_value) in enumerate(zip(then_values, else_values)):
@@ -142,47 +149,118 @@ def _select_computed_branches(node: OnnxNode, b: TorchBuilder, then_block: ir.Bl
             )
         else_value = fit_to_type(b, else_value, then_value.type)
         results.append(b.op("aten.where.self", then_value.type, condition, then_value, else_value))
-    return _collapsed(node, b, results, layout)
+    return _collapsed(node, b, results, layout, lambda: condition)
 
 
-def _expanded(node: OnnxNode, then_values, else_values):
-    """The branches' outputs with each sequence replaced by its elements; and the layout (per
-    output: None for a tensor, the length for a sequence) that `_collapsed` rebuilds them by."""
+def _expanded(node: OnnxNode, then_values, else_values, builders):
+    """The branches' outputs with each sequence replaced by its elements and each optional by its
+    content's; and the layout (per output: None for a tensor, else how to rebuild it) that
+    `_collapsed` reads. `builders` create values in front of each branch's end (or of the node)."""
     flat_then, flat_else, layout = [], [], []
     for index, (then_value, else_value) in enumerate(zip(then_values, else_values)):
-        if not lists.is_container(node.op.results[index].type):
+        declared = node.op.results[index].type
+        if not lists.is_container(declared):
             flat_then.append(then_value)
             flat_else.append(else_value)
             layout.append(None)
-            continue
-        constructs = lists.list_construct(then_value), lists.list_construct(else_value)
-        if any(construct is None for construct in constructs):
-            node.fail(f"output {index} is a sequence that a branch does not build (SequenceConstruct, ...): its "
-                      "length would only be known at run time")
-        lengths = [len(construct.operands) for construct in constructs]
-        if lengths[0] != lengths[1]:
-            node.fail(f"output {index} is a sequence of {lengths[0]} elements in one branch and {lengths[1]} in the "
-                      "other: its length would depend on the run-time condition")
-        flat_then += list(constructs[0].operands)
-        flat_else += list(constructs[1].operands)
-        layout.append(lengths[0])
+        elif lists.is_optional(declared):
+            layout.append(_expanded_optional(node, index, (then_value, else_value), builders, flat_then, flat_else))
+        else:
+            constructs = lists.list_construct(then_value), lists.list_construct(else_value)
+            if any(construct is None for construct in constructs):
+                node.fail(f"output {index} is a sequence that a branch does not build (SequenceConstruct, ...): its "
+                          "length would only be known at run time")
+            then_elements, else_elements = (list(construct.operands) for construct in constructs)
+            _same_length(node, index, then_elements, else_elements)
+            flat_then += then_elements
+            flat_else += else_elements
+            layout.append(("sequence", len(then_elements)))
     return flat_then, flat_else, layout
 
 
-def _collapsed(node: OnnxNode, b: TorchBuilder, values, layout) -> list[ir.Value]:
-    """The outputs from `_expanded`'s flat values: each sequence rebuilt as its declared list type."""
+def _same_length(node: OnnxNode, index: int, then_elements, else_elements) -> None:
+    if len(then_elements) != len(else_elements):
+        node.fail(f"output {index} is a sequence of {len(then_elements)} elements in one branch and "
+                  f"{len(else_elements)} in the other: its length would depend on the run-time condition")
+
+
+def _expanded_optional(node: OnnxNode, index: int, values, builders, flat_then: list, flat_else: list):
+    """An optional output: its content's elements (a branch whose optional is empty yields zeros
+    of the other branch's types in their place); its layout entry says which branches hold one."""
+    parts = [lists.optional_parts(value) for value in values]
+    if any(part is None for part in parts):
+        node.fail(f"output {index} is an optional that a branch does not build (Optional)")
+    holds = tuple(part[0] for part in parts)
+    contents = [lists.content_elements(part[1]) if part[0] else None for part in parts]
+    if any(content is None for content, held in zip(contents, holds) if held):
+        node.fail(f"output {index} is an optional of a sequence that a branch does not build")
+    if not any(holds):
+        return ("optional", holds, 0, False)
+    model = contents[0] if holds[0] else contents[1]
+    for side, (content, builder) in enumerate(zip(contents, builders)):
+        if content is None:
+            contents[side] = ([_zeros_like(node, builder, element) for element in model[0]], model[1])
+    _same_length(node, index, contents[0][0], contents[1][0])
+    flat_then += contents[0][0]
+    flat_else += contents[1][0]
+    return ("optional", holds, len(model[0]), model[1])
+
+
+_ZERO_DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_, "si8": np.int8, "ui8": np.uint8,
+                "si16": np.int16, "si32": np.int32, "si64": np.int64}
+
+
+def _zeros_like(node: OnnxNode, b: TorchBuilder, value: ir.Value) -> ir.Value:
+    """Zeros of `value`'s static type: a literal where the element type allows (a branch yielding
+    only literals becomes an `aten.where`, see `_prim_if`), else `aten.full`."""
+    info = b.info(value)
+    if info is None or not info.is_static:
+        node.fail(f"an optional that only one branch holds needs content of a static shape, not {value.type}")
+    if info.element in _ZERO_DTYPES and info.rank:
+        return b.cast_to(b.literal(np.zeros(info.sizes, _ZERO_DTYPES[info.element]), info.element), value.type)
+    return b.cast_to(b.full(list(info.sizes), 0, info.element), value.type)
+
+
+def _collapsed(node: OnnxNode, b: TorchBuilder, values, layout, condition) -> list[ir.Value]:
+    """The outputs from `_expanded`'s flat values: each sequence rebuilt as its declared list type,
+    each optional as its declared optional type. An optional that only one branch holds is
+    marked with whether it holds a value (`condition()`, or its negation) for OptionalHasElement and
+    OptionalGetElement (`sequences.py`) to read: a bridge of the flag and the optional."""
     outputs, position = [], 0
-    for index, count in enumerate(layout):
-        if count is None:
+    for index, entry in enumerate(layout):
+        if entry is None:
             outputs.append(values[position])
             position += 1
             continue
-        list_type = node.result_container_type(index)
-        element_type = lists.container_element_type(list_type)
-        try:
-            elements = [lists.fit_element(b, value, element_type) for value in values[position : position + count]]
-        except lists.UnresolvedList as error:
-            node.fail(f"output {index}: {error}")
-        outputs.append(b.op(lists.LIST_CONSTRUCT, list_type, *elements))
+        if entry[0] == "sequence":
+            list_type = node.result_container_type(index)
+            outputs.append(_rebuilt_list(node, b, index, values[position : position + entry[1]], list_type))
+            position += entry[1]
+            continue
+        _, holds, count, is_sequence = entry
+        optional_type = node.result_container_type(index)
+        if not any(holds):
+            outputs.append(b.op("derefine", optional_type, b.constant_none()))
+            continue
+        content_type = lists.container_element_type(optional_type)
+        elements = values[position : position + count]
         position += count
+        content = (_rebuilt_list(node, b, index, elements, content_type) if is_sequence
+                   else fit_to_type(b, elements[0], content_type))
+        wrapped = b.op("derefine", optional_type, content)
+        if all(holds):
+            outputs.append(wrapped)
+            continue
+        flag = condition()
+        flag = flag if holds[0] else b.op("aten.logical_not", flag.type, flag)
+        outputs.append(b.op(lists.UNREALIZED_CAST, optional_type, flag, wrapped))
     return outputs
+
+
+def _rebuilt_list(node: OnnxNode, b: TorchBuilder, index: int, values, list_type: ir.Type) -> ir.Value:
+    element_type = lists.container_element_type(list_type)
+    try:
+        elements = [lists.fit_element(b, value, element_type) for value in values]
+    except lists.UnresolvedList as error:
+        node.fail(f"output {index}: {error}")
+    return b.op(lists.LIST_CONSTRUCT, list_type, *elements)

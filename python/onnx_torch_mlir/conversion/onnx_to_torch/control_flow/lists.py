@@ -207,3 +207,33 @@ def check_resolved(ops: list[ir.Operation]) -> None:
             nested = found[0] != op
             reason = unresolved_reason(found[0]) or "a sequence operation"
             raise UnresolvedList(reason + (" (inside a nested subgraph of the loop body)" if nested else ""))
+
+
+def is_optional(mlir_type: ir.Type) -> bool:
+    torch_type = to_torch_type(mlir_type) if is_onnx_container(mlir_type) else mlir_type
+    return str(torch_type).startswith("!torch.optional<")
+
+
+def optional_parts(value: ir.Value) -> tuple[bool, ir.Value | None] | None:
+    """(holds a value, the value) of an optional built by `torch.derefine` (seen through bridges),
+    else None."""
+    while True:
+        owner = _owner(value)
+        if owner is None:
+            return None
+        if owner.name == UNREALIZED_CAST and len(owner.operands) == 1:
+            value = owner.operands[0]
+            continue
+        if owner.name != "torch.derefine":
+            return None
+        inner = owner.operands[0]
+        return (False, None) if str(inner.type) == "!torch.none" else (True, inner)
+
+
+def content_elements(content: ir.Value) -> tuple[list[ir.Value], bool] | None:
+    """An optional's content as (its elements, whether it is a sequence); None for a sequence
+    not built by `ListConstruct`."""
+    if tensor_info(content.type) is not None:
+        return [content], False
+    construct = list_construct(content)
+    return (list(construct.operands), True) if construct is not None else None
