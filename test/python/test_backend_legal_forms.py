@@ -56,6 +56,9 @@ KEPT = {
     "resize_bilinear_scales": "aten.upsample_bilinear2d",
     "resize_align_corners": "aten.upsample_bilinear2d",
     "upsample": "aten.upsample_nearest2d",
+    "global_average_pool": "aten.adaptive_avg_pool2d",
+    "global_max_pool": "aten.adaptive_max_pool2d",
+    "average_pool_3d": "aten.avg_pool3d",
 }
 BACKENDS = ["linalg-on-tensors", pytest.param("tosa", marks=pytest.mark.requires_path("tosa")),
             pytest.param("stablehlo", marks=pytest.mark.requires_path("stablehlo"))]

@@ -301,7 +301,9 @@ def average_pool(node: OnnxNode, b: TorchBuilder):
     include_pad = bool(node.attr_int("count_include_pad", 0))
     # 3-D: the window-sum form, which every backend lowers (TOSA has no 3-D average pool).
     # Likewise with ceil_mode, which StableHLO mis-lowers.
-    direct = count <= 2 and not ceil_mode and all(d == 1 for d in dilations)
+    # (aten.avg_pool3d too when the user keeps it backend-legal: it is then never decomposed.)
+    three_d = count == 3 and node.is_backend_legal("aten.avg_pool3d")
+    direct = (count <= 2 or three_d) and not ceil_mode and all(d == 1 for d in dilations)
     if direct and _torch_pads_fit(kernel, begins, ends):
         operands = [
             x, b.int_list(kernel), b.int_list(strides), b.int_list(begins), b.constant_bool(bool(ceil_mode)),
@@ -340,9 +342,24 @@ def _spatial_dims(node: OnnxNode) -> list[int]:
     return list(range(2, rank))
 
 
+def _kept_adaptive_pool(node: OnnxNode, b: TorchBuilder, kind: str, dims: list[int]):
+    """aten.adaptive_{avg,max}_pool{1,2,3}d to size 1 when the user keeps it backend-legal, else None."""
+    name = f"aten.adaptive_{kind}_pool{len(dims)}d"
+    if len(dims) > 3 or not node.is_backend_legal(name):
+        return None
+    if kind == "avg":
+        return b.op(name, node.result_type(), node.input(0), b.int_list([1] * len(dims)))
+    indices_type = b.tensor_type(node.result_info().sizes, "si64")
+    values, _ = b.op(name, [node.result_type(), indices_type], node.input(0), b.int_list([1] * len(dims)))
+    return values
+
+
 @converts("GlobalAveragePool", since=1)
 def global_average_pool(node: OnnxNode, b: TorchBuilder):
     dims = _spatial_dims(node)
+    kept = _kept_adaptive_pool(node, b, "avg", dims)
+    if kept is not None:
+        return kept
     return b.op(
         "aten.mean.dim", node.result_type(), node.input(0), b.int_list(dims), b.constant_bool(True), b.constant_none()
     )
@@ -351,6 +368,9 @@ def global_average_pool(node: OnnxNode, b: TorchBuilder):
 @converts("GlobalMaxPool", since=1)
 def global_max_pool(node: OnnxNode, b: TorchBuilder):
     dims = _spatial_dims(node)
+    kept = _kept_adaptive_pool(node, b, "max", dims)
+    if kept is not None:
+        return kept
     return b.op("aten.amax", node.result_type(), node.input(0), b.int_list(dims), b.constant_bool(True))
 
 

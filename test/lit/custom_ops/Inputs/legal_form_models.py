@@ -89,6 +89,22 @@ def upsample():
                   opset=9)
 
 
+def global_average_pool():
+    node = helper.make_node("GlobalAveragePool", ["x"], ["y"])
+    return _model([node], [_value("x", [2, 3, 4, 4])], [_value("y", [2, 3, 1, 1])])
+
+
+def global_max_pool():
+    node = helper.make_node("GlobalMaxPool", ["x"], ["y"])
+    return _model([node], [_value("x", [2, 3, 4, 4])], [_value("y", [2, 3, 1, 1])])
+
+
+def average_pool_3d():
+    node = helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2, 2], strides=[1, 2, 2], pads=[1, 1, 1, 1, 1, 1],
+                            count_include_pad=0)
+    return _model([node], [_value("x", [1, 2, 3, 4, 4])], [_value("y", [1, 2, 4, 3, 3])])
+
+
 MODELS = {
     "instance_norm": instance_norm,
     "hard_sigmoid": lambda: unary("HardSigmoid", alpha=1 / 6, beta=0.5),
@@ -107,6 +123,9 @@ MODELS = {
     "resize_bilinear_scales": lambda: resize("linear", "half_pixel", scales=[1, 1, 2, 0.5]),
     "resize_align_corners": lambda: resize("linear", "align_corners", sizes=[1, 2, 5, 7]),
     "upsample": upsample,
+    "global_average_pool": global_average_pool,
+    "global_max_pool": global_max_pool,
+    "average_pool_3d": average_pool_3d,
 }
 
 if __name__ == "__main__":
