@@ -97,6 +97,9 @@ def lower_torch_to_backend(
     from .transforms.stablehlo_unsigned import signless_unsigned_constants
 
     dynamic = output_type in ("tosa", "stablehlo") and has_dynamic_signature(module)
+    from .transforms.broadcast_check import refuse_static_broadcast_mismatches
+
+    refuse_static_broadcast_mismatches(module)  # StableHLO's lowering aborts on some
     if output_type == "tosa":
         refuse_dims_over_int32(module)
     if output_type == "linalg-on-tensors":

@@ -3,6 +3,8 @@
 - a static zero dim (`[3, 0]`): torch-mlir's Linalg lowering of `aten.view` divided by it (SIGFPE);
   the ops computing empty tensors become empty literals first (transforms/empty_tensors.py);
 - a dim over 2^31 - 1 aborted torch-mlir's TOSA lowering: refused by name (pipelines.py);
+- static shapes that do not broadcast (a BitShift of [5] and [3]) aborted torch-mlir's StableHLO
+  lowering: refused by name before any backend (transforms/broadcast_check.py);
 - an attribute of the wrong kind was a Python TypeError inside a pattern: the node view names it;
 - a name that is not valid UTF-8 (a flipped bit) failed deep in the importer: the loader refuses it.
 """
@@ -71,6 +73,18 @@ def test_dim_over_int32_on_tosa_is_refused_by_name():
     model = _single_node_model(helper.make_node("Relu", ["x"], ["y"], name="relu0"), (1, 2**31), (1, 2**31))
     with pytest.raises(errors.PipelineError, match=r'loc\("relu0".*has a dim over 2\^31 - 1'):
         onnx_torch_mlir.compile(model, "tosa")
+
+
+@pytest.mark.parametrize("backend", config.enabled_backends(BACKENDS))
+def test_shapes_that_do_not_broadcast_are_refused_by_name(backend):
+    graph = helper.make_graph(
+        [helper.make_node("BitShift", ["x", "y"], ["z"], name="shift", direction="LEFT")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, [5]), helper.make_tensor_value_info("y", TensorProto.UINT8, [3])],
+        [helper.make_tensor_value_info("z", TensorProto.UINT8, [3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    with pytest.raises(errors.PipelineError, match=r'loc\("shift".*operands of shapes \[5\] and \[3\] do not broadcast'):
+        onnx_torch_mlir.compile(model, backend)
 
 
 @pytest.mark.parametrize("attribute, expected", [
