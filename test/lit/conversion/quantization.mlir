@@ -16,18 +16,26 @@ module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
 
 // -----
 
-// For TOSA (no division: torch-mlir multiplies by the reciprocal) the quotient is computed in
-// float64 and rounded to float32, then rounded half to even, the zero point added, clamped.
+// For TOSA (no division: torch-mlir multiplies by the reciprocal; no float64) the rounded quotient
+// is found in float32 exactly (quantization/exact_rounding.py): k = floor(x * (1 / s)), then k + 1
+// where the exact sign of x - E * s (a TwoSum expansion of exact products) says x / s is above
+// the edge E of k + 0.5's rounding interval; then the zero point is added and the value clamped.
 // CHECK-LABEL: func.func @quantize_per_tensor_tosa
 // CHECK-NOT: quantize_per_tensor
-// CHECK: %[[X:.*]] = torch.aten.to.dtype %arg0, {{.*}} -> !torch.vtensor<[4,3],f64>
-// CHECK: %[[QUOTIENT:.*]] = torch.aten.div.Tensor %[[X]], {{.*}} -> !torch.vtensor<[4,3],f64>
-// CHECK: %[[NARROW:.*]] = torch.aten.to.dtype %[[QUOTIENT]], {{.*}} -> !torch.vtensor<[4,3],f32>
-// CHECK: %[[ROUNDED:.*]] = torch.aten.round %[[NARROW]]
+// CHECK-NOT: f64
+// CHECK: %[[RECIPROCAL:.*]] = torch.aten.reciprocal
+// CHECK: %[[APPROXIMATE:.*]] = torch.aten.mul.Tensor %arg0, %[[RECIPROCAL]]
+// CHECK: %[[K:.*]] = torch.aten.floor
+// CHECK: torch.aten.gt.Tensor
+// CHECK: %[[ABOVE:.*]] = torch.aten.logical_xor
+// CHECK: %[[STEP:.*]] = torch.aten.to.dtype %[[ABOVE]], {{.*}} -> !torch.vtensor<[4,3],f32>
+// CHECK: %[[ROUNDED:.*]] = torch.aten.add.Tensor %[[K]], %[[STEP]]
+// CHECK-NOT: torch.aten.round
 // CHECK: %[[SHIFTED:.*]] = torch.aten.add.Tensor %[[ROUNDED]]
 // CHECK: %[[CLAMPED:.*]] = torch.aten.clamp %[[SHIFTED]], %float-1.280000e02, %float1.270000e02
 // CHECK: %[[WIDE:.*]] = torch.aten.to.dtype %[[CLAMPED]], {{.*}} -> !torch.vtensor<[4,3],si32>
 // CHECK: torch.aten.to.dtype %[[WIDE]], {{.*}} -> !torch.vtensor<[4,3],si8>
+// CHECK-NOT: f64
 module attributes {onnx_torch_mlir.target = "tosa"} {
   func.func @quantize_per_tensor_tosa(%arg0: !torch.vtensor<[4,3],f32>) -> !torch.vtensor<[4,3],si8> attributes {torch.onnx_meta.opset_version = 21 : si64} {
     %0 = torch.operator "onnx.Constant"() {torch.onnx.value = dense<5.000000e-01> : tensor<f32>} : () -> !torch.vtensor<[],f32>

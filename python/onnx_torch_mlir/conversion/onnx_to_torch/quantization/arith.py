@@ -3,16 +3,16 @@ the division and rounding of quantization, requantization, and torch-mlir's quan
 
 Exactness rules (ONNX's reference is the definition, `onnx/reference/ops/op_quantize_linear.py`):
 - `x / scale` is the correctly rounded division in the division type (the scale's, or
-  `precision`; float64 for an int32 x). TOSA has no division: torch-mlir lowers it to a
-  reciprocal and a product, which is off by an ulp about a quarter of the time and so moves
-  values that sit near a half-way point to the other integer. On TOSA the division is done in
-  float64 and rounded to the division type, which gives the correctly rounded quotient of two
-  float32 (or float16) numbers (their exact quotient is never within 2^-50 of a rounding
-  boundary; the float64 product has an error below 2^-52).
+  `precision`; float64 for an int32 x). TOSA has no division and no float64 (IREE refuses it):
+  torch-mlir lowers a division to a reciprocal and a product, which is off by an ulp about a
+  quarter of the time and so moves values that sit near a half-way point to the other integer.
+  On TOSA the rounding of the quotient (and the quotient itself, where it is a result) is found
+  exactly in float32 (exact_rounding.py).
 - Rounding is `aten.round` (half to even), then the zero point is added and the value clamped
   to the type's range, in a float type where all of that is exact, then converted through si32.
 - Integer accumulations (QLinearMatMul, QLinearConv, ...) run in int32; their requantization
-  `acc * multiplier` runs in float64, where it is exact, as ONNX's reference computes it.
+  `acc * multiplier` runs in float64, where it is exact, as ONNX's reference computes it (on
+  TOSA its rounding is found exactly in float32).
 - TOSA's lowering reads unsigned tensors as signed (a `tosa.cast` from ui8 sign-extends); an
   unsigned input is widened and masked there (and for Torch output, whose consumer is unknown).
 """
@@ -25,6 +25,7 @@ from torch_mlir import ir
 from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..types import TensorInfo
+from .exact_rounding import bound_for, correctly_rounded_quotient, rounded_product, rounded_quotient
 
 INTEGER_RANGES = {
     "si8": (-128, 127), "ui8": (0, 255), "si16": (-32768, 32767), "ui16": (0, 65535),
@@ -37,6 +38,8 @@ QUANTIZED_ELEMENTS = {"si8": "!torch.qint8", "ui8": "!torch.quint8", "si32": "!t
 WITHOUT_DTYPE_CODE = {"ui16", "si4", "ui4"}
 _UNSIGNED_MASKS = {"ui4": 0xF, "ui8": 0xFF, "ui16": 0xFFFF}
 _FLOAT_RANK = {"f16": 1, "bf16": 1, "f32": 2, "f64": 3}
+# Division types whose rounding exact_rounding.py reproduces in float32.
+_SIGNIFICAND_BITS = {"f32": 24, "f16": 11, "bf16": 8}
 # Element types ONNX quantizes to or from that no torch dtype holds.
 NO_TORCH_DTYPE = {
     "f4E2M1FN": "float4e2m1", "f8E8M0FNU": "float8e8m0", "f6E2M3FN": "float6e2m3", "f6E3M2FN": "float6e3m2",
@@ -119,18 +122,37 @@ def division_element(x_element: str, scale_element: str, precision: str | None =
 
 
 def divide(node: OnnxNode, b: TorchBuilder, x: ir.Value, scale: ir.Value, element: str) -> ir.Value:
-    """The correctly rounded quotient `x / scale` in float `element` (see the module docstring)."""
-    compute = "f64" if node.target == "tosa" and element != "f64" else element
-    quotient = b.binary("aten.div.Tensor", to_float(node, b, x, compute), to_float(node, b, scale, compute))
+    """The correctly rounded quotient `x / scale` in float `element` (see the module docstring).
+    For the large tensors of a quantization, `quotient_to_integer` is cheaper on TOSA."""
+    if node.target == "tosa" and element in _SIGNIFICAND_BITS:
+        # float32's correctly rounded quotient of float16 (bfloat16) numbers rounds to theirs
+        # (a division rounded twice is rounded once when the first precision is 2p + 2 bits).
+        quotient = correctly_rounded_quotient(b, to_float(node, b, x, "f32"), to_float(node, b, scale, "f32"))
+        return b.to_dtype(quotient, element)
+    quotient = b.binary("aten.div.Tensor", to_float(node, b, x, element), to_float(node, b, scale, element))
     return b.to_dtype(quotient, element)
 
 
+def quotient_to_integer(node: OnnxNode, b: TorchBuilder, x: ir.Value, scale: ir.Value, zero_point: ir.Value | None,
+                        element: str, division: str, bounds: tuple[int, int] | None = None) -> ir.Value:
+    """saturate(round_half_even(x / scale) + zero_point), the quotient correctly rounded to
+    `division` first. On TOSA, for float x, exactly in float32 (exact_rounding.py: TOSA has no
+    float64 and no division)."""
+    if node.target == "tosa" and division in _SIGNIFICAND_BITS and b.info(x).element in _SIGNIFICAND_BITS:
+        low, high = bounds or INTEGER_RANGES[element]
+        rounded = rounded_quotient(b, to_float(node, b, x, "f32"), to_float(node, b, scale, "f32"),
+                                   _SIGNIFICAND_BITS[division], bound_for(low, high))
+        return round_to_integer(node, b, rounded, zero_point, element, bounds, rounded=True)
+    return round_to_integer(node, b, divide(node, b, x, scale, division), zero_point, element, bounds)
+
+
 def round_to_integer(node: OnnxNode, b: TorchBuilder, q: ir.Value, zero_point: ir.Value | None,
-                     element: str, bounds: tuple[int, int] | None = None) -> ir.Value:
+                     element: str, bounds: tuple[int, int] | None = None, rounded: bool = False) -> ir.Value:
     """saturate(round_half_even(q) + zero_point) as integer `element` (clamped to `bounds`,
-    default the element's range)."""
+    default the element's range); `rounded`: q already holds integers."""
     low, high = bounds or INTEGER_RANGES[element]
-    q = b.op("aten.round", q.type, q)
+    if not rounded:
+        q = b.op("aten.round", q.type, q)
     if b.info(q).element in ("f16", "bf16"):
         q = b.to_dtype(q, "f32")  # the zero point is added where it is exact
     if zero_point is not None:
@@ -224,6 +246,11 @@ def to_signed_byte(node: OnnxNode, b: TorchBuilder, x: ir.Value, zero_point: int
 def requantize(node: OnnxNode, b: TorchBuilder, accumulator: ir.Value, multiplier: ir.Value,
                zero_point: ir.Value | None, element: str) -> ir.Value:
     """saturate(round(accumulator * multiplier) + zero_point): the product in float64 (exact for
-    an int32 accumulator and a float32 multiplier up to the final rounding)."""
+    an int32 accumulator and a float32 multiplier up to the final rounding); on TOSA the same
+    rounding in float32 (exact_rounding.py)."""
+    if node.target == "tosa" and b.info(multiplier).element == "f32":
+        low, high = INTEGER_RANGES[element]
+        rounded = rounded_product(b, widen(node, b, accumulator), multiplier, 53, bound_for(low, high))
+        return round_to_integer(node, b, rounded, zero_point, element, rounded=True)
     product = b.binary("aten.mul.Tensor", b.to_dtype(accumulator, "f64"), b.to_dtype(multiplier, "f64"))
     return round_to_integer(node, b, product, zero_point, element)

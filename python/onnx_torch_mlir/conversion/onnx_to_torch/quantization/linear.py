@@ -32,7 +32,7 @@ from ..types import onnx_dtype_to_element
 from .arith import (
     constant, operand,
     FLOAT8_MAX, INTEGER_RANGES, QUANTIZED_ELEMENTS, divide, division_element, expand_parameter, literal_number,
-    make_quantized, parameter_layout, WITHOUT_DTYPE_CODE, quantized_form_allowed, refuse_types_without_torch_dtype, round_to_integer,
+    make_quantized, parameter_layout, WITHOUT_DTYPE_CODE, quantized_form_allowed, quotient_to_integer, refuse_types_without_torch_dtype, round_to_integer,
     to_float,
 )
 
@@ -103,13 +103,14 @@ def quantize_linear(node: OnnxNode, b: TorchBuilder):
         node.fail(f"a {element} result with a literal zero point is not supported on TOSA: torch-mlir's TOSA "
                   f"lowering makes no {element} constants")
     _, scale, zero_point = _parameters(node, b, x_info)
+    if element not in FLOAT8_MAX:
+        y = quotient_to_integer(node, b, x, scale, zero_point, element, divide_in, bounds)
+        return b.cast_to(y, node.result_type())
     quotient = divide(node, b, x, scale, divide_in)
-    if element in FLOAT8_MAX:
-        if node.attr_int("saturate", 1):
-            limit = FLOAT8_MAX[element]
-            quotient = b.op("aten.clamp", quotient.type, quotient, b.constant_float(-limit), b.constant_float(limit))
-        return b.cast_to(b.to_dtype(quotient, element), node.result_type())
-    return b.cast_to(round_to_integer(node, b, quotient, zero_point, element, bounds), node.result_type())
+    if node.attr_int("saturate", 1):
+        limit = FLOAT8_MAX[element]
+        quotient = b.op("aten.clamp", quotient.type, quotient, b.constant_float(-limit), b.constant_float(limit))
+    return b.cast_to(b.to_dtype(quotient, element), node.result_type())
 
 
 @converts("DequantizeLinear", since=10)
@@ -156,10 +157,10 @@ def dynamic_quantize(node: OnnxNode, b: TorchBuilder, x: ir.Value):
     largest = b.op("aten.clamp_min", scalar, b.op("aten.max", scalar, x), b.constant_float(0.0))
     smallest = b.op("aten.clamp_max", scalar, b.op("aten.min", scalar, x), b.constant_float(0.0))
     spread = b.binary("aten.sub.Tensor", largest, smallest)
-    empty = b.op("aten.eq.Scalar", b.tensor_type([], "i1"), spread, b.constant_float(0.0))
+    # (with a tensor zero: TOSA compares with a float Scalar in float64, which IREE refuses)
+    empty = b.op("aten.eq.Tensor", b.tensor_type([], "i1"), spread, b.literal(np.float32(0.0), "f32"))
     spread = b.op("aten.where.self", scalar, empty, b.literal(np.float32(1.0), "f32"), spread)
     scale = divide(node, b, spread, b.literal(np.float32(255.0), "f32"), "f32")
-    zero_float = b.op("aten.neg", scalar, divide(node, b, smallest, scale, "f32"))
-    zero_point = round_to_integer(node, b, zero_float, None, "ui8")
-    y = round_to_integer(node, b, divide(node, b, x, scale, "f32"), zero_point, "ui8")
+    zero_point = quotient_to_integer(node, b, b.op("aten.neg", scalar, smallest), scale, None, "ui8", "f32")
+    y = quotient_to_integer(node, b, x, scale, zero_point, "ui8", "f32")
     return y, scale, zero_point

@@ -4,7 +4,9 @@ attribute default is spelled here (ONNX has no schemas for them).
 
 - QLinearAdd, QLinearMul: C = quantize(dequantize(A) + dequantize(B)) (or *), computed in float64,
   where the dequantized values and their sum are exact and the one division by C_scale is
-  correctly rounded. onnxruntime computes them in fixed point and may be one step off.
+  correctly rounded. onnxruntime computes them in fixed point and may be one step off. TOSA has
+  no float64: there (and for the other float64 computations below) the values are float32 and
+  the quotient's rounding is exact (exact_rounding.py), as onnxruntime's float32 kernels compute.
 - QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax: quantize(f(dequantize(X))) in float32
   (onnxruntime uses 256-entry tables of its own float32 functions: within one step).
 - QLinearGlobalAveragePool: the int32 sum of (X - zero point) over the spatial dims times
@@ -27,7 +29,7 @@ from torch_mlir import ir
 from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
-from .arith import constant, divide, operand, round_to_integer, to_float, widen
+from .arith import constant, operand, quotient_to_integer, requantize, round_to_integer, to_float, widen
 from .integer import integer_matmul, multiplier, qlinear_convolution
 from .linear import dequantize_linear, dynamic_quantize, quantize_linear
 
@@ -60,28 +62,36 @@ def _dequantize(node: OnnxNode, b: TorchBuilder, x: ir.Value, scale: int, zero: 
     return b.binary("aten.mul.Tensor", value, to_float(node, b, _scalar(node, b, scale), element))
 
 
+def _exact_element(node: OnnxNode) -> str:
+    """float64, where the dequantized values are exact; float32 on TOSA, which has no float64."""
+    return "f32" if node.target == "tosa" else "f64"
+
+
 def _quantize(node: OnnxNode, b: TorchBuilder, value: ir.Value, scale: int, zero: int) -> ir.Value:
     """saturate(round(value / scale) + zero_point) as the node's output type."""
     element = node.result_info().element
     if element not in ("si8", "ui8"):
         node.fail(f"the output is {element}; int8 or uint8 is required")
-    quotient = divide(node, b, value, _scalar(node, b, scale), b.info(value).element)
-    return b.cast_to(round_to_integer(node, b, quotient, _scalar(node, b, zero), element), node.result_type())
+    scale_value = to_float(node, b, _scalar(node, b, scale), b.info(value).element)
+    y = quotient_to_integer(node, b, value, scale_value, _scalar(node, b, zero), element, b.info(value).element)
+    return b.cast_to(y, node.result_type())
 
 
 @converts("QLinearAdd", since=1, domain=MICROSOFT)
 def qlinear_add(node: OnnxNode, b: TorchBuilder):
     """C = (A_scale * (A - A_zp) + B_scale * (B - B_zp)) / C_scale + C_zp, numpy broadcasting."""
-    total = b.binary("aten.add.Tensor", _dequantize(node, b, operand(node, b, 0), 1, 2, "f64"),
-                     _dequantize(node, b, operand(node, b, 3), 4, 5, "f64"))
+    exact = _exact_element(node)
+    total = b.binary("aten.add.Tensor", _dequantize(node, b, operand(node, b, 0), 1, 2, exact),
+                     _dequantize(node, b, operand(node, b, 3), 4, 5, exact))
     return _quantize(node, b, total, 6, 7)
 
 
 @converts("QLinearMul", since=1, domain=MICROSOFT)
 def qlinear_mul(node: OnnxNode, b: TorchBuilder):
     """C = (A - A_zp) * (B - B_zp) * A_scale * B_scale / C_scale + C_zp, numpy broadcasting."""
-    product = b.binary("aten.mul.Tensor", _dequantize(node, b, operand(node, b, 0), 1, 2, "f64"),
-                       _dequantize(node, b, operand(node, b, 3), 4, 5, "f64"))
+    exact = _exact_element(node)
+    product = b.binary("aten.mul.Tensor", _dequantize(node, b, operand(node, b, 0), 1, 2, exact),
+                       _dequantize(node, b, operand(node, b, 3), 4, 5, exact))
     return _quantize(node, b, product, 6, 7)
 
 
@@ -140,12 +150,13 @@ def qlinear_global_average_pool(node: OnnxNode, b: TorchBuilder):
     for dim in spatial:
         size = sizes[dim] if sizes[dim] is not None else b.op("aten.size.int", b.type("!torch.int"), x, b.constant_int(dim))
         count = b.op("aten.mul.int", b.type("!torch.int"), count, size if isinstance(size, ir.Value) else b.constant_int(size))
-    numerator = b.binary("aten.mul.Tensor", b.to_dtype(total, "f64"), to_float(node, b, _scalar(node, b, 1), "f64"))
-    y_scale = to_float(node, b, _scalar(node, b, 3), "f64")
+    exact = _exact_element(node)
+    numerator = b.binary("aten.mul.Tensor", b.to_dtype(total, exact), to_float(node, b, _scalar(node, b, 1), exact))
+    y_scale = to_float(node, b, _scalar(node, b, 3), exact)
     denominator = b.op("aten.mul.Scalar", y_scale.type, y_scale, count)
-    quotient = divide(node, b, numerator, denominator, "f64")
     element = node.result_info().element
-    return b.cast_to(round_to_integer(node, b, quotient, _scalar(node, b, 4), element), node.result_type())
+    y = quotient_to_integer(node, b, numerator, denominator, _scalar(node, b, 4), element, exact)
+    return b.cast_to(y, node.result_type())
 
 
 @converts("QLinearConcat", since=1, domain=MICROSOFT)
@@ -164,9 +175,10 @@ def qlinear_concat(node: OnnxNode, b: TorchBuilder):
         if _same_parameters(node, first + 1, 0) and _same_parameters(node, first + 2, 1):
             pieces.append(x)
             continue
-        value = _dequantize(node, b, x, first + 1, first + 2, "f64")
-        quotient = divide(node, b, value, to_float(node, b, _scalar(node, b, 0), "f64"), "f64")
-        pieces.append(round_to_integer(node, b, quotient, _scalar(node, b, 1), element))
+        exact = _exact_element(node)
+        value = _dequantize(node, b, x, first + 1, first + 2, exact)
+        y_scale = to_float(node, b, _scalar(node, b, 0), exact)
+        pieces.append(quotient_to_integer(node, b, value, y_scale, _scalar(node, b, 1), element, exact))
     sizes = list(node.result_info().sizes)
     return b.cast_to(b.op("aten.cat", b.tensor_type(sizes, element), b.list(pieces, "vtensor"), b.constant_int(axis)),
                      node.result_type())
@@ -196,7 +208,7 @@ def _float_product(node: OnnxNode, b: TorchBuilder, accumulator: ir.Value, scale
         first, second = (to_float(node, b, b.reshape(node.input(i), [-1]), "f32") for i in scales)
         scale = b.binary("aten.mul.Tensor", first, second)
         if factor != 1.0:
-            scale = b.scalar_op("aten.mul.Scalar", scale, factor)
+            scale = b.binary("aten.mul.Tensor", scale, b.literal(np.float32(factor), "f32"))
     y = b.binary("aten.mul.Tensor", b.to_dtype(accumulator, "f32"), scale)
     if bias is not None:
         y = b.binary("aten.add.Tensor", y, to_float(node, b, bias, "f32"))
@@ -224,11 +236,9 @@ def qgemm(node: OnnxNode, b: TorchBuilder):
         return b.cast_to(_float_product(node, b, accumulator, (1, 4), None, "f32", alpha), node.result_type())
     scale = multiplier(node, b, (1, 4), 7, None, 2)
     if alpha != 1.0:
-        scale = b.scalar_op("aten.mul.Scalar", scale, alpha)
-    zero_point = _scalar(node, b, 8)
-    element = node.result_info().element
-    product = b.binary("aten.mul.Tensor", b.to_dtype(accumulator, "f64"), b.to_dtype(scale, "f64"))
-    return b.cast_to(round_to_integer(node, b, product, zero_point, element), node.result_type())
+        scale = b.binary("aten.mul.Tensor", scale, b.literal(np.float32(alpha), "f32"))
+    y = requantize(node, b, accumulator, scale, _scalar(node, b, 8), node.result_info().element)
+    return b.cast_to(y, node.result_type())
 
 
 @converts("MatMulIntegerToFloat", since=1, domain=MICROSOFT)

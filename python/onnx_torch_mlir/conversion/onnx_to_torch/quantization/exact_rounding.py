@@ -1,0 +1,214 @@
+"""ONNX's quantization rounding in float32 alone, exactly: for TOSA, which has no float64 and no
+division (IREE refuses f64 in TOSA, and torch-mlir lowers `x / s` to `x * reciprocal(s)`, one
+ulp off about a quarter of the time, which moves a value next to a half-way point to the other
+integer).
+
+Both functions give n = round_half_even(RN_p(v)), as a float32 holding an integer, where v is
+an exact real (`x / s`, or `acc * m`) and RN_p rounds to a float of p significand bits (24 for a
+float32 division, 11 for float16, 8 for bfloat16, 53 for ONNX's float64 requantization):
+
+1. a = an approximation of v in float32 (relative error about 2^-23); k = floor(a) clamped to
+   +-`bound` (beyond it the result saturates anyway), h = k + 0.5. Then n is k or k + 1.
+2. RN_p(v) > h exactly when v lies above the upper edge of h's rounding interval, and
+   RN_p(v) = h (a tie of the integer rounding, which goes to the even one of k, k + 1) when v
+   lies inside it. So with E = h + g/2 when k is even, E = h - g/2 when k is odd (g = ulp_p(h)
+   = ufp(|h|) * 2^(1-p), ufp by Rump's formula), n = k + [v > E]. v is never exactly E (a
+   quotient or product of floats is never a midpoint of p+1 bits here).
+3. [v > E] is the sign of x - E*s (or acc*m - E), a sum of terms that are each exact in
+   float32: products of halves of operands split with Veltkamp's method (12 bits each, so a
+   product has at most 24 bits) and products with powers of two. The sum's sign is exact: the
+   terms are summed into a nonoverlapping expansion with Knuth's TwoSum (Shewchuk's
+   Grow-Expansion), whose largest nonzero component has the sign of the sum.
+
+Every product here is exact, so a consumer that fuses a product into the following addition
+(IREE does: `a * b - c` becomes an FMA) computes the same values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from torch_mlir import ir
+
+from ..builder import TorchBuilder
+
+# Past this |k|, the result saturates for every integer type of at most 16 bits (see bound_for).
+_SPLIT_LIMIT = 2**11  # |k| <= this: k has 12 bits, and k times a 12-bit half is exact
+
+
+def bound_for(low: int, high: int) -> int:
+    """A power of two B with k + zero_point outside [low, high] for every |k| >= B and every
+    zero point inside it."""
+    return 1 << int(high - low).bit_length()
+
+
+def rounded_quotient(b: TorchBuilder, x: ir.Value, scale: ir.Value, bits: int, bound: int) -> ir.Value:
+    """round_half_even(RN_bits(x / scale)) for float32 x and scale (broadcasting), as float32."""
+    approximate = b.binary("aten.mul.Tensor", x, b.op("aten.reciprocal", scale.type, scale))
+    k, h, half_gap = _candidate(b, approximate, bits, bound)
+    scale_high, scale_low = _split(b, scale)
+    terms = [x] + [_neg(b, term) for term in _products(b, k, scale_high, scale_low, bound)]
+    terms += [_neg(b, _times(b, scale, 0.5)), _neg(b, b.binary("aten.mul.Tensor", half_gap, scale))]
+    above = _sum_is_positive(b, terms)
+    # x / scale > E is x > E * scale for a positive scale, x < E * scale for a negative one.
+    return _k_plus(b, k, _xor(b, above, _compare(b, "aten.lt.Tensor", scale, _zero(b))))
+
+
+def rounded_product(b: TorchBuilder, accumulator: ir.Value, multiplier: ir.Value, bits: int, bound: int) -> ir.Value:
+    """round_half_even(RN_bits(accumulator * multiplier)) for an si32 accumulator and a float32
+    multiplier (broadcasting), as float32."""
+    wide = b.to_dtype(accumulator, "f32")  # rounded to 24 bits
+    rest = b.to_dtype(b.binary("aten.sub.Tensor", accumulator, b.to_dtype(wide, "si32")), "f32")  # exact
+    k, h, half_gap = _candidate(b, b.binary("aten.mul.Tensor", wide, multiplier), bits, bound)
+    wide_high, wide_low = _split(b, wide)
+    multiplier_high, multiplier_low = _split(b, multiplier)
+    terms = [
+        b.binary("aten.mul.Tensor", left, right)
+        for left in (wide_high, wide_low, rest) for right in (multiplier_high, multiplier_low)
+    ]  # |rest| < 2^8, so each product has at most 24 bits
+    return _k_plus(b, k, _sum_is_positive(b, terms + [_neg(b, h), _neg(b, half_gap)]))
+
+
+def _candidate(b: TorchBuilder, approximate: ir.Value, bits: int, bound: int):
+    """(k, h = k + 0.5, +-g/2: the offset of E from h) for an approximation of v."""
+    clamped = b.op("aten.clamp", approximate.type, approximate, b.constant_float(-bound), b.constant_float(bound))
+    k = b.op("aten.floor", clamped.type, clamped)
+    h = _plus(b, k, 0.5)
+    # k odd -> -1, k even -> +1: 1 - 2 * (k - 2 * floor(k / 2))
+    halves = b.op("aten.floor", k.type, _times(b, k, 0.5))
+    parity = b.binary("aten.sub.Tensor", k, _times(b, halves, 2.0))
+    sign = _plus(b, _times(b, parity, -2.0), 1.0)
+    half_gap = _times(b, _unit_in_first_place(b, b.op("aten.abs", h.type, h)), 2.0 ** -bits)
+    return k, h, b.binary("aten.mul.Tensor", sign, half_gap)
+
+
+def _unit_in_first_place(b: TorchBuilder, p: ir.Value) -> ir.Value:
+    """2^floor(log2(p)) for a positive float32 p (Rump: q = (2^23 + 1) p, |q - (1 - 2^-24) q|),
+    with the products written as exact ones (p * 2^23, q * 2^-24)."""
+    q = b.binary("aten.add.Tensor", p, _times(b, p, 2.0 ** 23))
+    w = b.binary("aten.sub.Tensor", q, _times(b, q, 2.0 ** -24))
+    return b.op("aten.abs", q.type, b.binary("aten.sub.Tensor", q, w))
+
+
+def _split(b: TorchBuilder, a: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """Veltkamp: a = high + low, each with at most 12 significant bits (c = a + a * 2^12, the
+    product exact, so no fused multiply-add can change it)."""
+    c = b.binary("aten.add.Tensor", a, _times(b, a, 4096.0))
+    high = b.binary("aten.sub.Tensor", c, b.binary("aten.sub.Tensor", c, a))
+    return high, b.binary("aten.sub.Tensor", a, high)
+
+
+def _products(b: TorchBuilder, k: ir.Value, high: ir.Value, low: ir.Value, bound: int) -> list[ir.Value]:
+    """k * (high + low) as exact products: k whole when it has at most 12 bits, else split as
+    k_high * 512 + k_low (k_high at most 9 bits, k_low in [0, 512))."""
+    if bound <= _SPLIT_LIMIT:
+        return [b.binary("aten.mul.Tensor", k, high), b.binary("aten.mul.Tensor", k, low)]
+    k_high = b.op("aten.floor", k.type, _times(b, k, 1.0 / 512))
+    k_low = b.binary("aten.sub.Tensor", k, _times(b, k_high, 512.0))
+    return [_times(b, b.binary("aten.mul.Tensor", k_high, high), 512.0),
+            _times(b, b.binary("aten.mul.Tensor", k_high, low), 512.0),
+            b.binary("aten.mul.Tensor", k_low, high), b.binary("aten.mul.Tensor", k_low, low)]
+
+
+def correctly_rounded_quotient(b: TorchBuilder, x: ir.Value, scale: ir.Value) -> ir.Value:
+    """RN32(x / scale) for float32 x and scale: one Newton step from x * (1 / scale) with the
+    exact residual, q1 = q0 + (x - q0 * scale) / scale, is within half an ulp and a hair of the
+    quotient; then the edges of q1's rounding interval, q1 + gap_above / 2 and q1 - gap_below / 2,
+    are tested exactly (the gaps to q1's neighbours: ulp(q1), half of it toward zero from a power
+    of two). Meant for scalars (a DynamicQuantizeLinear scale): about 300 ops."""
+    reciprocal = b.op("aten.reciprocal", scale.type, scale)
+    q0 = b.binary("aten.mul.Tensor", x, reciprocal)
+    residual = _expansion_of(b, [x] + _negated_product(b, q0, scale))[-1]
+    q1 = b.binary("aten.add.Tensor", q0, b.binary("aten.mul.Tensor", residual, reciprocal))
+    magnitude = b.op("aten.abs", q1.type, q1)
+    first_place = _unit_in_first_place(b, magnitude)
+    ulp = _times(b, first_place, 2.0 ** -23)
+    toward_zero = b.op("aten.where.self", ulp.type, _compare(b, "aten.eq.Tensor", first_place, magnitude),
+                       _times(b, ulp, 0.5), ulp)
+    positive = _compare(b, "aten.ge.Tensor", q1, _zero(b))
+    gap_above = b.op("aten.where.self", ulp.type, positive, ulp, toward_zero)
+    gap_below = b.op("aten.where.self", ulp.type, positive, toward_zero, ulp)
+    around = _expansion_of(b, [x] + _negated_product(b, q1, scale))  # x - q1 * scale
+    half_above = _neg(b, b.binary("aten.mul.Tensor", _times(b, gap_above, 0.5), scale))
+    half_below = b.binary("aten.mul.Tensor", _times(b, gap_below, 0.5), scale)
+    negative_scale = _compare(b, "aten.lt.Tensor", scale, _zero(b))
+    above = _xor(b, _is_positive(b, _grow(b, around, half_above)), negative_scale)
+    below = _xor(b, _is_positive(b, [_neg(b, c) for c in _grow(b, around, half_below)]), negative_scale)
+    moved_down = b.op("aten.where.self", q1.type, below, b.binary("aten.sub.Tensor", q1, gap_below), q1)
+    return b.op("aten.where.self", q1.type, above, b.binary("aten.add.Tensor", q1, gap_above), moved_down)
+
+
+def _negated_product(b: TorchBuilder, p: ir.Value, q: ir.Value) -> list[ir.Value]:
+    """-(p * q) as four exact products of Veltkamp halves."""
+    p_high, p_low = _split(b, p)
+    q_high, q_low = _split(b, q)
+    return [_neg(b, b.binary("aten.mul.Tensor", left, right)) for left in (p_high, p_low) for right in (q_high, q_low)]
+
+
+def _sum_is_positive(b: TorchBuilder, terms: list[ir.Value]) -> ir.Value:
+    """Whether the exact sum of float32 `terms` is positive (booleans, broadcast)."""
+    return _is_positive(b, _expansion_of(b, terms))
+
+
+def _expansion_of(b: TorchBuilder, terms: list[ir.Value]) -> list[ir.Value]:
+    """Shewchuk's Grow-Expansion: components, in increasing magnitude (zeros anywhere), that do
+    not overlap and sum exactly to the terms' sum; the last is an approximation of it."""
+    expansion = [terms[0]]
+    for term in terms[1:]:
+        expansion = _grow(b, expansion, term)
+    return expansion
+
+
+def _grow(b: TorchBuilder, expansion: list[ir.Value], term: ir.Value) -> list[ir.Value]:
+    grown, running = [], term
+    for component in expansion:
+        running, error = _two_sum(b, running, component)
+        grown.append(error)
+    return grown + [running]
+
+
+def _is_positive(b: TorchBuilder, expansion: list[ir.Value]) -> ir.Value:
+    """The sign of a nonoverlapping expansion is its largest nonzero component's."""
+    last_nonzero = expansion[0]
+    for component in expansion[1:]:
+        nonzero = _compare(b, "aten.ne.Tensor", component, _zero(b))
+        last_nonzero = b.op("aten.where.self", b.broadcast_type(component, last_nonzero), nonzero, component,
+                            last_nonzero)
+    return _compare(b, "aten.gt.Tensor", last_nonzero, _zero(b))
+
+
+def _compare(b: TorchBuilder, op: str, x: ir.Value, y: ir.Value) -> ir.Value:
+    """A comparison with a tensor (a float Scalar would be an f64 constant on TOSA)."""
+    return b.op(op, b.broadcast_type(x, y, "i1"), x, y)
+
+
+def _two_sum(b: TorchBuilder, x: ir.Value, y: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """Knuth: s = RN(x + y) and the exact error x + y - s."""
+    total = b.binary("aten.add.Tensor", x, y)
+    y_part = b.binary("aten.sub.Tensor", total, x)
+    x_part = b.binary("aten.sub.Tensor", total, y_part)
+    error = b.binary("aten.add.Tensor", b.binary("aten.sub.Tensor", x, x_part), b.binary("aten.sub.Tensor", y, y_part))
+    return total, error
+
+
+def _xor(b: TorchBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    return b.op("aten.logical_xor", b.broadcast_type(x, y, "i1"), x, y)
+
+
+def _zero(b: TorchBuilder) -> ir.Value:
+    return b.literal(np.float32(0.0), "f32")
+
+
+def _k_plus(b: TorchBuilder, k: ir.Value, above: ir.Value) -> ir.Value:
+    return b.binary("aten.add.Tensor", k, b.to_dtype(above, "f32"))
+
+
+def _times(b: TorchBuilder, x: ir.Value, factor: float) -> ir.Value:
+    return b.binary("aten.mul.Tensor", x, b.literal(np.float32(factor), "f32"))
+
+
+def _plus(b: TorchBuilder, x: ir.Value, addend: float) -> ir.Value:
+    return b.binary("aten.add.Tensor", x, b.literal(np.float32(addend), "f32"))
+
+
+def _neg(b: TorchBuilder, x: ir.Value) -> ir.Value:
+    return b.op("aten.neg", x.type, x)
