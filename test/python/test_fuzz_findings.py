@@ -53,6 +53,29 @@ def test_reshape_of_an_empty_tensor(backend):
         np.testing.assert_array_equal(actual, expected)
 
 
+def test_reshape_of_an_empty_tensor_into_a_non_empty_one_is_refused_by_name():
+    """An inconsistent model (fuzz seed 1 mutation 908, an Attention's V declared with a zero dim):
+    once the view's input is a literal, the canonicalizer folds it into a constant with too few
+    elements, and printing that constant faulted. It is refused before."""
+    from onnx_torch_mlir.mlir_context import make_context
+    from onnx_torch_mlir.transforms.empty_tensors import replace_empty_results
+    from torch_mlir import ir
+
+    text = """
+    func.func @g(%arg0: !torch.vtensor<[1,0,1,6,8],f32>) -> !torch.vtensor<[1,1,6,8],f32> {
+      %int1 = torch.constant.int 1
+      %int6 = torch.constant.int 6
+      %int8 = torch.constant.int 8
+      %sizes = torch.prim.ListConstruct %int1, %int1, %int6, %int8 : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+      %0 = torch.aten.view %arg0, %sizes : !torch.vtensor<[1,0,1,6,8],f32>, !torch.list<int> -> !torch.vtensor<[1,1,6,8],f32> loc("reshape0")
+      return %0 : !torch.vtensor<[1,1,6,8],f32>
+    }
+    """
+    module = ir.Module.parse(text, make_context())
+    with pytest.raises(errors.PipelineError, match=r'loc\("reshape0"\): aten.view of an empty tensor'):
+        replace_empty_results(module)
+
+
 @pytest.mark.skipif(not config.is_enabled("tosa"), reason="the tosa path is switched off")
 def test_empty_tensors_on_tosa_are_a_clear_error():
     """torch-mlir's TOSA lowering has no empty constant (tosa.const of zero elements is refused)."""

@@ -107,6 +107,8 @@ def trilu(node: OnnxNode, b: TorchBuilder):
     upper = node.attr_int("upper")
     constant_k = not node.has_input(1) or node.constant_input(1) is not None
     info = node.input_info(0)
+    if info.rank is not None and info.rank < 2:  # torch-mlir's StableHLO lowering of aten.tril faulted
+        node.fail(f"needs an input of rank 2 or more, not rank {info.rank}")
     # torch-mlir's StableHLO lowering of aten.triu/tril takes no dynamic shape ("dynamic shaped
     # input is not supported": T5's causal mask): the index grids below do.
     grids = node.target == "stablehlo" and info.sizes is not None and None in info.sizes[-2:]
@@ -117,8 +119,6 @@ def trilu(node: OnnxNode, b: TorchBuilder):
     # (TOSA and StableHLO have no lowering for aten.item).
     x = node.input(0)
     rank = node.rank()
-    if rank < 2:
-        node.fail(f"needs an input of rank 2 or more, not rank {rank}")
     rows = b.unsqueeze(b.arange(b.dim(x, rank - 2)), 1)
     columns = b.unsqueeze(b.arange(b.dim(x, rank - 1)), 0)
     sizes = [info.sizes[-2], info.sizes[-1]]
