@@ -57,9 +57,9 @@ def refuse_types_without_torch_dtype(node: OnnxNode):
 
 
 def constant(node: OnnxNode, index: int) -> np.ndarray | None:
-    """Operand `index` as numpy if it is a literal, else None (4-bit literals, which numpy cannot
-    read from MLIR's attributes, count as not literal)."""
-    if not node.has_input(index) or node.input_info(index).element in ("si4", "ui4"):
+    """Operand `index` as numpy if it is a literal, else None (4-bit and float8 literals, which
+    numpy cannot read from MLIR's attributes, count as not literal)."""
+    if not node.has_input(index) or node.input_info(index).element in ("si4", "ui4", *FLOAT8_MAX):
         return None
     return node.constant_input(index)
 

@@ -134,7 +134,15 @@ def correctly_rounded_quotient(b: TorchBuilder, x: ir.Value, scale: ir.Value) ->
     above = _xor(b, _is_positive(b, _grow(b, around, half_above)), negative_scale)
     below = _xor(b, _is_positive(b, [_neg(b, c) for c in _grow(b, around, half_below)]), negative_scale)
     moved_down = b.op("aten.where.self", q1.type, below, b.binary("aten.sub.Tensor", q1, gap_below), q1)
-    return b.op("aten.where.self", q1.type, above, b.binary("aten.add.Tensor", q1, gap_above), moved_down)
+    rounded = b.op("aten.where.self", q1.type, above, b.binary("aten.add.Tensor", q1, gap_above), moved_down)
+    # An infinite or NaN quotient (x infinite, scale zero) is x * (1 / scale)'s; so is the quotient
+    # when x, the scale or the quotient is beyond 2^115, where the splitting overflows (there it
+    # may be an ulp off).
+    in_range = [_compare(b, "aten.le.Tensor", b.op("aten.abs", v.type, v), b.literal(np.float32(2.0**115), "f32"))
+                for v in (q0, x, scale)]
+    safe = b.op("aten.logical_and", b.broadcast_type(in_range[0], in_range[1], "i1"), in_range[0], in_range[1])
+    safe = b.op("aten.logical_and", b.broadcast_type(safe, in_range[2], "i1"), safe, in_range[2])
+    return b.op("aten.where.self", q1.type, safe, rounded, q0)
 
 
 def _negated_product(b: TorchBuilder, p: ir.Value, q: ir.Value) -> list[ir.Value]:

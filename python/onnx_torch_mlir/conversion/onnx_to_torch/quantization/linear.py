@@ -108,8 +108,11 @@ def quantize_linear(node: OnnxNode, b: TorchBuilder):
         return b.cast_to(y, node.result_type())
     quotient = divide(node, b, x, scale, divide_in)
     if node.attr_int("saturate", 1):
-        limit = FLOAT8_MAX[element]
-        quotient = b.op("aten.clamp", quotient.type, quotient, b.constant_float(-limit), b.constant_float(limit))
+        # maximum/minimum with the limit first: torch-mlir's Linalg clamp turns NaN into the lower
+        # bound, and its maximum(a, b) is `a > b ? a : b`, which keeps NaN only as b.
+        limit, quotient_element = FLOAT8_MAX[element], b.info(quotient).element
+        quotient = b.binary("aten.maximum", b.scalar_tensor_literal(-limit, quotient_element), quotient)
+        quotient = b.binary("aten.minimum", b.scalar_tensor_literal(limit, quotient_element), quotient)
     return b.cast_to(b.to_dtype(quotient, element), node.result_type())
 
 
