@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import ConversionError
+from ..errors import ConversionError, PipelineError
 from .cli_support import EXIT_ERROR, EXIT_OK, atomic_output
 
 HELP = "compile an ONNX model to Torch, Linalg, TOSA or StableHLO"
@@ -76,6 +76,11 @@ def _compile_and_write(args) -> int:
         for line in lines[1:] or lines:
             print(f"onnx-torch-mlir: error: {line}", file=sys.stderr)
         return EXIT_ERROR
+    except PipelineError as error:
+        # A backend's diagnostic at an unknown location would not say which model it is about.
+        if args.model in str(error):
+            raise
+        raise PipelineError(f"{args.model}: {error}") from None
     with timing.stage("writing"), atomic_output(args.output, binary=args.emit_bytecode) as stream:
         if args.emit_bytecode:
             module.operation.write_bytecode(stream)
