@@ -293,16 +293,9 @@ def test_bad_dim_option_says_the_form():
         onnx_torch_mlir.compile(_mlp_model(), "tosa", dims=["batch"])
 
 
-# IREE compiles this TOSA but its run on the local-task driver (the one runtime/iree.py uses) fails
-# with "FAILED_PRECONDITION; transient buffer has not been committed" (a Relu whose dynamically
-# shaped output feeds a GlobalAveragePool is enough; BERT, ViT and the UNet with a dynamic batch
-# fail the same way). The same program runs correctly on IREE's local-sync driver (checked by
-# hand), and the reference runner runs this TOSA correctly: an IREE task-driver failure.
-_IREE_TRANSIENT_BUFFER = pytest.mark.xfail(
-    strict=True, reason="IREE local-task driver: 'transient buffer has not been committed' (local-sync runs it; see comment)")
-
-
-@pytest.mark.parametrize("consumer", ["reference", pytest.param("iree", marks=_IREE_TRANSIENT_BUFFER)])
+# (IREE's local-task driver failed on this program, "transient buffer has not been committed";
+# runtime/iree.py runs on local-sync, which runs it correctly.)
+@pytest.mark.parametrize("consumer", ["reference", "iree"])
 def test_image_model_with_dynamic_batch_and_size_on_tosa(consumer):
     """Every dim stays `?` on TOSA: the mean divides by a sum of ones, Flatten is a view with -1,
     the concatenations are padded sums, the pointwise MatMul a 1x1 convolution, the class token a

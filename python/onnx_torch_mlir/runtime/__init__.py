@@ -46,7 +46,7 @@ code that relies on the checked property may still misbehave first.
 
 IREE, the second consumer (`iree.py`): `compile_with_iree(module, input_dialect)`
 compiles any backend's output in-process with IREE's compiler for the host CPU
-(llvm-cpu) and returns an `IreeProgram` that runs on IREE's local-task driver,
+(llvm-cpu) and returns an `IreeProgram` that runs on IREE's local-sync driver,
 independently of everything above; failures are `IreeError`s naming the stage.
 Results come back as this runner's do (signless integers signed), so
 `reinterpret_results` applies to them alike. IREE is a test extra

@@ -6,8 +6,12 @@
 `compile_with_iree` compiles in-process with IREE's compiler library (the
 embedding API behind `iree.compiler.api`, not the `iree-compile` subprocess)
 for the host CPU (`llvm-cpu`, `--iree-llvmcpu-target-cpu=host`), and the
-program runs on IREE's `local-task` CPU driver. Nothing of our own runner is
-shared: only the signature of the entry function is read on our side.
+program runs on IREE's `local-sync` CPU driver. Nothing of our own runner is
+shared: only the signature of the entry function is read on our side. (Its
+multithreaded `local-task` driver fails at run time on dynamically shaped
+programs, "transient buffer has not been committed", even a Relu feeding a
+GlobalAveragePool of a dynamic image size, where `local-sync` runs the same
+compiled module correctly: an IREE runtime issue, not one of the input.)
 
 The program goes to IREE as MLIR *bytecode* written from a parsed module,
 never as the text our printer produced: torch-mlir's MLIR and IREE's are
@@ -81,7 +85,7 @@ from onnx_torch_mlir.errors import OnnxTorchMlirError, RunnerError
 
 # The backend names of `onnx_torch_mlir.compile` -> IREE's `--iree-input-type`.
 INPUT_TYPES = {"linalg-on-tensors": "tm_tensor", "tosa": "tosa", "stablehlo": "stablehlo"}
-DRIVER = "local-task"
+DRIVER = "local-sync"
 _COMPILER_FLAGS = (
     "--iree-hal-target-device=local",
     "--iree-hal-local-target-device-backends=llvm-cpu",
@@ -421,7 +425,7 @@ def _iree_compiler_api():
 
 
 def _device_and_instance():
-    """One `local-task` device and VM instance for the process (each has its own worker threads)."""
+    """One device and VM instance for the process."""
     with _runtime_lock:
         if "config" not in _shared_runtime:
             try:
