@@ -226,3 +226,38 @@ func.func @cast_to_uint2(%x: !torch.vtensor<[3],si32>) -> !torch.vtensor<[3],ui8
   %0 = torch.operator "onnx.Cast"(%x) {torch.onnx.to = 25 : si64} : (!torch.vtensor<[3],si32>) -> !torch.vtensor<[3],ui8>
   return %0 : !torch.vtensor<[3],ui8>
 }
+
+// -----
+
+// torch-mlir's TOSA lowering has no inverse or hyperbolic trigonometric functions: on TOSA they are
+// written with exp, log, sqrt and atan.
+// CHECK-LABEL: func.func @trigonometry_for_tosa
+// CHECK-NOT: torch.aten.sinh
+// CHECK-NOT: torch.aten.asin
+// CHECK-NOT: torch.aten.acos
+// CHECK: torch.aten.exp
+// CHECK: torch.aten.sub.Tensor
+// CHECK: torch.aten.atan
+// CHECK: torch.aten.rsub.Scalar
+// CHECK: torch.aten.log
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @trigonometry_for_tosa(%x: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) attributes {torch.onnx_meta.opset_version = 20 : si64} {
+    %0 = torch.operator "onnx.Sinh"(%x) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+    %1 = torch.operator "onnx.Acos"(%x) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+    %2 = torch.operator "onnx.Atanh"(%x) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+    return %0, %1, %2 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @trigonometry_for_linalg
+// CHECK: torch.aten.sinh
+// CHECK: torch.aten.acos
+module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
+  func.func @trigonometry_for_linalg(%x: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) attributes {torch.onnx_meta.opset_version = 20 : si64} {
+    %0 = torch.operator "onnx.Sinh"(%x) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+    %1 = torch.operator "onnx.Acos"(%x) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+    return %0, %1 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>
+  }
+}

@@ -3,6 +3,7 @@ IsNaN, IsInf, Clip, Min, Max, Sum, Mean, Where, Cast, CastLike."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import onnx
@@ -32,8 +33,71 @@ UNARY = {
 }
 
 
+def _exp_pair(b: TorchBuilder, x):
+    return b.unary("aten.exp", x), b.unary("aten.exp", b.unary("aten.neg", x))
+
+
+def _one_minus_square_root(b: TorchBuilder, x):
+    """sqrt(1 - x*x): NaN for |x| > 1, as asin and acos give there."""
+    one_minus = b.op("aten.rsub.Scalar", x.type, b.binary("aten.mul.Tensor", x, x), b.constant_float(1.0), b.constant_int(1))
+    return b.unary("aten.sqrt", one_minus)
+
+
+def _log_of_sum_with_root(b: TorchBuilder, x, shift: float):
+    """log(x + sqrt(x*x + shift))."""
+    radicand = b.scalar_op("aten.add.Scalar", b.binary("aten.mul.Tensor", x, x), shift)
+    return b.unary("aten.log", b.binary("aten.add.Tensor", x, b.unary("aten.sqrt", radicand)))
+
+
+def _tosa_sinh(b: TorchBuilder, x):
+    up, down = _exp_pair(b, x)
+    return b.scalar_op("aten.mul.Scalar", b.binary("aten.sub.Tensor", up, down), 0.5)
+
+
+def _tosa_cosh(b: TorchBuilder, x):
+    up, down = _exp_pair(b, x)
+    return b.scalar_op("aten.mul.Scalar", b.binary("aten.add.Tensor", up, down), 0.5)
+
+
+def _tosa_asinh(b: TorchBuilder, x):
+    """sign(x) * log(|x| + sqrt(x*x + 1)): odd, so no cancellation for negative x."""
+    magnitude = _log_of_sum_with_root(b, b.unary("aten.abs", x), 1.0)
+    return b.binary("aten.mul.Tensor", b.unary("aten.sign", x), magnitude)
+
+
+def _tosa_acosh(b: TorchBuilder, x):
+    return _log_of_sum_with_root(b, x, -1.0)
+
+
+def _tosa_atanh(b: TorchBuilder, x):
+    """0.5 * log((1 + x) / (1 - x))."""
+    one, alpha = b.constant_float(1.0), b.constant_int(1)
+    ratio = b.binary("aten.div.Tensor", b.op("aten.add.Scalar", x.type, x, one, alpha), b.op("aten.rsub.Scalar", x.type, x, one, alpha))
+    return b.scalar_op("aten.mul.Scalar", b.unary("aten.log", ratio), 0.5)
+
+
+def _tosa_asin(b: TorchBuilder, x):
+    """atan(x / sqrt(1 - x*x)); at x = +-1 the quotient is +-inf and atan gives +-pi/2."""
+    return b.unary("aten.atan", b.binary("aten.div.Tensor", x, _one_minus_square_root(b, x)))
+
+
+def _tosa_acos(b: TorchBuilder, x):
+    """pi/2 - asin(x)."""
+    return b.op("aten.rsub.Scalar", x.type, _tosa_asin(b, x), b.constant_float(math.pi / 2), b.constant_int(1))
+
+
+# torch-mlir's TOSA lowering has no pattern for these aten ops: on TOSA they are written with
+# exp, log, sqrt and atan, which it lowers.
+_TOSA_DECOMPOSITIONS = {
+    "aten.sinh": _tosa_sinh, "aten.cosh": _tosa_cosh, "aten.asinh": _tosa_asinh, "aten.acosh": _tosa_acosh,
+    "aten.atanh": _tosa_atanh, "aten.asin": _tosa_asin, "aten.acos": _tosa_acos,
+}
+
+
 def _unary_pattern(torch_op: str):
     def pattern(node: OnnxNode, b: TorchBuilder):
+        if node.target == "tosa" and torch_op in _TOSA_DECOMPOSITIONS:
+            return b.cast_to(_TOSA_DECOMPOSITIONS[torch_op](b, node.input(0)), node.result_type())
         return b.op(torch_op, node.result_type(), node.input(0))
 
     return pattern
