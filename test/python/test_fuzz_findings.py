@@ -146,3 +146,26 @@ def test_fuzzer_sorts_outcomes_and_leaves_nothing(tmp_path):
     outcomes = [json.loads(line)["outcome"] for line in results.read_text().splitlines()]
     assert len(outcomes) == 3 and set(outcomes) <= {"ok", "error"}
     assert "| outcome | linalg-on-tensors |" in (tmp_path / "report.md").read_text()
+
+
+def test_einsum_with_more_inputs_than_terms_is_refused_by_name():
+    """torch-mlir's einsum decomposition ran out of memory (LLVM ERROR) on "->" with two operands."""
+    graph = helper.make_graph(
+        [helper.make_node("Einsum", ["x", "x"], ["y"], name="e0", equation="->")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    with pytest.raises(errors.ConversionError, match=r"node 'e0' \(Einsum.*equation '->' has 1 input term\(s\) for 2 input\(s\)"):
+        onnx_torch_mlir.compile(model, "linalg-on-tensors")
+
+
+def test_conv_group_zero_is_refused_by_name():
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="c0", group=0)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 3, 3])],
+        [helper.make_tensor("w", TensorProto.FLOAT, [2, 2, 3, 3], [0.5] * 36)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    with pytest.raises(errors.OnnxTorchMlirError, match=r"group must be at least 1, not 0"):
+        onnx_torch_mlir.compile(model, "linalg-on-tensors")

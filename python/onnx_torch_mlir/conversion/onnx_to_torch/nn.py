@@ -153,6 +153,9 @@ def einsum(node: OnnxNode, b: TorchBuilder):
     of memory on it."""
     equation = node.attr_string("equation").replace(" ", "")
     inputs = node.inputs()
+    terms = equation.split("->")[0].split(",")
+    if len(terms) != len(inputs):  # torch-mlir's decomposition runs out of memory on a mismatch
+        node.fail(f"equation '{equation}' has {len(terms)} input term(s) for {len(inputs)} input(s)")
     if len(inputs) == 1 and "->" in equation and len(set(equation.split("->")[0])) == len(equation.split("->")[0]):
         lhs, rhs = equation.split("->")
         if lhs == rhs:

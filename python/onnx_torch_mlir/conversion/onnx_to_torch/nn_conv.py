@@ -57,6 +57,8 @@ def conv(node: OnnxNode, b: TorchBuilder):
     if begins != ends:
         x = b.pad_spatial(x, [p - s for p, s in zip(begins, padding)], [q - s for q, s in zip(ends, padding)], 0.0)
     group = node.attr_int("group")
+    if group < 1:
+        node.fail(f"group must be at least 1, not {group}")
     static_channels = None not in (b.info(x).sizes[1], weight_sizes[0])
     if group == 1 or count < 3 or not static_channels or node.result_info().rank is None:
         return _convolution(
@@ -129,6 +131,8 @@ def conv_transpose(node: OnnxNode, b: TorchBuilder):
     begins, ends = _transpose_pads(node, x_sizes[2:], kernel, strides, dilations, output_padding)
     window = (kernel, strides, dilations, output_padding, begins, ends)
     group = node.attr_int("group")
+    if group < 1:
+        node.fail(f"group must be at least 1, not {group}")
     if group == 1:
         return b.cast_to(_conv_transpose(node, b, x, weight, bias, *window), node.result_type())
     channels, group_outputs = x_sizes[1], weight_sizes[1]
