@@ -104,9 +104,13 @@ module attributes {onnx_torch_mlir.target = "tosa"} {
 
 // -----
 
-// Float8 with saturate: the quotient clamped to the type's largest finite value, then converted.
+// Float8 with saturate: the quotient clamped to the type's largest finite value, then converted;
+// maximum and minimum with the limit first keep NaN (Linalg's clamp would make it the lower bound).
 // CHECK-LABEL: func.func @quantize_float8
-// CHECK: %[[CLAMPED:.*]] = torch.aten.clamp %{{.*}}, %float-4.480000e02, %float4.480000e02
+// CHECK: %[[LOW:.*]] = torch.vtensor.literal(dense<-4.480000e+02> : tensor<f32>)
+// CHECK: %[[ABOVE:.*]] = torch.aten.maximum %[[LOW]], %{{.*}}
+// CHECK: %[[HIGH:.*]] = torch.vtensor.literal(dense<4.480000e+02> : tensor<f32>)
+// CHECK: %[[CLAMPED:.*]] = torch.aten.minimum %[[HIGH]], %[[ABOVE]]
 // CHECK: torch.aten.to.dtype %[[CLAMPED]], %int24, {{.*}} -> !torch.vtensor<[5],f8E4M3FN>
 module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
   func.func @quantize_float8(%arg0: !torch.vtensor<[5],f32>, %arg1: !torch.vtensor<[],f32>, %arg2: !torch.vtensor<[1],f8E4M3FN>) -> !torch.vtensor<[5],f8E4M3FN> attributes {torch.onnx_meta.opset_version = 19 : si64} {
