@@ -346,3 +346,22 @@ func.func @cum_prod(%x: !torch.vtensor<[?,3],si32>) -> !torch.vtensor<[?,3],si32
   %0 = torch.operator "onnx.CumProd"(%x, %axis) {torch.onnx.reverse = 1 : si64} : (!torch.vtensor<[?,3],si32>, !torch.vtensor<[],si32>) -> !torch.vtensor<[?,3],si32>
   return %0 : !torch.vtensor<[?,3],si32>
 }
+
+// -----
+
+// Runtime axes and no declared result shape (ONNX's shape inference stops at runtime axes), but
+// the Sqrt after it declares [3,2]: the candidate axis sets come from there, so every size stays
+// static (no aten.item, which TOSA and StableHLO cannot lower).
+// CHECK-LABEL: func.func @runtime_axes_shape_from_consumer
+// CHECK-NOT: torch.aten.item
+// CHECK: torch.aten.sum.dim_IntList {{.*}} -> !torch.vtensor<[3,2],f32>
+// CHECK: torch.aten.sum.dim_IntList {{.*}} -> !torch.vtensor<[3,2],f32>
+// CHECK: torch.aten.where.self
+// CHECK-NOT: torch.aten.item
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @runtime_axes_shape_from_consumer(%x: !torch.vtensor<[3,2,2],f32>, %axes: !torch.vtensor<[1],si64>) -> !torch.vtensor<[3,2],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+    %0 = torch.operator "onnx.ReduceSum"(%x, %axes) {torch.onnx.keepdims = 0 : si64} : (!torch.vtensor<[3,2,2],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<*,f32>
+    %1 = torch.operator "onnx.Sqrt"(%0) : (!torch.vtensor<*,f32>) -> !torch.vtensor<[3,2],f32>
+    return %1 : !torch.vtensor<[3,2],f32>
+  }
+}

@@ -21,7 +21,7 @@ from torch_mlir import ir
 from .builder import TorchBuilder
 from .node import OnnxNode
 from .registry import converts
-from .types import highest_value, lowest_value
+from .types import highest_value, lowest_value, tensor_info, to_vtensor_type
 
 # Beyond this many candidate axis sets, runtime axes are reduced dimension by dimension instead.
 MAX_RUNTIME_AXES_CANDIDATES = 16
@@ -219,10 +219,39 @@ def _reduce_scalar(node: OnnxNode, b: TorchBuilder, x: ir.Value) -> ir.Value:
     return _reduce_with_dims(node, b, vector, [0], False)
 
 
+# ONNX ops whose output 0 has the shape of their input 0.
+_SHAPE_PRESERVING = {"Cast", "CastLike", "Log", "Sqrt", "Exp", "Abs", "Neg", "Identity", "Relu", "Sigmoid", "Tanh"}
+
+
+def _onnx_op_type(op) -> str | None:
+    op = op.operation
+    if op.name == "torch.operator":
+        full = ir.StringAttr(op.attributes["name"]).value
+        return full[len("onnx."):] if full.startswith("onnx.") else None
+    return op.name[len("onnx."):] if op.name.startswith("onnx.") else None
+
+
+def _sizes_declared_downstream(node: OnnxNode):
+    """The result sizes, from the node's declared type or, where that has none (runtime axes
+    defeat ONNX's shape inference: the expanded ReduceL2/ReduceLogSum functions), from the first
+    declared type along a chain of single users that keep the shape (Cast, Log, Sqrt, ...) -
+    typically the graph output. Static sizes let TOSA and StableHLO take runtime axes."""
+    value = node.op.results[0]
+    for _ in range(8):
+        declared = tensor_info(to_vtensor_type(value.type)) if to_vtensor_type(value.type) is not None else None
+        if declared is not None and declared.sizes is not None:
+            return declared.sizes
+        uses = list(value.uses)
+        if len(uses) != 1 or uses[0].operand_number != 0 or _onnx_op_type(uses[0].owner) not in _SHAPE_PRESERVING:
+            return None
+        value = uses[0].owner.results[0]
+    return None
+
+
 def _reduce_runtime_axes(node: OnnxNode, b: TorchBuilder, x, axes, count: int, keepdim: bool):
     """`count` axes known only at runtime: pick them from the declared result shape."""
     input_sizes = b.info(x).sizes
-    result_sizes = node.result_info().sizes
+    result_sizes = _sizes_declared_downstream(node)
     if result_sizes is None:
         kept = _reduce_dimension_by_dimension(node, b, x, axes, reduce_all_when_empty=False)
         return kept if keepdim else _drop_reduced_dimensions(b, kept, axes, count)
