@@ -12,6 +12,7 @@ import datetime
 import os
 from pathlib import Path
 
+from .failure_reasons import CATEGORIES, group_failures
 from .worker import STAGES, CaseResult
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -131,6 +132,7 @@ def write_report(configurations, backends) -> Path:
     lines += _suite_table(configurations, backends, table)
     lines += ["", "## Where cases fail", "", "The first stage that failed, per configuration and backend.", ""]
     lines += _stage_table(configurations, backends, table)
+    lines += _failure_reasons(table, backends)
     lines += _differences(table, backends)
     lines += [
         "",
@@ -204,4 +206,32 @@ def _differences(table, backends) -> list[str]:
             if gained:
                 lines += ["", f"Passing with {ours} but not with {peer}:", ""]
                 lines += [f"- `{case}`" for case in gained]
+    return lines
+
+
+def _failure_reasons(table, backends, configuration: str = "ours") -> list[str]:
+    """Every failing case of `configuration`, per backend, grouped by category and reason (failure_reasons.py)."""
+    present = [backend for backend in backends if table.get((configuration, backend)) is not None]
+    if not present:
+        return []
+    lines = [
+        "",
+        "## Why the remaining cases fail",
+        "",
+        f"Every failing case of configuration '{configuration}', grouped by the first matching rule of",
+        "`python/onnx_torch_mlir/conformance/failure_reasons.py`. Categories: a harness limit (the runner or the",
+        "case cannot show a result), an upstream bug (the case id is the reproducer), not representable in torch,",
+        "backend cannot express (TOSA/StableHLO only), not yet supported (ours to do), unclassified (no rule yet).",
+    ]
+    for backend in present:
+        groups = group_failures(table[configuration, backend], backend)
+        counts = {category: sum(len(cases) for (kind, _), cases in groups.items() if kind == category) for category in CATEGORIES}
+        lines += ["", f"### {backend}", ""]
+        lines.append(", ".join(f"{category}: {count}" for category, count in counts.items() if count) or "no failing case")
+        if not groups:
+            continue
+        lines += ["", "| category | reason | cases |", "|---|---|---|"]
+        for (category, reason), cases in sorted(groups.items(), key=lambda item: (CATEGORIES.index(item[0][0]), -len(item[1]))):
+            listed = ", ".join(f"`{case}`" for case in cases)
+            lines.append(f"| {category} | {reason} ({len(cases)}) | {listed} |")
     return lines

@@ -1,0 +1,290 @@
+"""Why a conformance case fails: a small table of rules, read by the report.
+
+Each rule matches a failing case by a regex on its first error line (the
+results file's message column), by a glob on its case id, or both, optionally
+only on some backends. The first rule that matches gives the case's category
+and a one-line reason; a case no rule matches is "unclassified" (and
+test_failure_reasons.py fails when a Linalg failure is). Keep the reasons
+honest: an "upstream bug" names the component and the exact error, and its
+case id is the reproducer; what is ours to do goes to "not yet supported".
+"""
+
+import fnmatch
+import re
+from dataclasses import dataclass
+
+HARNESS_LIMIT = "harness limit"
+UPSTREAM_BUG = "upstream bug"
+NOT_REPRESENTABLE = "not representable in torch"
+BACKEND_CANNOT_EXPRESS = "backend cannot express"
+NOT_YET_SUPPORTED = "not yet supported"
+UNCLASSIFIED = "unclassified"
+CATEGORIES = (HARNESS_LIMIT, UPSTREAM_BUG, NOT_REPRESENTABLE, BACKEND_CANNOT_EXPRESS, NOT_YET_SUPPORTED, UNCLASSIFIED)
+
+LINALG = "linalg-on-tensors"
+TOSA = "tosa"
+STABLEHLO = "stablehlo"
+
+
+@dataclass(frozen=True)
+class Rule:
+    category: str
+    reason: str
+    message: str = ""  # regex searched in the first error line
+    case: str = ""  # glob on the full case id
+    backends: tuple[str, ...] = ()  # empty: every backend
+
+    def matches(self, case_id: str, message: str, backend: str) -> bool:
+        if self.backends and backend not in self.backends:
+            return False
+        if self.case and not fnmatch.fnmatchcase(case_id, self.case):
+            return False
+        return not self.message or re.search(self.message, message) is not None
+
+
+def _missing_tosa_lowering(op: str) -> Rule:
+    return Rule(
+        BACKEND_CANNOT_EXPRESS,
+        f"torch-mlir's TorchToTosa has no lowering for `aten.{op}` (no TOSA op of that kind, and no decomposition)",
+        message=rf"torch-to-tosa: .*failed to legalize operation 'torch\.aten\.{re.escape(op)}'",
+        backends=(TOSA,),
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    # --- harness limits: the program may be right; the runner or the case cannot show it
+    Rule(HARNESS_LIMIT, "no result within the per-case time limit (120 s, 2 shared cores)", message=r"^no result within \d+ s"),
+    Rule(
+        HARNESS_LIMIT,
+        "the reference CPU runner cannot run float8 arithmetic: MLIR's LLVM lowering in this toolchain has no float8 "
+        "(issue 10 item 5: emulate float8 in the runner)",
+        message=r"float8 type \S+ \((argument|result) \d+\) cannot be lowered to native code",
+    ),
+    Rule(
+        HARNESS_LIMIT,
+        "the reference CPU runner has no float4e2m1 buffers (MLIR's LLVM lowering has no float4)",
+        message=r"element type f4E2M1FN .*not supported by the reference CPU runner",
+    ),
+    Rule(
+        HARNESS_LIMIT,
+        "random output: the expected values come from the generator of ONNX's reference, which no compiled program reproduces",
+        case="node/test_bernoulli*",
+        message=r"values differ",
+    ),
+    Rule(
+        HARNESS_LIMIT,
+        "the runner's StableHLO-to-LLVM pipeline leaves `bufferization.to_tensor` unlegalized (scatter, compress, "
+        "max-unpool forms); the StableHLO program itself is not at fault",
+        message=r"lowering the stablehlo program to LLVM failed: .*failed to legalize operation 'bufferization\.to_tensor'",
+        backends=(STABLEHLO,),
+    ),
+    Rule(
+        HARNESS_LIMIT,
+        "the runner's StableHLO-to-Linalg lowering rejects a uint64 sort comparator "
+        "('comparator block argument #0 should be of type tensor<i64>')",
+        message=r"lowering the stablehlo program to LLVM failed: .*comparator block argument",
+        backends=(STABLEHLO,),
+    ),
+    # --- upstream bugs: the case id is the reproducer
+    Rule(
+        UPSTREAM_BUG,
+        "torch-mlir's TorchToLinalg lowering of `aten.gelu(approximate='tanh')` is off by 1.4e-5 (beyond atol 1e-7); "
+        "torch-mlir's own ONNX path fails the same way",
+        case="node/test_gelu_tanh_2",
+        message=r"values differ",
+    ),
+    Rule(
+        UPSTREAM_BUG,
+        "torch-mlir's TorchToStablehlo fails on the scatter/upsample/einsum/nonzero op and leaves its operands: "
+        "'failed to legalize operation torch.constant.bool / torch.constant.int'",
+        message=r"torch-to-stablehlo: .*failed to legalize operation 'torch\.constant\.(bool|int)'",
+        backends=(STABLEHLO,),
+    ),
+    Rule(
+        UPSTREAM_BUG,
+        "torch-mlir's TorchToStablehlo lowering of `aten.remainder`/`aten.fmod` gives wrong values for mixed signs and "
+        "infinities (the same Torch program passes on Linalg)",
+        case="node/test_mod_*",
+        message=r"values differ",
+        backends=(STABLEHLO,),
+    ),
+    # --- not representable in torch
+    Rule(NOT_REPRESENTABLE, "string tensors: torch has no string dtype", message=r"element type STRING has no MLIR equivalent"),
+    Rule(
+        NOT_REPRESENTABLE,
+        "2-bit integers: torch has no 2-bit dtype; the torch-ONNX form holds them in 8 bits and would lose the range",
+        message=r"to U?INT2 is not supported in the torch-ONNX form",
+    ),
+    Rule(NOT_REPRESENTABLE, "a cast to int4/uint4: torch has no 4-bit integer dtype", message=r"a cast to int4 or uint4 is not supported"),
+    Rule(
+        NOT_REPRESENTABLE,
+        "float4e2m1 results: the Torch dialect has no float4 dtype",
+        message=r"float4e2m1 tensors are not supported|names ONNX data type 23,",
+    ),
+    Rule(
+        NOT_REPRESENTABLE,
+        "float4e2m1 results: the Torch dialect has no float4 dtype (our CastLike reports it as an internal KeyError, "
+        "which is ours to turn into this message)",
+        message=r"internal error in cast_like: KeyError: 'f4E2M1FN'",
+    ),
+    Rule(NOT_REPRESENTABLE, "float8e8m0 results: the Torch dialect has no float8e8m0 dtype", message=r"names ONNX data type 24,"),
+    Rule(
+        NOT_REPRESENTABLE,
+        "ImageDecoder: decoding JPEG/PNG/BMP/TIFF/WebP bytes has no tensor-op form in torch",
+        message=r"\(ImageDecoder, domain",
+    ),
+    # --- backend cannot express (TOSA / StableHLO)
+    Rule(
+        BACKEND_CANNOT_EXPRESS,
+        "a run-time scalar read (`aten.item`) has no TOSA/StableHLO lowering: these forms need static values",
+        message=r"torch-to-(tosa|stablehlo): .*failed to legalize operation 'torch\.aten\.item'",
+        backends=(TOSA, STABLEHLO),
+    ),
+    Rule(
+        BACKEND_CANNOT_EXPRESS,
+        "a run-time 'split' would be read with `aten.item`, which TOSA/StableHLO cannot lower",
+        message=r"a run-time 'split' is read with aten\.item, which (tosa|stablehlo) cannot lower",
+        backends=(TOSA, STABLEHLO),
+    ),
+    Rule(
+        BACKEND_CANNOT_EXPRESS,
+        "Unique: the output size depends on the data; TOSA/StableHLO need static shapes",
+        message=r"\(Unique, domain .*needs static shapes",
+        backends=(TOSA, STABLEHLO),
+    ),
+    Rule(
+        BACKEND_CANNOT_EXPRESS,
+        "a Loop with an early exit: torch-mlir lowers `torch.prim.Loop` only to Linalg, and unrolling needs no early exit",
+        message=r"\(Loop, domain .*a Loop is unrolled",
+        backends=(TOSA, STABLEHLO),
+    ),
+    Rule(
+        BACKEND_CANNOT_EXPRESS,
+        "BitCast between 64-bit types needs 64-bit integer arithmetic, which TOSA does not have",
+        message=r"\(BitCast, domain .*which TOSA does not have",
+        backends=(TOSA,),
+    ),
+    Rule(
+        BACKEND_CANNOT_EXPRESS,
+        "a zero-sized constant: torch-mlir's TorchToTosa refuses `torch.vtensor.literal` with a zero-sized type",
+        message=r"torch-to-tosa: .*failed to legalize operation 'torch\.vtensor\.literal'.*tensor<(\d+x)*0(x\d+)*x?\w+>",
+        backends=(TOSA,),
+    ),
+    Rule(
+        BACKEND_CANNOT_EXPRESS,
+        "a dilated max pool: TOSA's max_pool2d has no dilation, so torch-mlir's TorchToTosa refuses it",
+        case="*dilation*",
+        message=r"torch-to-tosa: .*failed to legalize operation 'torch\.aten\.max_pool2d'",
+        backends=(TOSA,),
+    ),
+    *(
+        _missing_tosa_lowering(op)
+        for op in (
+            "acos", "acosh", "asin", "asinh", "atanh", "cosh", "sinh", "scatter_add", "scatter_reduce.two",
+            "sort", "max_pool1d", "arange.start_step", "tensor",
+        )
+    ),
+    Rule(
+        BACKEND_CANNOT_EXPRESS,
+        "torch-mlir's TorchToStablehlo needs constant pad amounts for `aten.constant_pad_nd`; here they are computed at run time",
+        message=r"torch-to-stablehlo: .*failed to legalize operation 'torch\.aten\.constant_pad_nd'",
+        backends=(STABLEHLO,),
+    ),
+    # --- not yet supported: ours to do
+    Rule(
+        NOT_YET_SUPPORTED,
+        "ONNX preview training operators (Adagrad, Adam, Momentum, Gradient): no conversion yet",
+        message=r"\((Adagrad|Adam|Momentum|Gradient), domain 'ai\.onnx\.preview\.training'",
+    ),
+    Rule(NOT_YET_SUPPORTED, "ai.onnx.ml operators: no conversion yet", message=r"domain 'ai\.onnx\.ml'.*has no conversion to torch yet"),
+    Rule(NOT_YET_SUPPORTED, "TfIdfVectorizer: no conversion yet", message=r"\(TfIdfVectorizer, domain"),
+    Rule(
+        NOT_YET_SUPPORTED,
+        "Dropout with a run-time 'training_mode' input (a training-mode Dropout is random as well)",
+        message=r"\(Dropout, domain .*'training_mode' must be a constant",
+    ),
+    Rule(
+        NOT_YET_SUPPORTED,
+        "FlexAttention: ONNX shape inference leaves a value of its function body untyped ('body_KExpanded'), "
+        "and we need its type",
+        message=r"\(FlexAttention, domain .*ONNX shape inference gives no tensor type",
+    ),
+    Rule(
+        NOT_YET_SUPPORTED,
+        "LinearAttention: its function body has a Scan over run-time values, which we do not expand",
+        message=r"\(LinearAttention, domain .*subgraph \(Scan\) that depends on runtime values",
+    ),
+    Rule(
+        NOT_YET_SUPPORTED,
+        "expanded LinearAttention: our Scan conversion gives a state a static empty type that does not cast to the "
+        "dynamic one ('torch.tensor_static_info_cast ... are cast incompatible')",
+        message=r"loc\(\"Scan:.*'torch\.tensor_static_info_cast' op .*cast incompatible",
+    ),
+    Rule(
+        NOT_YET_SUPPORTED,
+        "expanded function bodies (AffineGrid, RotaryEmbedding) whose values lose static ranks or shapes after ONNX "
+        "shape inference; the conversion needs them",
+        message=r"needs a static rank|without 'axes', needs static dims|'input' must be a consta",
+    ),
+    Rule(
+        NOT_YET_SUPPORTED,
+        "sequences and optionals of run-time length or presence (graph inputs, run-time positions or splits, If "
+        "outputs): only statically known ones are converted",
+        message=r"\((SequenceInsert|SequenceAt|SplitToSequence|OptionalHasElement|If), domain .*"
+        r"(not known at compile time|a run-time 'position'|'split' must be a constant|only tensor outputs are supported)",
+    ),
+    Rule(
+        NOT_YET_SUPPORTED,
+        "expanded SequenceMap: its loop body reads and inserts at run-time positions of a sequence whose elements "
+        "have no one ranked type",
+        case="node/test_sequence_map_*_expanded",
+        message=r"convert-onnx-to-torch: loc\(\"Sequence(Insert|At):SequenceMap_",
+    ),
+    Rule(
+        NOT_YET_SUPPORTED,
+        "Resize with antialias needs constant scales or sizes (the number of taps depends on the scale)",
+        message=r"\(Resize, domain .*antialias=1 needs constant scales or sizes",
+    ),
+    Rule(NOT_YET_SUPPORTED, "no conversion yet", message=r"has no conversion to torch yet"),
+    *(
+        Rule(
+            NOT_YET_SUPPORTED,
+            "half-precision results a rounding step off the reference beyond rtol=1e-3 (where intermediates are "
+            "rounded to bf16/fp16); torch-mlir's path gives the same for CELU",
+            case=glob,
+            message=r"values differ beyond rtol",
+        )
+        for glob in ("*bf16*", "*fp16*", "*bfloat16*")
+    ),
+    Rule(
+        NOT_YET_SUPPORTED,
+        "inverse DFT: float32 rounding gives errors of 1.9e-7 on near-zero outputs, just beyond atol=1e-7",
+        case="node/test_dft_inverse*",
+        message=r"values differ beyond rtol",
+    ),
+    Rule(
+        NOT_YET_SUPPORTED,
+        "TOSA gives NaN where the reference gives a number (fully masked attention rows, fmod of zeros and "
+        "infinities); the same Torch program passes on Linalg",
+        message=r"NaN where a number was expected",
+        backends=(TOSA,),
+    ),
+)
+
+
+def classify(case_id: str, message: str, backend: str) -> tuple[str, str]:
+    """(category, reason) of one failing case: the first rule that matches, else unclassified."""
+    for rule in RULES:
+        if rule.matches(case_id, message, backend):
+            return rule.category, rule.reason
+    return UNCLASSIFIED, "no rule in failure_reasons.py matches its error"
+
+
+def group_failures(results, backend: str) -> dict[tuple[str, str], list[str]]:
+    """(category, reason) -> the failing case ids, for one backend's results (case id -> CaseResult)."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for case_id in sorted(results):
+        result = results[case_id]
+        if not result.passed:
+            groups.setdefault(classify(case_id, result.message, backend), []).append(case_id)
+    return groups
