@@ -42,10 +42,10 @@ class Rule:
         return not self.message or re.search(self.message, message) is not None
 
 
-def _missing_tosa_lowering(op: str) -> Rule:
+def _missing_tosa_lowering(op: str, why: str) -> Rule:
     return Rule(
         BACKEND_CANNOT_EXPRESS,
-        f"torch-mlir's TorchToTosa has no lowering for `aten.{op}` (no TOSA op of that kind, and no decomposition)",
+        f"torch-mlir's TorchToTosa does not lower `aten.{op}` ({why})",
         message=rf"torch-to-tosa: .*failed to legalize operation 'torch\.aten\.{re.escape(op)}'",
         backends=(TOSA,),
     )
@@ -95,15 +95,15 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         UPSTREAM_BUG,
-        "torch-mlir's TorchToStablehlo fails on the scatter/upsample/einsum/nonzero op and leaves its operands: "
-        "'failed to legalize operation torch.constant.bool / torch.constant.int'",
+        "torch-mlir's TorchToStablehlo: 'failed to legalize operation torch.constant.bool / torch.constant.int' "
+        "(the error names an operand constant of the scatter/upsample/einsum/nonzero op whose pattern did not apply)",
         message=r"torch-to-stablehlo: .*failed to legalize operation 'torch\.constant\.(bool|int)'",
         backends=(STABLEHLO,),
     ),
     Rule(
         UPSTREAM_BUG,
-        "torch-mlir's TorchToStablehlo lowering of `aten.remainder`/`aten.fmod` gives wrong values for mixed signs and "
-        "infinities (the same Torch program passes on Linalg)",
+        "torch-mlir's TorchToStablehlo lowers `aten.remainder` (ONNX Mod, fmod=0) with C's sign rule, wrong for mixed "
+        "signs and infinities (the same Torch program passes on Linalg)",
         case="node/test_mod_*",
         message=r"values differ",
         backends=(STABLEHLO,),
@@ -178,11 +178,12 @@ RULES: tuple[Rule, ...] = (
         backends=(TOSA,),
     ),
     *(
-        _missing_tosa_lowering(op)
-        for op in (
-            "acos", "acosh", "asin", "asinh", "atanh", "cosh", "sinh", "scatter_add", "scatter_reduce.two",
-            "sort", "max_pool1d", "arange.start_step", "tensor",
-        )
+        _missing_tosa_lowering(op, "TOSA has no such op and torch-mlir no decomposition")
+        for op in ("acos", "acosh", "asin", "asinh", "atanh", "cosh", "sinh", "scatter_add", "scatter_reduce.two", "sort")
+    ),
+    *(
+        _missing_tosa_lowering(op, "in this form; we might emit another one")
+        for op in ("max_pool1d", "arange.start_step", "tensor")
     ),
     Rule(
         BACKEND_CANNOT_EXPRESS,
@@ -264,8 +265,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         NOT_YET_SUPPORTED,
-        "TOSA gives NaN where the reference gives a number (fully masked attention rows, fmod of zeros and "
-        "infinities); the same Torch program passes on Linalg",
+        "TOSA gives NaN where the reference gives a number (fully masked attention rows, Mod at zeros and "
+        "infinities); the same Torch program passes on Linalg; not yet reduced to ours or torch-mlir's",
         message=r"NaN where a number was expected",
         backends=(TOSA,),
     ),
