@@ -329,3 +329,33 @@ func.func @resize_sizes_declared(%x: !torch.vtensor<[1,1,2,2],f32>, %sizes: !tor
   %0 = torch.operator "onnx.Resize"(%x, %none, %none, %sizes) {torch.onnx.mode = "nearest"} : (!torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.none, !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,1,3,5],f32>
   return %0 : !torch.vtensor<[1,1,3,5],f32>
 }
+
+// -----
+
+// On TOSA and StableHLO a scatter with a reduction is a one-hot comparison of the indices with
+// every position along the axis, reduced over the axis and combined with data (no scatter_reduce).
+// CHECK-LABEL: func.func @scatter_elements_max_for_tosa
+// CHECK-NOT: torch.aten.scatter_reduce
+// CHECK: torch.aten.eq.Tensor {{.*}} -> !torch.vtensor<[1,2,5],i1>
+// CHECK: torch.aten.where.self {{.*}} -> !torch.vtensor<[1,2,5],f32>
+// CHECK: torch.aten.amax {{.*}} -> !torch.vtensor<[2,5],f32>
+// CHECK: torch.aten.permute {{.*}} -> !torch.vtensor<[5,2],f32>
+// CHECK: torch.aten.constant_pad_nd {{.*}} -> !torch.vtensor<[5,3],f32>
+// CHECK: torch.aten.maximum %arg0
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @scatter_elements_max_for_tosa(%data: !torch.vtensor<[5,3],f32>, %indices: !torch.vtensor<[1,2],si64>, %updates: !torch.vtensor<[1,2],f32>) -> !torch.vtensor<[5,3],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+    %0 = torch.operator "onnx.ScatterElements"(%data, %indices, %updates) {torch.onnx.axis = 0 : si64, torch.onnx.reduction = "max"} : (!torch.vtensor<[5,3],f32>, !torch.vtensor<[1,2],si64>, !torch.vtensor<[1,2],f32>) -> !torch.vtensor<[5,3],f32>
+    return %0 : !torch.vtensor<[5,3],f32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scatter_elements_max_for_linalg
+// CHECK: torch.aten.scatter_reduce.two
+module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
+  func.func @scatter_elements_max_for_linalg(%data: !torch.vtensor<[5,3],f32>, %indices: !torch.vtensor<[1,2],si64>, %updates: !torch.vtensor<[1,2],f32>) -> !torch.vtensor<[5,3],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+    %0 = torch.operator "onnx.ScatterElements"(%data, %indices, %updates) {torch.onnx.axis = 0 : si64, torch.onnx.reduction = "max"} : (!torch.vtensor<[5,3],f32>, !torch.vtensor<[1,2],si64>, !torch.vtensor<[1,2],f32>) -> !torch.vtensor<[5,3],f32>
+    return %0 : !torch.vtensor<[5,3],f32>
+  }
+}

@@ -20,6 +20,7 @@ from torch_mlir import ir
 from .builder import TorchBuilder
 from .node import OnnxNode
 from .registry import converts
+from .types import highest_value, lowest_value
 
 # ONNX reduction attribute -> aten.scatter_reduce.two reduce name.
 SCATTER_REDUCTIONS = {"add": "sum", "mul": "prod", "max": "amax", "min": "amin"}
@@ -180,11 +181,65 @@ def gather_nd(node: OnnxNode, b: TorchBuilder):
 
 
 # -- Scatter -----------------------------------------------------------------------------
+# Beyond this many (update, target position) pairs the masked scatter is refused: it compares
+# every update with every position along the axis.
+MASKED_SCATTER_LIMIT = 1 << 24
+
+
+def _reduction_identity(reduction: str, element: str):
+    return {"add": 0, "mul": 1, "max": lowest_value(element), "min": highest_value(element)}[reduction]
+
+
+def _reduce_away(b: TorchBuilder, x, dim: int, reduction: str, result_type):
+    element, false = b.info(x).element, b.constant_bool(False)
+    if reduction == "add":
+        return b.op("aten.sum.dim_IntList", result_type, x, b.int_list([dim]), false, b.dtype(element))
+    if reduction == "mul":
+        return b.op("aten.prod.dim_int", result_type, x, b.constant_int(dim), false, b.dtype(element))
+    return b.op("aten.amax" if reduction == "max" else "aten.amin", result_type, x, b.int_list([dim]), false)
+
+
+def _masked_scatter_reduce(node: OnnxNode, b: TorchBuilder, data, axis: int, indices, updates, reduction: str):
+    """scatter_reduce without a scatter, for TOSA and StableHLO (torch-mlir's TOSA lowering has
+    no scatter_reduce; its StableHLO lowering leaves the op's constants behind). Each update is
+    compared with every position k along `axis` (a one-hot [indices..., k] mask), spread there
+    with the reduction's identity elsewhere, reduced over `axis` of the indices, moved back to
+    `axis`, padded with the identity to data's shape and combined with data (include_self)."""
+    data_info, index_info = b.info(data), b.info(indices)
+    data_sizes, index_sizes, element = list(data_info.sizes), list(index_info.sizes), data_info.element
+    if None in data_sizes or None in index_sizes:
+        node.fail(f"a scatter with reduction '{reduction}' needs static shapes on {node.target}")
+    if data_sizes[axis] * int(np.prod(index_sizes)) > MASKED_SCATTER_LIMIT:
+        node.fail(f"a scatter with reduction '{reduction}' is written as a comparison of every update with every "
+                  f"position on {node.target} (no scatter-reduce there); beyond {MASKED_SCATTER_LIMIT} pairs it is refused")
+    rank, width = len(data_sizes), data_sizes[axis]
+    spread_sizes = index_sizes + [width]
+    hit = b.op("aten.eq.Tensor", b.tensor_type(spread_sizes, "i1"), b.unsqueeze(indices, -1), b.arange(width))
+    identity = _reduction_identity(reduction, element)
+    spread = b.op("aten.where.self", b.tensor_type(spread_sizes, element), hit, b.unsqueeze(updates, -1),
+                  b.scalar_tensor_literal(identity, element))
+    reduced_sizes = index_sizes[:axis] + index_sizes[axis + 1:] + [width]
+    reduced = _reduce_away(b, spread, axis, reduction, b.tensor_type(reduced_sizes, element))
+    order = list(range(axis)) + [rank - 1] + list(range(axis, rank - 1))
+    moved_sizes = [reduced_sizes[d] for d in order]
+    moved = b.op("aten.permute", b.tensor_type(moved_sizes, element), reduced, b.int_list(order))
+    if moved_sizes != data_sizes:
+        pad = []
+        for d in reversed(range(rank)):  # torch lists the last dim first
+            pad += [0, data_sizes[d] - moved_sizes[d]]
+        moved = b.op("aten.constant_pad_nd", b.tensor_type(data_sizes, element), moved, b.int_list(pad),
+                     b.constant_float(float(identity)))
+    combine = {"add": "aten.add.Tensor", "mul": "aten.mul.Tensor", "max": "aten.maximum", "min": "aten.minimum"}
+    return b.binary(combine[reduction], data, moved, b.type_like(data))
+
+
 def _scatter_along(node: OnnxNode, b: TorchBuilder, result_type, data, axis: int, indices, updates, reduction: str):
     if reduction == "none":
         return b.op("aten.scatter.src", result_type, data, b.constant_int(axis), indices, updates)
     if reduction not in SCATTER_REDUCTIONS:
         node.fail(f"reduction '{reduction}' is not one of 'none', 'add', 'mul', 'max', 'min'")
+    if node.target in ("tosa", "stablehlo"):
+        return b.cast_to(_masked_scatter_reduce(node, b, data, axis, indices, updates, reduction), result_type)
     return b.op(
         "aten.scatter_reduce.two", result_type, data, b.constant_int(axis), indices, updates,
         b.constant_string(SCATTER_REDUCTIONS[reduction]), b.constant_bool(True),
