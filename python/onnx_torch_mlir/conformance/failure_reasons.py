@@ -62,6 +62,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         HARNESS_LIMIT,
+        "a float8/float4 form the reference CPU runner's emulation (runtime/small_floats.py) does not cover: "
+        "MLIR's LLVM lowering cannot compute with these types",
+        message=r"is not emulated by the reference CPU runner|cannot be emulated by the reference CPU runner"
+        r"|that is not a scalar .* cannot be emulated",
+    ),
+    Rule(
+        HARNESS_LIMIT,
         "the reference CPU runner has no float4e2m1 buffers (MLIR's LLVM lowering has no float4)",
         message=r"element type f4E2M1FN .*not supported by the reference CPU runner",
     ),
