@@ -261,3 +261,19 @@ module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
     return %0, %1 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>
   }
 }
+
+// -----
+
+// On StableHLO and TOSA, Mod with fmod=0 is built from fmod: their lowerings of aten.remainder keep
+// the dividend's sign for integers or give NaN over an infinite divisor.
+// CHECK-LABEL: func.func @mod_for_stablehlo
+// CHECK-NOT: torch.aten.remainder
+// CHECK: %[[R:.*]] = torch.aten.fmod.Tensor %arg0, %arg1
+// CHECK: %[[SUM:.*]] = torch.aten.add.Tensor %[[R]], %arg1
+// CHECK: torch.aten.where.self {{.*}}, %[[SUM]], %[[R]]
+module attributes {onnx_torch_mlir.target = "stablehlo"} {
+  func.func @mod_for_stablehlo(%x: !torch.vtensor<[4],si32>, %y: !torch.vtensor<[4],si32>) -> !torch.vtensor<[4],si32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+    %0 = torch.operator "onnx.Mod"(%x, %y) : (!torch.vtensor<[4],si32>, !torch.vtensor<[4],si32>) -> !torch.vtensor<[4],si32>
+    return %0 : !torch.vtensor<[4],si32>
+  }
+}

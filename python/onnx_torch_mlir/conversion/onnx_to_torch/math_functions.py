@@ -151,8 +151,30 @@ def mod(node: OnnxNode, b: TorchBuilder):
     onnxruntime) give fmod=0 floats the Python meaning, which aten.remainder has.
     """
     fmod = node.attr_int("fmod")
+    if not fmod and node.target in ("stablehlo", "tosa"):
+        return _remainder_from_fmod(b, node.input(0), node.input(1), node.result_type())
     torch_op = "aten.fmod.Tensor" if fmod else "aten.remainder.Tensor"
     return b.op(torch_op, node.result_type(), node.input(0), node.input(1))
+
+
+def _remainder_from_fmod(b: TorchBuilder, x, y, result_type):
+    """x % y with the divisor's sign, from fmod: r = fmod(x, y), plus y where r is non-zero and
+    its sign differs from y's. torch-mlir's StableHLO lowering of aten.remainder keeps the
+    dividend's sign for integers, and its StableHLO and TOSA lowerings give NaN for a finite float
+    over an infinite one."""
+    r = b.op("aten.fmod.Tensor", result_type, x, y)
+    flags = b.tensor_type(b.info(result_type).sizes, "i1")
+    if b.info(result_type).is_float:  # its fmod gives NaN too for a finite x over an infinite y (x itself)
+        y_infinite = b.op("aten.isinf", b.tensor_type(b.info(y).sizes, "i1"), y)
+        x_finite = b.op("aten.logical_not", b.tensor_type(b.info(x).sizes, "i1"), b.op("aten.isinf", b.tensor_type(b.info(x).sizes, "i1"), x))
+        r = b.op("aten.where.self", result_type, b.op("aten.logical_and", flags, y_infinite, x_finite), x, r)
+    zero = b.constant_int(0)
+    nonzero = b.op("aten.ne.Scalar", flags, r, zero)
+    r_negative = b.op("aten.lt.Scalar", flags, r, zero)
+    y_negative = b.op("aten.lt.Scalar", b.tensor_type(b.info(y).sizes, "i1"), y, zero)
+    signs_differ = b.op("aten.ne.Tensor", flags, r_negative, y_negative)
+    adjust = b.op("aten.logical_and", flags, nonzero, signs_differ)
+    return b.op("aten.where.self", result_type, adjust, b.binary("aten.add.Tensor", r, y, result_type), r)
 
 
 @converts("Where", since=9)
