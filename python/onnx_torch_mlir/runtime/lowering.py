@@ -48,6 +48,11 @@ _FOREIGN_DIALECTS = {
     "stablehlo": {"torch", "torch_c", "tosa"},
 }
 
+# Chains of elementwise ops (a TOSA program is one `linalg.generic` per op) become one loop nest
+# each: without it every intermediate is a buffer of its own (quantization on TOSA, tens of
+# elementwise ops per QuantizeLinear, took seconds and gigabytes per layer).
+_FUSE_ELEMENTWISE = ["func.func(linalg-fuse-elementwise-ops)", "canonicalize"]
+
 _LINALG_TO_LOOPS = [
     # Bufferize. TMTensor ops (torch-mlir's extra structured ops) are unknown to
     # One-Shot Bufferize, which treats them conservatively; their own pass then
@@ -177,6 +182,7 @@ def lower_to_llvm(
         with ir.Location.unknown():
             calling_convention.make_boundary_integers_signless(module, entry)
         routed = assertions.route_assertions_to_python(module)
+        runner.pass_manager(_FUSE_ELEMENTWISE).run(module.operation)
         runner.pass_manager(_LINALG_TO_LOOPS).run(module.operation)
         if small_floats.uses_small_floats(module):
             runner.pass_manager(small_floats.emulation_passes()).run(module.operation)
