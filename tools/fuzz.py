@@ -32,6 +32,7 @@ import fnmatch
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -305,11 +306,16 @@ def write_report(results_path: Path, report_path: Path) -> None:
     errors_by_kind = Counter(r["mutation"] for r in results if r["outcome"] != "ok")
     lines += ["", "| mutation | compiles | not ok |", "|---|---|---|"]
     lines += [f"| {kind} | {by_kind[kind]} | {errors_by_kind[kind]} |" for kind in MUTATIONS if by_kind[kind]]
-    findings = [r for r in results if r["outcome"] not in ("ok", "error")]
-    lines += ["", f"Outcomes other than ok and error: {len(findings)}" + (" (first 40):" if findings else ".")]
-    for result in sorted(findings, key=lambda r: (r["outcome"], r["seed"], r["index"]))[:40]:
-        lines.append(f"- {result['outcome']}: seed {result['seed']} mutation {result['index']}, {result['case']} "
-                     f"({result['description']}), {result['backend']}: `{result['message'][:160]}`")
+    findings = {}
+    for result in sorted(results, key=lambda r: (r["outcome"], r["seed"], r["index"], r["backend"])):
+        if result["outcome"] not in ("ok", "error"):
+            findings.setdefault((result["outcome"], result["seed"], result["index"]), []).append(result)
+    lines += ["", f"Mutations with an outcome other than ok and error: {len(findings)}" + (":" if findings else ".")]
+    for (outcome, seed, index), group in list(findings.items())[:40]:
+        first = group[0]
+        message = re.sub(r'^onnx-torch-mlir: error: (loc\(.*?\)\): error: )?', "", first["message"])
+        lines.append(f"- {outcome} ({', '.join(r['backend'] for r in group)}): seed {seed} mutation {index}, "
+                     f"{first['case']} ({first['description']}): `{message[:200]}`")
     lines.append(REPORT_END)
     text = report_path.read_text() if report_path.exists() else ""
     if REPORT_BEGIN in text and REPORT_END in text:
