@@ -30,8 +30,18 @@ _DYNAMIC_STABLEHLO = (
     "`dynamic_broadcast_in_dim` without expansion hints, or refuses the dynamic input)"
 )
 
+_TOSA_NEEDS_STATIC = (
+    "dynamic dims on TOSA: TOSA's shapes are compile-time constants, so a form that needs a run-time size is "
+    "refused with a pointer to `--dim NAME=SIZE` (transforms/tosa_dynamic.py keeps `?` elsewhere; docs/dynamic-shapes.md "
+    "lists which dims fixed make each model pass)"
+)
+
 BLOCKERS: tuple[Blocker, ...] = (
     Blocker("the type of result", "the merged decoder's `If` (values from its branches are untyped): issue 10 item 1"),
+    Blocker("needs the run-time size of dim", _TOSA_NEEDS_STATIC + " (a reshape with two run-time sizes, or an "
+            "`arange` over a run-time length)", backend="tosa"),
+    Blocker("on a dynamic image size", _TOSA_NEEDS_STATIC + " (a strided convolution or pool on a dynamic image "
+            "size: torch-mlir's TOSA lowering sizes its result only from static input sizes)", backend="tosa"),
     Blocker("failed to legalize operation 'torch.aten.size.int'", _DYNAMIC_TOSA, backend="tosa"),
     Blocker("failed to legalize operation 'torch.aten.index_select'", _DYNAMIC_TOSA + " (a Gather from a dynamic table "
             "index)", backend="tosa"),
