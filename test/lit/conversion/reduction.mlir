@@ -365,3 +365,20 @@ module attributes {onnx_torch_mlir.target = "tosa"} {
     return %1 : !torch.vtensor<[3,2],f32>
   }
 }
+
+// -----
+
+// MLIR's TOSA-to-Linalg starts reduce_max at the lowest finite float: on TOSA a float ReduceMax
+// gives -inf itself where every element is -inf (a fully masked attention row).
+// CHECK-LABEL: func.func @reduce_max_of_infinities_for_tosa
+// CHECK: %[[MAX:.*]] = torch.aten.amax %arg0
+// CHECK: torch.aten.isneginf %arg0
+// CHECK: %[[NONE:.*]] = torch.aten.eq.Scalar
+// CHECK: torch.aten.where.self %[[NONE]], {{.*}}, %[[MAX]]
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @reduce_max_of_infinities_for_tosa(%x: !torch.vtensor<[2,4],f32>) -> !torch.vtensor<[2,1],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+    %axes = torch.operator "onnx.Constant"() {torch.onnx.value = dense<1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+    %0 = torch.operator "onnx.ReduceMax"(%x, %axes) {torch.onnx.keepdims = 1 : si64} : (!torch.vtensor<[2,4],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[2,1],f32>
+    return %0 : !torch.vtensor<[2,1],f32>
+  }
+}

@@ -152,7 +152,23 @@ def _reduce_with_dims(node: OnnxNode, b: TorchBuilder, x: ir.Value, dims: list[i
         return b.full(sizes, _identity_value(identity, element), element)
     if in_float and not info.is_float:
         return b.to_dtype(reduce(b, b.to_dtype(x, "f64"), dims, keepdim), element)
+    if node.target == "tosa" and info.is_float and node.op_type in ("ReduceMax", "ReduceMin"):
+        return _tosa_extremum_of_infinities(b, x, dims, keepdim, reduce(b, x, dims, keepdim), node.op_type == "ReduceMax")
     return reduce(b, x, dims, keepdim)
+
+
+def _tosa_extremum_of_infinities(b: TorchBuilder, x, dims, keepdim: bool, reduced, is_max: bool):
+    """MLIR's TOSA-to-Linalg starts tosa.reduce_max at the lowest finite float (reduce_min at the
+    highest), so a set of -inf only (+inf for min: a fully masked attention row) gave -FLT_MAX.
+    Where every element is that infinity, the result is the infinity itself."""
+    info = b.info(x)
+    flags = b.tensor_type(info.sizes, "i1")
+    is_infinity = b.op("aten.isneginf" if is_max else "aten.isposinf", flags, x)
+    other = b.to_dtype(b.op("aten.logical_not", flags, is_infinity), info.element)  # 1 where not that infinity
+    any_other = _extremum("aten.amax")(b, other, dims, keepdim)
+    none_other = b.op("aten.eq.Scalar", b.tensor_type(b.info(any_other).sizes, "i1"), any_other, b.constant_int(0))
+    infinity = b.scalar_tensor_literal(-math.inf if is_max else math.inf, info.element)
+    return b.op("aten.where.self", reduced.type, none_other, infinity, reduced)
 
 
 def _axes_condition(b: TorchBuilder, axes: ir.Value, dims, rank: int) -> ir.Value:
