@@ -503,3 +503,19 @@ func.func @layer_norm_f16_stash(%x: !torch.vtensor<[2,5],f16>, %s: !torch.vtenso
   %0 = torch.operator "onnx.LayerNormalization"(%x, %s) : (!torch.vtensor<[2,5],f16>, !torch.vtensor<[5],f16>) -> !torch.vtensor<[2,5],f16>
   return %0 : !torch.vtensor<[2,5],f16>
 }
+
+// -----
+
+// On StableHLO a float16 MatMul accumulates in float32 and rounds once (its path rounded every
+// partial sum to 16 bits).
+// CHECK-LABEL: func.func @matmul_float16_for_stablehlo
+// CHECK: %[[L:.*]] = torch.aten.to.dtype %arg0, {{.*}} -> !torch.vtensor<[2,3],f32>
+// CHECK: %[[R:.*]] = torch.aten.to.dtype %arg1, {{.*}} -> !torch.vtensor<[3,4],f32>
+// CHECK: %[[P:.*]] = torch.aten.matmul %[[L]], %[[R]] {{.*}} -> !torch.vtensor<[2,4],f32>
+// CHECK: torch.aten.to.dtype %[[P]], {{.*}} -> !torch.vtensor<[2,4],f16>
+module attributes {onnx_torch_mlir.target = "stablehlo"} {
+  func.func @matmul_float16_for_stablehlo(%a: !torch.vtensor<[2,3],f16>, %b: !torch.vtensor<[3,4],f16>) -> !torch.vtensor<[2,4],f16> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+    %0 = torch.operator "onnx.MatMul"(%a, %b) : (!torch.vtensor<[2,3],f16>, !torch.vtensor<[3,4],f16>) -> !torch.vtensor<[2,4],f16>
+    return %0 : !torch.vtensor<[2,4],f16>
+  }
+}

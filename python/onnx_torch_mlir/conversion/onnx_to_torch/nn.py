@@ -21,6 +21,18 @@ from .registry import converts
 # -- MatMul, Gemm, Einsum -----------------------------------------------------------------------
 
 
+_HALF_FLOATS = ("f16", "bf16")
+
+
+def _matmul_in_float32(node: OnnxNode, b: TorchBuilder, lhs, rhs):
+    """A 16-bit float product accumulated in float32 and rounded once, as onnxruntime and the
+    Linalg path give it: the StableHLO path rounded every partial sum to 16 bits (Attention in
+    float16 was off by several units in the last place)."""
+    result = node.result_info()
+    wide = b.op("aten.matmul", b.tensor_type(result.sizes, "f32"), b.to_dtype(lhs, "f32"), b.to_dtype(rhs, "f32"))
+    return b.to_dtype(wide, result.element)
+
+
 @converts("MatMul", since=1)
 def matmul(node: OnnxNode, b: TorchBuilder):
     """numpy.matmul: 1-D operands are promoted and the added dim removed, batch dims broadcast.
@@ -33,6 +45,8 @@ def matmul(node: OnnxNode, b: TorchBuilder):
     if ranked and min(lhs_rank, rhs_rank) >= 3 and _batch_needs_broadcast(node):
         return _matmul_with_broadcast_batch(node, b, lhs, rhs)
     if not ranked or (lhs_rank == 1) == (rhs_rank == 1) or max(lhs_rank, rhs_rank) <= 2:
+        if node.target == "stablehlo" and node.result_info().element in _HALF_FLOATS:
+            return _matmul_in_float32(node, b, lhs, rhs)
         return b.op("aten.matmul", node.result_type(), lhs, rhs)
     squeeze = -2 if lhs_rank == 1 else -1
     lhs = b.unsqueeze(lhs, 0) if lhs_rank == 1 else lhs
