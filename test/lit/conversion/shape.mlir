@@ -640,3 +640,16 @@ func.func @constant_bool_blob() -> !torch.vtensor<[2,2],i1> attributes {torch.on
     }
   }
 #-}
+
+// -----
+
+// An empty input is its own triangle: no mask is built (TOSA's lowering of it failed).
+// CHECK-LABEL: func.func @trilu_empty_for_tosa
+// CHECK-NOT: torch.aten.triu
+// CHECK: return %arg0
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @trilu_empty_for_tosa(%x: !torch.vtensor<[0,5],f32>) -> !torch.vtensor<[0,5],f32> attributes {torch.onnx_meta.opset_version = 14 : si64} {
+    %0 = torch.operator "onnx.Trilu"(%x) : (!torch.vtensor<[0,5],f32>) -> !torch.vtensor<[0,5],f32>
+    return %0 : !torch.vtensor<[0,5],f32>
+  }
+}
