@@ -220,3 +220,21 @@ def test_valid_mixed_type_parameters_are_accepted():
     """Pow's base and exponent are separate type parameters; float ** int32 is valid."""
     module = str(import_onnx(single_node("Pow", [TensorProto.FLOAT, TensorProto.INT32], TensorProto.FLOAT)))
     assert "onnx.Pow" in module
+
+
+def test_ignored_declaration_leaves_the_users_model_unchanged():
+    model = add_neg(declared_t(TensorProto.FLOAT, [4]))
+    before = model.SerializeToString()
+    with pytest.warns(UserWarning, match="the declaration is ignored"):
+        import_onnx(model)
+    assert model.SerializeToString() == before
+
+
+def test_split_with_more_num_outputs_than_outputs(tmp_path, capsys):
+    """ONNX's C++ shape inference aborts the process on this (found by the fuzzer)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [6])
+    outputs = [helper.make_tensor_value_info(name, TensorProto.FLOAT, [3]) for name in ("a", "b")]
+    node = helper.make_node("Split", ["x"], ["a", "b"], name="split", axis=0, num_outputs=3)
+    model = helper.make_model(helper.make_graph([node], "split", [x], outputs), opset_imports=[helper.make_opsetid("", 18)])
+    error = compile_fails(model, tmp_path, capsys)
+    assert "node 'split' (Split): attribute 'num_outputs' is 3 but the node has 2 outputs" in error

@@ -14,7 +14,7 @@ from .onnx_dialect import OnnxDialectEmitter
 from .progress import Progress
 from .shape_inference import infer_types, skeleton
 from .torch_onnx import TorchOnnxEmitter
-from .validation import check_declared_types, check_schema_input_types
+from .validation import check_declared_types, check_node_structure, check_schema_input_types
 
 FORMS = {"onnx": OnnxDialectEmitter, "torch-onnx": TorchOnnxEmitter}
 FUNCTION_MODES = ("inline", "call")
@@ -80,7 +80,8 @@ def _typed_skeleton(opened, expand_ops, inline: bool, dims=None) -> onnx.ModelPr
     opened.weights.originals.update(originals)
     if inline:
         proto = inline_local_functions(proto, opened.name)
-    check_declared_types(proto, opened.name)
+    check_node_structure(proto, opened.name)
+    proto = check_declared_types(proto, opened.name)
     typed = infer_types(proto, opened.name)
     check_schema_input_types(typed, opened.name)
     if expand_function_ops(typed, expand_ops, opened.name):

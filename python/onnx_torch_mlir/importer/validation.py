@@ -32,7 +32,7 @@ SCHEMA_DOMAINS = ("", "ai.onnx")
 LATE_TYPE_PREFIXES = ("FLOAT8", "FLOAT4", "INT4", "UINT4", "INT2", "UINT2")
 
 
-def check_declared_types(model: onnx.ModelProto, model_name: str) -> None:
+def check_declared_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
     """Raise ImportError_ on the first declared type that contradicts the inferred one.
 
     A `value_info` entry (an intermediate value, not part of the model's interface) whose
@@ -41,12 +41,13 @@ def check_declared_types(model: onnx.ModelProto, model_name: str) -> None:
     exporters write them (onnxruntime-genai declares a [1] Constant as a scalar). A graph output
     that contradicts, or any element type that does, is refused.
 
-    `model` should already be weightless (`shape_inference.skeleton`, a copy of the user's model):
-    ignored entries are removed from it. Runs one inference, only when something is declared.
+    `model` should already be weightless (`shape_inference.skeleton`). Returns it, or a copy
+    without the ignored entries (the user's model is never changed). Runs one inference, only
+    when something is declared.
     """
     declared = _declarations(model.graph)
     if not declared:
-        return
+        return model
     inferred = _inferred_types(model, model_name)
     producers = _producers(model.graph)
     outputs = {value.name for value in model.graph.output}
@@ -63,10 +64,27 @@ def check_declared_types(model: onnx.ModelProto, model_name: str) -> None:
             raise ImportError_(problem)
         warnings.warn(f"{problem}; the declaration is ignored", OnnxTorchMlirWarning, stacklevel=2)
         ignored.add(name)
-    if ignored:
-        kept = [value for value in model.graph.value_info if value.name not in ignored]
-        del model.graph.value_info[:]
-        model.graph.value_info.extend(kept)
+    if not ignored:
+        return model
+    kept = onnx.ModelProto()
+    kept.CopyFrom(model)
+    del kept.graph.value_info[:]
+    kept.graph.value_info.extend(value for value in model.graph.value_info if value.name not in ignored)
+    return kept
+
+
+def check_node_structure(model: onnx.ModelProto, model_name: str) -> None:
+    """What ONNX's C++ inference assumes and would abort on: a Split's `num_outputs` equals its
+    output count."""
+    for index, node in enumerate(model.graph.node):
+        if node.op_type != "Split" or node.domain not in SCHEMA_DOMAINS:
+            continue
+        for attribute in node.attribute:
+            if attribute.name == "num_outputs" and attribute.i != len(node.output):
+                raise ImportError_(
+                    f"{model_name}: {_node_label(index, node)}: attribute 'num_outputs' is {attribute.i} but the "
+                    f"node has {len(node.output)} outputs"
+                )
 
 
 def _only_shapes_differ(declared: onnx.TypeProto, inferred: onnx.TypeProto) -> bool:
