@@ -43,7 +43,7 @@ for _bits in (2, 4):
 # 8-bit and 4-bit floats, which the runner emulates (see small_floats.py): exchanged as
 # ml_dtypes arrays of one byte an element (a float4 in the low bits), or as uint8
 # arrays of their bit patterns.
-_SMALL_FLOAT_DTYPES = {
+SMALL_FLOAT_DTYPES = {
     "f8E4M3FN": "float8_e4m3fn",
     "f8E4M3FNUZ": "float8_e4m3fnuz",
     "f8E5M2": "float8_e5m2",
@@ -53,7 +53,7 @@ _SMALL_FLOAT_DTYPES = {
     "f4E2M1FN": "float4_e2m1fn",
 }
 _SMALL_FLOAT_BITS: dict[np.dtype, int] = {}
-for _element, _name in _SMALL_FLOAT_DTYPES.items():
+for _element, _name in SMALL_FLOAT_DTYPES.items():
     if hasattr(ml_dtypes, _name):
         _NUMPY_DTYPE_OF_ELEMENT[_element] = np.dtype(getattr(ml_dtypes, _name))
         _SMALL_FLOAT_BITS[_NUMPY_DTYPE_OF_ELEMENT[_element]] = 4 if _element.startswith("f4") else 8

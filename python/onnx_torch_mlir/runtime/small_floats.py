@@ -34,6 +34,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import arith, func
 
 from onnx_torch_mlir.errors import RunnerError
+from onnx_torch_mlir.runtime.dtypes import SMALL_FLOAT_DTYPES
 
 
 @dataclass(frozen=True)
@@ -143,22 +144,13 @@ def _constant(operation: ir.Operation) -> ir.Value:
     attribute = operation.attributes["value"]
     if not isinstance(attribute, ir.FloatAttr):
         raise RunnerError(f"a constant of {small.name} that is not a scalar ({attribute}) cannot be emulated")
-    dtype = np.dtype(getattr(ml_dtypes, _ML_DTYPES_NAME[small.name]))
+    dtype = np.dtype(getattr(ml_dtypes, SMALL_FLOAT_DTYPES[small.name]))
     code = int(np.array(attribute.value).astype(dtype).view(np.uint8))
     storage = ir.IntegerType.get_signless(small.bits)
     bits = arith.ConstantOp(storage, ir.IntegerAttr.get(storage, code)).result
     return arith.BitcastOp(operation.results[0].type, bits).result
 
 
-_ML_DTYPES_NAME = {
-    "f8E4M3FN": "float8_e4m3fn",
-    "f8E4M3FNUZ": "float8_e4m3fnuz",
-    "f8E5M2": "float8_e5m2",
-    "f8E5M2FNUZ": "float8_e5m2fnuz",
-    "f8E4M3": "float8_e4m3",
-    "f8E8M0FNU": "float8_e8m0fnu",
-    "f4E2M1FN": "float4_e2m1fn",
-}
 
 
 def _convert(operation: ir.Operation, helpers: dict[str, str]) -> ir.Value:
