@@ -19,6 +19,7 @@ from onnx import TensorProto, helper, numpy_helper
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
 from onnx_torch_mlir.runtime.iree import compile_with_iree
+from onnxruntime_reference import assert_matches, expected
 
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 FLOAT, INT64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
@@ -218,18 +219,6 @@ LINALG_ONLY = {
 }
 
 
-def _expected(model, arrays):
-    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    names = [value.name for value in model.graph.input]
-    return session.run(None, dict(zip(names, arrays)))
-
-
-def _assert_matches(outputs, expected):
-    assert len(outputs) == len(expected)
-    for got, want in zip(outputs, expected):
-        got = np.asarray(got)
-        assert got.shape == want.shape
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -241,7 +230,7 @@ def test_matches_onnxruntime(name, backend):
             onnx_torch_mlir.compile(model, backend)
         return
     module = onnx_torch_mlir.compile(model, backend)
-    _assert_matches(runtime.run(module, arrays, input_dialect=backend), _expected(model, arrays))
+    assert_matches(runtime.run(module, arrays, input_dialect=backend), expected(model, arrays))
 
 
 @pytest.mark.parametrize("name", ["If-true", "If-shapes-differ-else", "Loop-input-trip-count", "Loop-while-and-trip-count",
@@ -249,7 +238,7 @@ def test_matches_onnxruntime(name, backend):
 def test_iree_matches_onnxruntime(name):
     model, arrays = CASES[name]()
     module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
-    _assert_matches(compile_with_iree(module, "linalg-on-tensors")(*arrays), _expected(model, arrays))
+    assert_matches(compile_with_iree(module, "linalg-on-tensors")(*arrays), expected(model, arrays))
 
 
 def test_a_loop_without_trip_count_or_condition_is_refused():
@@ -292,7 +281,7 @@ def if_dynamic_rows(cond: bool):
 def test_dynamic_dims_on_linalg(name, build):
     model, arrays = build()
     module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
-    _assert_matches(runtime.run(module, arrays), _expected(model, arrays))
+    assert_matches(runtime.run(module, arrays), expected(model, arrays))
 
 
 def loop_growing_carried_value():
@@ -329,7 +318,7 @@ def if_branch_reshapes_with_outer_shape():
 def test_subgraph_types_from_the_enclosing_graph(name, build):
     model, arrays = build()
     module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
-    _assert_matches(runtime.run(module, arrays), _expected(model, arrays))
+    assert_matches(runtime.run(module, arrays), expected(model, arrays))
 
 
 def loop_dynamic_rows(while_like: bool):
@@ -378,7 +367,7 @@ def scan_dynamic_rows():
 def test_dynamic_rows_on_linalg(name, build, on_iree):
     model, arrays = build()
     module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
-    expected = _expected(model, arrays)
-    _assert_matches(runtime.run(module, arrays), expected)
+    wanted = expected(model, arrays)
+    assert_matches(runtime.run(module, arrays), wanted)
     if on_iree:
-        _assert_matches(compile_with_iree(module, "linalg-on-tensors")(*arrays), expected)
+        assert_matches(compile_with_iree(module, "linalg-on-tensors")(*arrays), wanted)

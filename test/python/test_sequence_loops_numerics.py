@@ -19,6 +19,7 @@ from onnx import TensorProto, helper, numpy_helper
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
 from onnx_torch_mlir.runtime.iree import compile_with_iree
+from onnxruntime_reference import assert_matches, expected
 
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 FLOAT, INT64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
@@ -156,8 +157,8 @@ def test_insert_at_a_run_time_position_into_different_shapes_on_linalg():
     for position in (0, 1, -1, 2):
         model, arrays = insert_at_run_time_position(position)
         module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
-        _assert_matches(runtime.run(module, arrays, input_dialect="linalg-on-tensors"), _expected(model, arrays))
-    _assert_matches(compile_with_iree(module, "linalg-on-tensors")(*arrays), _expected(model, arrays))
+        assert_matches(runtime.run(module, arrays, input_dialect="linalg-on-tensors"), expected(model, arrays))
+    assert_matches(compile_with_iree(module, "linalg-on-tensors")(*arrays), expected(model, arrays))
     with pytest.raises(Exception, match="a run-time 'position' needs the sequence's elements"):
         onnx_torch_mlir.compile(model, "tosa")
 
@@ -195,18 +196,6 @@ CASES = {
 }
 
 
-def _expected(model, arrays):
-    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    names = [value.name for value in model.graph.input]
-    return session.run(None, dict(zip(names, arrays)))
-
-
-def _assert_matches(outputs, expected):
-    assert len(outputs) == len(expected)
-    for got, want in zip(outputs, expected):
-        got = np.asarray(got)
-        assert got.shape == want.shape
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -214,7 +203,7 @@ def _assert_matches(outputs, expected):
 def test_matches_onnxruntime(name, backend):
     model, arrays = CASES[name]()
     module = onnx_torch_mlir.compile(model, backend)
-    _assert_matches(runtime.run(module, arrays, input_dialect=backend), _expected(model, arrays))
+    assert_matches(runtime.run(module, arrays, input_dialect=backend), expected(model, arrays))
 
 
 @pytest.mark.parametrize("name", ["Loop-appends-rows", "Loop-appends-growing-slices", "If-sequence-false",
@@ -222,7 +211,7 @@ def test_matches_onnxruntime(name, backend):
 def test_iree_matches_onnxruntime(name):
     model, arrays = CASES[name]()
     module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
-    _assert_matches(compile_with_iree(module, "linalg-on-tensors")(*arrays), _expected(model, arrays))
+    assert_matches(compile_with_iree(module, "linalg-on-tensors")(*arrays), expected(model, arrays))
 
 
 def test_a_sequence_loop_with_a_run_time_trip_count_is_refused():

@@ -50,8 +50,9 @@ _FOREIGN_DIALECTS = {
 
 # Chains of elementwise ops (a TOSA program is one `linalg.generic` per op) become one loop nest
 # each: without it every intermediate is a buffer of its own (quantization on TOSA, tens of
-# elementwise ops per QuantizeLinear, took seconds and gigabytes per layer).
-_FUSE_ELEMENTWISE = ["func.func(linalg-fuse-elementwise-ops)", "canonicalize"]
+# elementwise ops per QuantizeLinear, took seconds and gigabytes per layer). No canonicalization
+# here: on a Loop whose carried value grows, it left a `memref.cast` between incompatible sizes.
+_FUSE_ELEMENTWISE = ["func.func(linalg-fuse-elementwise-ops)"]
 
 _LINALG_TO_LOOPS = [
     # Bufferize. TMTensor ops (torch-mlir's extra structured ops) are unknown to
