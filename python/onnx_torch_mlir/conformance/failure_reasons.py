@@ -134,6 +134,13 @@ RULES: tuple[Rule, ...] = (
         "which is ours to turn into this message)",
         message=r"internal error in cast_like: KeyError: 'f4E2M1FN'",
     ),
+    Rule(NOT_REPRESENTABLE, "a cast to float4e2m1: the Torch dialect has no float4 dtype to cast to",
+         message=r"a cast to float4e2m1 is not supported"),
+    Rule(NOT_YET_SUPPORTED, "a cast to float8e8m0: its `round_mode` (up, down, nearest) has no Torch conversion yet",
+         message=r"a cast to float8e8m0 is not supported"),
+    Rule(NOT_YET_SUPPORTED, "a Loop carrying a sequence with a run-time trip count: torch-mlir lowers no list carried "
+         "by a loop, so the Loop is unrolled, which needs the count at conversion time",
+         message=r"a Loop that carries a sequence"),
     Rule(NOT_REPRESENTABLE, "float8e8m0 results: the Torch dialect has no float8e8m0 dtype", message=r"names ONNX data type 24,"),
     Rule(
         NOT_REPRESENTABLE,
