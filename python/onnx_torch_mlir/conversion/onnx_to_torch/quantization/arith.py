@@ -137,11 +137,12 @@ def quotient_to_integer(node: OnnxNode, b: TorchBuilder, x: ir.Value, scale: ir.
                         element: str, division: str, bounds: tuple[int, int] | None = None) -> ir.Value:
     """saturate(round_half_even(x / scale) + zero_point), the quotient correctly rounded to
     `division` first. On TOSA, for float x, exactly in float32 (exact_rounding.py: TOSA has no
-    float64 and no division)."""
-    if node.target == "tosa" and division in _SIGNIFICAND_BITS and b.info(x).element in _SIGNIFICAND_BITS:
+    float64 and no division), a float64 division's rounding included."""
+    bits = {**_SIGNIFICAND_BITS, "f64": 53}.get(division)
+    if node.target == "tosa" and bits and b.info(x).element in _SIGNIFICAND_BITS:
         low, high = bounds or INTEGER_RANGES[element]
-        rounded = rounded_quotient(b, to_float(node, b, x, "f32"), to_float(node, b, scale, "f32"),
-                                   _SIGNIFICAND_BITS[division], bound_for(low, high))
+        rounded = rounded_quotient(b, to_float(node, b, x, "f32"), to_float(node, b, scale, "f32"), bits,
+                                   bound_for(low, high))
         return round_to_integer(node, b, rounded, zero_point, element, bounds, rounded=True)
     return round_to_integer(node, b, divide(node, b, x, scale, division), zero_point, element, bounds)
 

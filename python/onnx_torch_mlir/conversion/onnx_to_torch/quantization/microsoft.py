@@ -6,7 +6,8 @@ attribute default is spelled here (ONNX has no schemas for them).
   where the dequantized values and their sum are exact and the one division by C_scale is
   correctly rounded. onnxruntime computes them in fixed point and may be one step off. TOSA has
   no float64: there (and for the other float64 computations below) the values are float32 and
-  the quotient's rounding is exact (exact_rounding.py), as onnxruntime's float32 kernels compute.
+  the quotient is rounded as a float64 division of them would be (exact_rounding.py): the same
+  result wherever the float32 values are exact.
 - QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax: quantize(f(dequantize(X))) in float32
   (onnxruntime uses 256-entry tables of its own float32 functions: within one step).
 - QLinearGlobalAveragePool: the int32 sum of (X - zero point) over the spatial dims times
@@ -67,13 +68,16 @@ def _exact_element(node: OnnxNode) -> str:
     return "f32" if node.target == "tosa" else "f64"
 
 
-def _quantize(node: OnnxNode, b: TorchBuilder, value: ir.Value, scale: int, zero: int) -> ir.Value:
-    """saturate(round(value / scale) + zero_point) as the node's output type."""
+def _quantize(node: OnnxNode, b: TorchBuilder, value: ir.Value, scale: int, zero: int,
+              division: str | None = None) -> ir.Value:
+    """saturate(round(value / scale) + zero_point) as the node's output type, the quotient rounded
+    to `division` (default the value's type) first."""
     element = node.result_info().element
     if element not in ("si8", "ui8"):
         node.fail(f"the output is {element}; int8 or uint8 is required")
     scale_value = to_float(node, b, _scalar(node, b, scale), b.info(value).element)
-    y = quotient_to_integer(node, b, value, scale_value, _scalar(node, b, zero), element, b.info(value).element)
+    division = division or b.info(value).element
+    y = quotient_to_integer(node, b, value, scale_value, _scalar(node, b, zero), element, division)
     return b.cast_to(y, node.result_type())
 
 
@@ -83,7 +87,7 @@ def qlinear_add(node: OnnxNode, b: TorchBuilder):
     exact = _exact_element(node)
     total = b.binary("aten.add.Tensor", _dequantize(node, b, operand(node, b, 0), 1, 2, exact),
                      _dequantize(node, b, operand(node, b, 3), 4, 5, exact))
-    return _quantize(node, b, total, 6, 7)
+    return _quantize(node, b, total, 6, 7, "f64")
 
 
 @converts("QLinearMul", since=1, domain=MICROSOFT)
@@ -92,7 +96,7 @@ def qlinear_mul(node: OnnxNode, b: TorchBuilder):
     exact = _exact_element(node)
     product = b.binary("aten.mul.Tensor", _dequantize(node, b, operand(node, b, 0), 1, 2, exact),
                        _dequantize(node, b, operand(node, b, 3), 4, 5, exact))
-    return _quantize(node, b, product, 6, 7)
+    return _quantize(node, b, product, 6, 7, "f64")
 
 
 @converts("QLinearSigmoid", since=1, domain=MICROSOFT)
@@ -155,7 +159,7 @@ def qlinear_global_average_pool(node: OnnxNode, b: TorchBuilder):
     y_scale = to_float(node, b, _scalar(node, b, 3), exact)
     denominator = b.op("aten.mul.Scalar", y_scale.type, y_scale, count)
     element = node.result_info().element
-    y = quotient_to_integer(node, b, numerator, denominator, _scalar(node, b, 4), element, exact)
+    y = quotient_to_integer(node, b, numerator, denominator, _scalar(node, b, 4), element, "f64")
     return b.cast_to(y, node.result_type())
 
 
@@ -178,7 +182,7 @@ def qlinear_concat(node: OnnxNode, b: TorchBuilder):
         exact = _exact_element(node)
         value = _dequantize(node, b, x, first + 1, first + 2, exact)
         y_scale = to_float(node, b, _scalar(node, b, 0), exact)
-        pieces.append(quotient_to_integer(node, b, value, y_scale, _scalar(node, b, 1), element, exact))
+        pieces.append(quotient_to_integer(node, b, value, y_scale, _scalar(node, b, 1), element, "f64"))
     sizes = list(node.result_info().sizes)
     return b.cast_to(b.op("aten.cat", b.tensor_type(sizes, element), b.list(pieces, "vtensor"), b.constant_int(axis)),
                      node.result_type())
