@@ -29,6 +29,7 @@ from ...errors import ConversionError
 from .constants import MAX_BOOL_BLOB_ELEMENTS, NUMPY_DTYPES, literal_value, read_resource, shaped_type
 from .registry import display_domain
 from .types import (
+    defining_op,
     TensorInfo, is_builtin_tensor, is_none_type, is_onnx_container, is_torch_container, onnx_dtype_to_element,
     tensor_info, to_torch_type, to_vtensor_type,
 )
@@ -75,9 +76,8 @@ def schema_default(op_type: str, opset: int, domain: str, name: str):
 
 def _producer(value, name: str):
     """The op named `name` that produces `value`, else None."""
-    owner = value.owner if isinstance(value, ir.Value) else None
-    owner = owner.operation if hasattr(owner, "operation") else owner
-    return owner if isinstance(owner, ir.Operation) and owner.name == name else None
+    owner = defining_op(value)
+    return owner if owner is not None and owner.name == name else None
 
 
 def _constant_int_or_value(value: ir.Value):

@@ -32,21 +32,15 @@ from torch_mlir import ir
 from .builder import TorchBuilder
 from .node import LOOPLESS_TARGETS, OnnxNode
 from .registry import converts
-from .types import container_element_type, is_torch_container, tensor_info
+from .types import container_element_type, defining_op, is_torch_container, tensor_info
 
 LIST_CONSTRUCT = "torch.prim.ListConstruct"
 UNREALIZED_CAST = "builtin.unrealized_conversion_cast"
 
 
-def _owner(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    owner = owner.operation if hasattr(owner, "operation") else owner
-    return owner if isinstance(owner, ir.Operation) else None
-
-
 def list_elements(node: OnnxNode, sequence: ir.Value, what: str) -> list[ir.Value]:
     """The elements of a sequence built by `prim.ListConstruct`; the node fails otherwise."""
-    owner = _owner(sequence)
+    owner = defining_op(sequence)
     if owner is not None and owner.name == LIST_CONSTRUCT:
         return list(owner.operands)
     node.fail(
@@ -57,7 +51,7 @@ def list_elements(node: OnnxNode, sequence: ir.Value, what: str) -> list[ir.Valu
 
 def _origin(value: ir.Value) -> str:
     """Where a sequence or optional of unknown content comes from, for a diagnostic."""
-    owner = _owner(value)
+    owner = defining_op(value)
     if owner is not None and owner.name == UNREALIZED_CAST and len(owner.operands) == 1:
         return _origin(owner.operands[0])  # the ONNX dialect's bridge
     if owner is None:
@@ -91,7 +85,7 @@ def _loop_carried(node: OnnxNode, index: int) -> ir.Value | None:
     sequence = node.container_input(index)
     if sequence is None or not str(sequence.type).startswith("!torch.list<"):
         return None
-    owner = _owner(sequence)
+    owner = defining_op(sequence)
     if owner is not None and owner.name == LIST_CONSTRUCT:
         return None
     return sequence if _in_loop_body(node) else None
@@ -501,7 +495,7 @@ def _as_torch_value(b: TorchBuilder, value: ir.Value) -> ir.Value:
     """A value the body yields as a torch value (the ONNX dialect yields builtin tensors)."""
     if not str(value.type).startswith("tensor<"):
         return value
-    owner = _owner(value)
+    owner = defining_op(value)
     if owner is not None and owner.name == UNREALIZED_CAST and len(owner.operands) == 1:
         return owner.operands[0]
     info = tensor_info(value.type)
@@ -524,14 +518,14 @@ def optional_content(node: OnnxNode, index: int) -> tuple[bool | ir.Value, ir.Va
     value = node.container_input(index)
     if str(value.type).startswith("!torch.list<"):
         return True, value
-    owner = _owner(value)
+    owner = defining_op(value)
     if owner is not None and owner.name == DEREFINE:
         inner = owner.operands[0]
         return (False, None) if str(inner.type) == "!torch.none" else (True, inner)
     if owner is not None and owner.name == UNREALIZED_CAST and len(owner.operands) == 2:
         # an If's optional that only one branch holds: (whether it holds a value, the optional)
         flag, wrapped = owner.operands
-        inner = _owner(wrapped)
+        inner = defining_op(wrapped)
         if tensor_info(flag.type) is not None and inner is not None and inner.name == DEREFINE:
             return flag, inner.operands[0]
     node.fail(

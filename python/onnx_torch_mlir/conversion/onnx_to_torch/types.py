@@ -226,3 +226,10 @@ def container_element_type(mlir_type: ir.Type) -> ir.Type:
     spelling = str(mlir_type)
     inner = spelling[spelling.index("<") + 1 : -1]
     return ir.Type.parse(f"!torch.{inner}", mlir_type.context)
+
+
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    """The operation that produces `value`, or None for a block argument."""
+    owner = value.owner if isinstance(value, ir.Value) else None
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    return owner if isinstance(owner, ir.Operation) else None

@@ -23,7 +23,7 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from ..builder import TorchBuilder
-from ..types import container_element_type, is_onnx_container, is_torch_container, tensor_info, to_torch_type  # noqa: F401 (re-exported to branches.py)
+from ..types import container_element_type, defining_op, is_onnx_container, is_torch_container, tensor_info, to_torch_type  # noqa: F401 (re-exported to branches.py)
 
 LIST_CONSTRUCT = "torch.prim.ListConstruct"
 UNREALIZED_CAST = "builtin.unrealized_conversion_cast"
@@ -36,14 +36,14 @@ class UnresolvedList(Exception):
     """A list operation of an unrolled body that could not be resolved (the reason)."""
 
 
-def _owner(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    owner = owner.operation if hasattr(owner, "operation") else owner
-    return owner if isinstance(owner, ir.Operation) else None
-
-
 def body_has_list_operations(block: ir.Block) -> bool:
     """Whether a body holds list operations that only unrolling resolves (nested regions too)."""
+    return any(_first_list_operation(op) is not None for op in block.operations)
+
+
+def _first_list_operation(root: ir.Operation) -> ir.Operation | None:
+    """The first list operation in `root` or nested in it, else None."""
+    root = root.operation if hasattr(root, "operation") else root
     found = []
 
     def visit(op):
@@ -53,11 +53,8 @@ def body_has_list_operations(block: ir.Block) -> bool:
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
 
-    for op in block.operations:
-        op.operation.walk(visit)
-        if found:
-            return True
-    return False
+    root.walk(visit)
+    return found[0] if found else None
 
 
 def is_container(mlir_type: ir.Type) -> bool:
@@ -67,7 +64,7 @@ def is_container(mlir_type: ir.Type) -> bool:
 def list_construct(value: ir.Value) -> ir.Operation | None:
     """The `ListConstruct` behind `value` (seen through bridges), or None."""
     while True:
-        owner = _owner(value)
+        owner = defining_op(value)
         if owner is None:
             return None
         if owner.name == LIST_CONSTRUCT:
@@ -118,7 +115,7 @@ def as_argument(b: TorchBuilder, value: ir.Value, argument_type: ir.Type) -> ir.
 def constant_int(value: ir.Value) -> int | None:
     """The integer `value` holds at conversion time: a `torch.constant.int`, or a one-element
     literal tensor read by `aten.item` / `aten.Int.Tensor` (through casts and bridges)."""
-    owner = _owner(value)
+    owner = defining_op(value)
     if owner is None:
         return None
     if owner.name == "torch.constant.int":
@@ -130,7 +127,7 @@ def constant_int(value: ir.Value) -> int | None:
 
 def _literal_tensor_int(value: ir.Value) -> int | None:
     while True:
-        owner = _owner(value)
+        owner = defining_op(value)
         if owner is None:
             return None
         if owner.name in (*_SEE_THROUGH, "torch.aten.reshape", "torch.aten.view") and owner.operands:
@@ -193,20 +190,11 @@ def unresolved_reason(op: ir.Operation) -> str | None:
 def check_resolved(ops: list[ir.Operation]) -> None:
     """Raises `UnresolvedList` if a list operation is left in the copied ops (or nested in them)."""
     for op in ops:
-        found = []
-
-        def visit(nested):
-            nested = nested.operation if hasattr(nested, "operation") else nested
-            if nested.name in LIST_OPERATIONS:
-                found.append(nested)
-                return ir.WalkResult.INTERRUPT
-            return ir.WalkResult.ADVANCE
-
-        op.walk(visit)
-        if found:
-            nested = found[0] != op
-            reason = unresolved_reason(found[0]) or "a sequence operation"
-            raise UnresolvedList(reason + (" (inside a nested subgraph of the loop body)" if nested else ""))
+        found = _first_list_operation(op)
+        if found is not None:
+            reason = unresolved_reason(found) or "a sequence operation"
+            top = op.operation if hasattr(op, "operation") else op
+            raise UnresolvedList(reason + (" (inside a nested subgraph of the loop body)" if found != top else ""))
 
 
 def is_optional(mlir_type: ir.Type) -> bool:
@@ -218,7 +206,7 @@ def optional_parts(value: ir.Value) -> tuple[bool, ir.Value | None] | None:
     """(holds a value, the value) of an optional built by `torch.derefine` (seen through bridges),
     else None."""
     while True:
-        owner = _owner(value)
+        owner = defining_op(value)
         if owner is None:
             return None
         if owner.name == UNREALIZED_CAST and len(owner.operands) == 1:
