@@ -179,7 +179,6 @@ def build_ssd_postprocess(directory: Path) -> Path:
     class scores, the TOP anchors by best class score (TopK, GatherND with batch_dims=1),
     per-class NonMaxSuppression, the detections' boxes and scores (GatherND) and their features
     pooled from a feature map (RoiAlign). The number of detections is only known at run time."""
-    import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     anchors = []
@@ -250,12 +249,7 @@ def build_ssd_postprocess(directory: Path) -> Path:
                                        ["detections", SSD_CHANNELS, SSD_POOLED, SSD_POOLED])],
         [numpy_helper.from_array(value, name) for name, value in constants.items()],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.checker.check_model(model, full_check=True)
-    path = directory / "model.onnx"
-    onnx.save(model, str(path))
-    return path
+    return _zoo_models().save_helper_graph(graph, directory)
 
 def inputs_for_ssd_postprocess(rng: np.random.Generator) -> dict:
     count = SSD_GRID * SSD_GRID * 2

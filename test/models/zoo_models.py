@@ -492,6 +492,14 @@ def build_helper_mlp(directory: Path) -> Path:
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8])],
         [numpy_helper.from_array(value, name) for name, value in weights.items()],
     )
+    return save_helper_graph(graph, directory)
+
+
+def save_helper_graph(graph, directory: Path) -> Path:
+    """An `onnx.helper` graph as a checked opset-17, IR-8 model.onnx in `directory`."""
+    import onnx
+    from onnx import helper
+
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.checker.check_model(model, full_check=True)
