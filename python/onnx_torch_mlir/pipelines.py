@@ -108,6 +108,10 @@ def lower_torch_to_backend(
         replace_empty_results(module)  # torch-mlir's Linalg lowering divides by zero dims
     if output_type in ("tosa", "stablehlo"):
         drop_runtime_asserts(module)
+        from .transforms.backend_control_flow import has_torch_control_flow, lower_control_flow_for_backend
+
+        if has_torch_control_flow(module):  # prim.If/Loop -> stablehlo.if/while, tosa.cond_if/while_loop
+            lower_control_flow_for_backend(module, output_type)
         erase_unused_shape_arithmetic(module)
     if output_type == "stablehlo" and dynamic:
         from .transforms.torch_window_slices import max_pools_as_slices

@@ -177,6 +177,9 @@ def lower_to_llvm(
     _check_no_foreign_ops(module, input_dialect)
     if input_dialect == "stablehlo":
         stablehlo_layout.dynamic_convolutions_to_channels_last(module)
+        from onnx_torch_mlir.transforms.stablehlo_to_scf import stablehlo_control_flow_to_scf
+
+        stablehlo_control_flow_to_scf(module)  # stablehlo-legalize-to-linalg converts no if/while
     try:
         if _TO_LINALG[input_dialect]:
             runner.pass_manager(_TO_LINALG[input_dialect]).run(module.operation)

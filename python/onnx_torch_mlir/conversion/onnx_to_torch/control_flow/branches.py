@@ -57,9 +57,22 @@ def if_(node: OnnxNode, b: TorchBuilder):
     info = node.input_info(0)
     if info.sizes is not None and None not in info.sizes and len(info.sizes) and max(info.sizes) != 1:
         node.fail(f"the condition has shape {list(info.sizes)}, not one element")
-    if node.target in LOOPLESS_TARGETS:
+    if node.target in LOOPLESS_TARGETS and _selectable(node, b, then_block, else_block):
         return _select_computed_branches(node, b, then_block, else_block)
     return _prim_if(node, b, then_block, else_block)
+
+
+def _selectable(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: ir.Block) -> bool:
+    """True if every output is a tensor of one static shape in both branches: then TOSA and StableHLO
+    compute both branches and select (no control flow for their consumers to lower); else the If
+    stays a `torch.prim.If`, which `transforms/backend_control_flow.py` makes their own `if`."""
+    if any(lists.is_container(result.type) for result in node.op.results):
+        return True  # sequences and optionals are expanded per branch: only the select form builds them
+    for then_value, else_value in zip(terminator(then_block).operands, terminator(else_block).operands):
+        then_info, else_info = tensor_info(value_type(then_value)), tensor_info(value_type(else_value))
+        if then_info is None or not (then_info.is_static and then_info == else_info):
+            return False
+    return True
 
 
 def _checked_block(node: OnnxNode, index: int) -> ir.Block:

@@ -35,6 +35,7 @@ from ..registry import converts
 from ..types import tensor_info
 from . import lists
 from .rows import RowCollector
+from .tensor_loops import tensor_while_loop
 from .regions import (
     UNREALIZED_CAST,
     fit_to_type,
@@ -49,7 +50,8 @@ from .regions import (
     yielded_values,
 )
 
-# TOSA and StableHLO have no loops: a constant trip count up to this many iterations is unrolled.
+# On TOSA and StableHLO a constant trip count up to this many iterations is unrolled (no loop for
+# their consumers to run); other loops there are tensor-only while loops (`tensor_loops.py`).
 UNROLL_LIMIT = 256
 INT64_MAX = 2**63 - 1
 
@@ -84,7 +86,10 @@ def loop(node: OnnxNode, b: TorchBuilder):
     if with_lists:
         return _unrolled(node, b, block, inits, trip_count, for_like, with_lists=True)
     if node.target in LOOPLESS_TARGETS:
-        return _unrolled(node, b, block, inits, trip_count, for_like)
+        if for_like and isinstance(trip_count, int) and trip_count <= UNROLL_LIMIT:
+            return _unrolled(node, b, block, inits, trip_count, for_like)
+        return tensor_while_loop(node, b, block, inits, scan_count,
+                                 lambda output, body_type: row_type(node, b, output, body_type))
     loop_body = LoopBody(node, b, block, inits, scan_count)
     if for_like and not RowCollector.needs_while_loop(loop_body.row_types):
         return loop_body.for_like(trip_count)
