@@ -177,6 +177,7 @@ def lower_to_llvm(
     _check_no_foreign_ops(module, input_dialect)
     if input_dialect == "stablehlo":
         stablehlo_layout.dynamic_convolutions_to_channels_last(module)
+        from onnx_torch_mlir import conversion  # noqa: F401 - conversion imports transforms first (a cycle otherwise)
         from onnx_torch_mlir.transforms.stablehlo_to_scf import stablehlo_control_flow_to_scf
 
         stablehlo_control_flow_to_scf(module)  # stablehlo-legalize-to-linalg converts no if/while
