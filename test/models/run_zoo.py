@@ -9,8 +9,10 @@
     -k PATTERN (repeatable), --backend, --configuration, --consumer, --jobs N, --timeout SECONDS
 
 A cell is one (model, configuration, backend, consumer):
-- configuration "ours": `onnx_torch_mlir.compile(path, output_type=backend)`; "torch-mlir": the same
-  with torch-mlir's importer and conversion (skipped when the "torch" path is switched off);
+- configuration "ours": `onnx_torch_mlir.compile(path, output_type=backend)`; "ours-dims": the same with
+  `dims` fixing every symbolic dim at the size it is tested at (`--dim NAME=SIZE`; dynamic models, TOSA and
+  StableHLO only); "torch-mlir": the same as "ours" with torch-mlir's importer and conversion (skipped when
+  the "torch" path is switched off);
 - backend: linalg-on-tensors, tosa, stablehlo (those switched off are not run);
 - consumer "reference": `onnx_torch_mlir.runtime.compile_for_cpu(module, input_dialect=backend)`;
   "iree": `onnx_torch_mlir.runtime.iree.compile_with_iree(module, backend)` (reported "unavailable"
@@ -147,7 +149,8 @@ def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configurat
         module_path = work / "module.mlirbc"
         compiled = run_child(
             [sys.executable, str(WORKER), "compile", "--model", str(build.model_path), "--configuration", configuration,
-             "--backend", backend, "--output", str(module_path), "--record", str(work / "compile.json")],
+             "--backend", backend, "--output", str(module_path), "--record", str(work / "compile.json"),
+             "--reference", str(build.reference_path)],
             work / "compile.json", timeout,
         )
         measures = {"compile_seconds": round(compiled.seconds, 2), "compile_peak_mb": compiled.peak_mb}
@@ -312,7 +315,8 @@ def main(argv=None) -> int:
     builds = build_zoo.build_all(models, args.jobs, args.rebuild, on_result=lambda r: print("  " + build_zoo.describe(r), flush=True))
     build_seconds = time.perf_counter() - started
     jobs = [Job(model.name, configuration, backend, tuple(consumers))
-            for model in models for configuration in configurations for backend in backends]
+            for model in models for configuration in configurations for backend in backends
+            if zoo_report.applies(configuration, model, backend)]
     print(f"running {len(jobs)} compile jobs ({len(jobs) * len(consumers)} cells), {args.jobs} at a time", flush=True)
     cells = run_jobs(jobs, builds, args.timeout, args.jobs, on_cells=_progress(len(jobs)))
     elapsed = time.perf_counter() - started

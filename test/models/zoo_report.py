@@ -24,7 +24,9 @@ import zoo_models
 from zoo_blockers import blocker_for
 
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
-CONFIGURATIONS = ("ours", "torch-mlir")
+CONFIGURATIONS = ("ours", "ours-dims", "torch-mlir")
+# Configuration "ours-dims" (dims fixed at the test sizes) runs where a fixed size can matter.
+FIXED_DIMS_BACKENDS = ("tosa", "stablehlo")
 CONSUMERS = ("reference", "iree")
 OUTCOMES = ("pass", "wrong numbers", "run-time error", "compile error", "build error", "crash", "timeout", "unavailable")
 SHORT = {"pass": "P", "wrong numbers": "W", "run-time error": "R", "compile error": "C", "build error": "B",
@@ -58,6 +60,12 @@ class Cell:
 
 _FIELDS = [field.name for field in dataclasses.fields(Cell)]
 _NUMBERS = {field.name for field in dataclasses.fields(Cell) if "float" in str(field.type)}
+
+
+def applies(configuration: str, model, backend: str) -> bool:
+    """Whether (model, configuration, backend) is a cell: "ours-dims" only for dynamic models on
+    the backends whose lowerings need static sizes in places."""
+    return configuration != "ours-dims" or (model.dynamic and backend in FIXED_DIMS_BACKENDS)
 
 
 def short_outcome(cell: Cell) -> str:
@@ -329,7 +337,9 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
         "it for a backend, runs it on the model's seeded inputs and compares every output with onnxruntime's",
         "(CPU execution provider) at the model's tolerance. Dynamic models run at sizes other than the export",
         "example's. Configurations: **ours** = `onnx_torch_mlir.compile(path, output_type=backend)`;",
-        "**torch-mlir** = the same with torch-mlir's ONNX importer and conversion. Consumers: **reference** =",
+        "**ours-dims** = the same with every symbolic dim fixed at the size the model is tested at (`--dim NAME=SIZE`,",
+        "what a user who compiles for one input shape does; dynamic models on TOSA and StableHLO only);",
+        "**torch-mlir** = ours with torch-mlir's ONNX importer and conversion. Consumers: **reference** =",
         "our CPU runner (`onnx_torch_mlir.runtime.compile_for_cpu`); **IREE** =",
         "`onnx_torch_mlir.runtime.iree.compile_with_iree` (llvm-cpu). Outcomes: "
         + ", ".join(f"{SHORT[o]} = {o}" for o in OUTCOMES) + ".",
@@ -374,7 +384,7 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
             out.append("None.")
 
     if "ours" in results:
-        out += _blocker_section(models, results["ours"])
+        out += _blocker_section(models, results["ours"], results.get("ours-dims", []))
 
     out += ["", "## Models", "",
             "| model | family | exporter | shapes | slice | build | tolerance | waiting on |", "|---|---|---|---|---|---|---|---|"]
@@ -392,7 +402,8 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
 
     out += ["", "## Overview", "",
             "Reference runner / IREE per backend and configuration (" + ", ".join(f"{SHORT[o]} {o}" for o in OUTCOMES) + ").", ""]
-    columns = [(backend, configuration) for backend in BACKENDS for configuration in configurations]
+    columns = [(backend, configuration) for backend in BACKENDS for configuration in configurations
+               if any(cell.backend == backend and cell.configuration == configuration for cell in every_cell)]
     out += ["| model | " + " | ".join(f"{backend} {configuration}" for backend, configuration in columns) + " |",
             "|---|" + "---|" * len(columns)]
     for model in models:
@@ -447,22 +458,27 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
     return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
 
 
-def _blocker_section(models: list, cells: list[Cell]) -> list[str]:
-    """Every failing cell of ours with its exact blocker (`zoo_blockers.py`), one by one."""
+def _blocker_section(models: list, cells: list[Cell], fixed_dims_cells: list[Cell]) -> list[str]:
+    """Every failing cell of ours with its exact blocker (`zoo_blockers.py`), one by one, and what the
+    same cell does with the dims fixed (configuration ours-dims)."""
     waiting = {model.name: model.waiting_on for model in models if model.waiting_on}
+    with_dims = {(cell.model, cell.backend, cell.consumer): cell for cell in fixed_dims_cells}
     failing = [cell for cell in sort_cells(cells) if cell.outcome not in ("pass", "build error")]
     out = ["", "## Failing cells of ours and their blockers", "",
            "Each failing cell (build errors are under Models) with what blocks it, from "
            "`test/models/zoo_blockers.py`; **unexplained** marks a failure nobody has explained yet.", ""]
     if not failing:
         return out + ["None."]
-    out += ["| model | backend | consumer | outcome | blocker |", "|---|---|---|---|---|"]
+    out += ["| model | backend | consumer | outcome | with `--dim` | blocker |", "|---|---|---|---|---|---|"]
     for cell in failing:
         blocker = blocker_for(cell.backend, cell.consumer, cell.error)
         if blocker is None and cell.model in waiting:
             blocker = f"waiting on {waiting[cell.model]}"
         text = blocker or f"**unexplained**: {_code(cell.error, 160)}"
-        out.append(f"| {cell.model} | {cell.backend} | {cell.consumer} | {SHORT[cell.outcome]} | {_table_text(text)} |")
+        fixed = with_dims.get((cell.model, cell.backend, cell.consumer))
+        fixed_text = "" if fixed is None else ("**pass**" if fixed.outcome == "pass" else SHORT[fixed.outcome])
+        out.append(f"| {cell.model} | {cell.backend} | {cell.consumer} | {SHORT[cell.outcome]} | {fixed_text} | "
+                   f"{_table_text(text)} |")
     return out
 
 

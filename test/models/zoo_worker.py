@@ -25,6 +25,7 @@ from build_zoo import first_error_line  # noqa: E402
 
 CONFIGURATIONS = {
     "ours": {},
+    "ours-dims": {},  # and `dims`: every symbolic dim fixed at the size the model is tested at
     "torch-mlir": {"importer": "torch-mlir", "converter": "torch-mlir"},
 }
 CONSUMERS = ("reference", "iree")
@@ -35,9 +36,13 @@ def compile_model(args) -> dict:
     import onnx_torch_mlir
 
     record = {"stage": "compile"}
+    options = dict(CONFIGURATIONS[args.configuration])
     started = time.perf_counter()
     try:
-        module = onnx_torch_mlir.compile(args.model, output_type=args.backend, **CONFIGURATIONS[args.configuration])
+        if args.configuration == "ours-dims":
+            options["dims"] = test_size_dims(args.model, args.reference)
+            record["dims"] = options["dims"]
+        module = onnx_torch_mlir.compile(args.model, output_type=args.backend, **options)
         record["compile_seconds"] = round(time.perf_counter() - started, 3)
         with open(args.output, "wb") as output:
             module.operation.write_bytecode(output)
@@ -47,6 +52,29 @@ def compile_model(args) -> dict:
         return record
     record["outcome"] = "compiled"
     return record
+
+
+def test_size_dims(model_path: str, reference_path: str) -> dict[str, int]:
+    """{symbolic dim name: size} for the sizes the model is tested at: what a user who compiles for one
+    input shape passes as `--dim NAME=SIZE`. A dim without a name cannot be fixed that way: an error."""
+    import numpy as np
+    import onnx
+
+    graph = onnx.load(model_path, load_external_data=False).graph
+    initializers = {initializer.name for initializer in graph.initializer}
+    reference = np.load(reference_path)
+    dims: dict[str, int] = {}
+    inputs = [value for value in graph.input if value.name not in initializers]
+    for index, value in enumerate(inputs):
+        shape = reference[f"input.{index}"].shape
+        for axis, dim in enumerate(value.type.tensor_type.shape.dim):
+            if dim.HasField("dim_value"):
+                continue
+            if not dim.dim_param:
+                raise ValueError(f"input {value.name} dim {axis} is dynamic without a name: --dim cannot fix it")
+            if dims.setdefault(dim.dim_param, int(shape[axis])) != shape[axis]:
+                raise ValueError(f"dim {dim.dim_param} is tested at two sizes ({dims[dim.dim_param]} and {shape[axis]})")
+    return dims
 
 
 def _load_consumer(consumer: str, backend: str):
@@ -169,6 +197,7 @@ def main(argv=None) -> int:
     compile_parser.add_argument("--backend", required=True)
     compile_parser.add_argument("--output", required=True)
     compile_parser.add_argument("--record", required=True)
+    compile_parser.add_argument("--reference", help="the inputs (configuration ours-dims fixes the dims at their sizes)")
     run_parser = commands.add_parser("run")
     run_parser.add_argument("--module", required=True)
     run_parser.add_argument("--model", required=True)

@@ -222,3 +222,43 @@ def test_every_failing_cell_gets_its_blocker_or_is_marked_unexplained():
     tosa_row = next(line for line in rows if "| tosa |" in line)
     assert "dynamic dims on TOSA" in tosa_row and "issue 11" in tosa_row
     assert sum("**unexplained**" in line for line in rows) == 2
+
+
+# --------------------------------------------------------------------------------------------------
+# Configuration ours-dims: dims fixed at the test sizes
+
+
+def _dynamic_model(tmp_path, dims):
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, dims)],
+    )
+    path = tmp_path / "model.onnx"
+    onnx.save(helper.make_model(graph), path)
+    return path
+
+
+def test_ours_dims_fixes_each_named_dim_at_its_test_size(tmp_path):
+    model = _dynamic_model(tmp_path, ["batch", 3, "sequence"])
+    np.savez(tmp_path / "reference.npz", **{"input.0": np.zeros((2, 3, 5), np.float32)})
+    assert zoo_worker.test_size_dims(str(model), str(tmp_path / "reference.npz")) == {"batch": 2, "sequence": 5}
+
+
+def test_ours_dims_refuses_an_unnamed_dynamic_dim(tmp_path):
+    model = _dynamic_model(tmp_path, [None, 3])
+    np.savez(tmp_path / "reference.npz", **{"input.0": np.zeros((2, 3), np.float32)})
+    with pytest.raises(ValueError, match="dynamic without a name"):
+        zoo_worker.test_size_dims(str(model), str(tmp_path / "reference.npz"))
+
+
+def test_ours_dims_cells_exist_only_for_dynamic_models_on_tosa_and_stablehlo():
+    dynamic = next(model for model in zoo_models.MODELS if model.dynamic)
+    static = next(model for model in zoo_models.MODELS if not model.dynamic)
+    assert zoo_report.applies("ours-dims", dynamic, "tosa") and zoo_report.applies("ours-dims", dynamic, "stablehlo")
+    assert not zoo_report.applies("ours-dims", dynamic, "linalg-on-tensors")
+    assert not zoo_report.applies("ours-dims", static, "tosa")
+    assert zoo_report.applies("ours", static, "linalg-on-tensors")
