@@ -58,7 +58,25 @@ def lower_control_flow_for_backend(module: ir.Module, backend: str) -> int:
             else:
                 lowering.lower_loop()
         _erase_dead_scalar_ops(module)
+        _static_info_casts_as_tensor_casts(module, backend)
     return len(found)
+
+
+def _static_info_casts_as_tensor_casts(module: ir.Module, backend: str) -> None:
+    """Each `torch.tensor_static_info_cast` in a region of the backend's control flow (a carried
+    [?, ?] read as the body's [?, 3]) as a `tensor.cast` between builtin tensors: neither backend
+    lowers the Torch cast, which the Linalg path makes a `tensor.cast` too."""
+    holders = _collect(module.operation, tuple(_OPS[backend][kind] for kind in ("if", "while")))
+    casts = []
+    for holder in holders:
+        casts += _collect(holder, ("torch.tensor_static_info_cast",))
+    for cast in dict.fromkeys(casts):
+        lowering = _ControlFlow(cast, backend)
+        source = lowering.to_builtin(cast.operands[0], cast)
+        target = lowering.builtin_or_fail(cast.results[0].type)
+        converted = source if source.type == target else lowering.create("tensor.cast", [target], [source], cast).result
+        cast.results[0].replace_all_uses_with(lowering.from_builtin(converted, cast.results[0].type, cast))
+        cast.erase()
 
 
 def _collect(root: ir.Operation, names) -> list[ir.Operation]:
@@ -257,12 +275,15 @@ class _ControlFlow:
             torch_types.append(si64)
         carried += [self.yielded(value, op) for value in inits]
         torch_types += [value.type for value in inits]
+        captured = _captured_dynamic_tensors(op)
+        carried += [self.to_builtin(value, op) for value in captured]
+        torch_types += [value.type for value in captured]
         limit = self.scalar_tensor(trip_count, op) if bounded else None
         types = [value.type for value in carried]
         new = ir.Operation.create(self.names["while"], results=types, operands=carried, regions=2,
                                   loc=self.location, ip=ir.InsertionPoint(op))
         self._build_condition_region(new.regions[0], types, torch_types, counted, limit)
-        self._build_body(new.regions[1], block, types, torch_types, counted)
+        self._build_body(new.regions[1], block, types, torch_types, counted, captured)
         leading = 2 if counted else 1
         for old, value in zip(op.results, list(new.results)[leading:]):
             old.replace_all_uses_with(self.from_builtin(value, old.type, op))
@@ -284,8 +305,9 @@ class _ControlFlow:
         both = self.create("torch.aten.logical_and", [torch_types[0]], [keep, below], terminator).result
         terminator.operands[0] = self.to_builtin(both, terminator)
 
-    def _build_body(self, region, block: ir.Block, types, torch_types, counted: bool) -> None:
-        """The loop's block with builtin arguments (bridged to its torch ones) and the backend's yield."""
+    def _build_body(self, region, block: ir.Block, types, torch_types, counted: bool, captured) -> None:
+        """The loop's block with builtin arguments (bridged to its torch ones) and the backend's yield;
+        the `captured` values (carried last, unchanged) replace their uses inside."""
         first_op = block.operations[0]
         old_arguments = list(block.arguments)
         for new_type in types:
@@ -300,6 +322,12 @@ class _ControlFlow:
                 iteration.replace_all_uses_with(number)
         for old, new, torch_type in zip(old_arguments[1:], new_arguments[leading:], torch_types[leading:]):
             old.replace_all_uses_with(self.from_builtin(new, torch_type, first_op))
+        passed = new_arguments[len(new_arguments) - len(captured):] if captured else []
+        for value, argument in zip(captured, passed):
+            inside = self.from_builtin(argument, value.type, first_op)
+            for use in list(value.uses):
+                if _is_inside(use.owner, self.op) and use.owner != _owner(inside):
+                    use.owner.operands[use.operand_number] = inside
         for _ in old_arguments:
             block.erase_argument(0)
         terminator = block.operations[len(block.operations) - 1]
@@ -312,9 +340,52 @@ class _ControlFlow:
                               {"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)}).result
             following = self.create("torch.aten.add.Scalar", [torch_types[1]], [counter, one, one], terminator).result
             yielded.append(self.to_builtin(following, terminator))
-        self.create(self.names["yield"], [], [*yielded, *values], terminator)
+        self.create(self.names["yield"], [], [*yielded, *values, *passed], terminator)
         terminator.erase()
         block.append_to(region)
+
+
+def _is_inside(operation, container: ir.Operation) -> bool:
+    """Whether `operation` is nested (at any depth) in `container`'s regions."""
+    operation = operation.operation if hasattr(operation, "operation") else operation
+    while operation is not None:
+        parent = operation.parent
+        if parent is None:
+            return False
+        parent = parent.operation if hasattr(parent, "operation") else parent
+        if parent == container:
+            return True
+        operation = parent
+    return False
+
+
+def _defined_inside(value: ir.Value, container: ir.Operation) -> bool:
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        holder = owner.owner
+        holder = holder.operation if hasattr(holder, "operation") else holder
+        return holder == container or _is_inside(holder, container)
+    return _is_inside(owner, container)
+
+
+def _captured_dynamic_tensors(loop: ir.Operation) -> list[ir.Value]:
+    """The tensors with a run-time dim that ops inside `loop` read from outside it. They are carried
+    (unchanged) rather than captured: IREE's stream conversion fails on a while loop that captures a
+    dynamically shaped tensor ("failed to legalize unresolved target materialization from ('index')
+    to ('!stream.resource<*>', 'index')", measured on an LSTM over a run-time length)."""
+    captured: dict = {}
+
+    def visit(operation: ir.Operation) -> ir.WalkResult:
+        if operation == loop:
+            return ir.WalkResult.ADVANCE
+        for operand in operation.operands:
+            if "?" in str(operand.type) and str(operand.type).startswith("!torch.vtensor") and (
+                    not _defined_inside(operand, loop)):
+                captured.setdefault(operand, None)
+        return ir.WalkResult.ADVANCE
+
+    loop.walk(visit)
+    return list(captured)
 
 
 _DEAD_SCALAR_OPS = ("torch.aten.Bool.int", "torch.aten.item", "torch.aten.__and__.bool", "torch.aten.lt.int",

@@ -36,11 +36,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from torch_mlir import ir
 
 from ..builder import TorchBuilder
 from ..node import LOOPLESS_TARGETS, OnnxNode
+from .tensor_loop import run_tensor_loop
 
 # Static lengths up to this are unrolled on Linalg and for Torch output; beyond it a
 # `torch.prim.Loop` keeps the IR small. TOSA and StableHLO always unroll a static length.
@@ -252,14 +254,15 @@ class RecurrentLayer:
         steps, target = self.steps, self.node.target
         if isinstance(steps, int) and (steps <= UNROLL_LIMIT or target in LOOPLESS_TARGETS):
             outputs, finals = self._run_unrolled(projections, initial_states, step, want_y)
-        elif target in LOOPLESS_TARGETS:
+        elif target == "tosa":
             self.node.fail(
-                f"the sequence length is dynamic and torch-mlir's {target} lowering has no loop: "
-                "fix the length at compile time (--dim NAME=SIZE)"
+                "the sequence length is dynamic, and on tosa the step outputs would grow at run time, which "
+                "torch-mlir's TOSA lowering cannot take: fix the length at compile time (--dim NAME=SIZE)"
             )
         else:
+            run_loop = self._run_loop if target not in LOOPLESS_TARGETS else partial(run_tensor_loop, self)
             loops = [
-                self._run_loop(direction, projections[direction], initial_states[direction], step, want_y)
+                run_loop(direction, projections[direction], initial_states[direction], step, want_y)
                 for direction in range(len(self.directions))
             ]
             outputs, finals = ([output for output, _ in loops] if want_y else None), [final for _, final in loops]
