@@ -1,0 +1,36 @@
+"""Small ONNX models with dynamic dims for the StableHLO lit tests: `dynamic_models.py NAME OUT.onnx`."""
+
+import sys
+
+import onnx
+from onnx import TensorProto, helper
+
+
+def _model(name, nodes, inputs, outputs, opset=17):
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info(*i) for i in inputs],
+                              [helper.make_tensor_value_info(*o) for o in outputs])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+
+
+def gather_columns():
+    """Gather along dim 1 of a dynamic [b, s]."""
+    return _model("gather_columns", [helper.make_node("Gather", ["x", "i"], ["y"], axis=1)],
+                  [("x", TensorProto.FLOAT, ["b", "s"]), ("i", TensorProto.INT64, ["n"])],
+                  [("y", TensorProto.FLOAT, ["b", "n"])])
+
+
+def outer_product(length="s"):
+    """MatMul of [1, 8, 1] by [1, 1, length]: a contracting dim of 1."""
+    return _model("outer_product", [helper.make_node("MatMul", ["w", "x"], ["y"])],
+                  [("w", TensorProto.FLOAT, [1, 8, 1]), ("x", TensorProto.FLOAT, [1, 1, length])],
+                  [("y", TensorProto.FLOAT, [1, 8, length])])
+
+
+MODELS = {
+    "gather_columns": gather_columns,
+    "outer_product": outer_product,
+    "outer_product_static": lambda: outer_product(5),
+}
+
+if __name__ == "__main__":
+    onnx.save(MODELS[sys.argv[1]](), sys.argv[2])

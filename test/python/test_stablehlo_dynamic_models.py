@@ -1,0 +1,78 @@
+"""Forms of the zoo's dynamically shaped models on StableHLO, each as a small model compiled to
+StableHLO, run on the reference runner and on IREE at two sizes, compared with onnxruntime
+(issue 11, StableHLO as good as Linalg).
+
+- a Gather along a non-leading dim of an operand with dynamic dims (GPT-2's and Llama's attention
+  mask): torch-mlir's `stablehlo.dynamic_gather` becomes `stablehlo.torch_index_select`;
+- a MatMul whose contracting dim is 1 on a dynamic length (Llama's rotary positions): IREE fails
+  on its own rewrite of that `dot_general`, so it becomes a product of broadcasts.
+
+Tolerance (fp32): rtol 1e-4, atol 1e-5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnx_torch_mlir
+from onnx_torch_mlir import runtime
+from onnx_torch_mlir.runtime.iree import compile_with_iree
+
+from onnxruntime_reference import assert_matches, expected
+
+RTOL, ATOL = 1e-4, 1e-5
+CONSUMERS = ("reference", "iree")
+
+
+def _model(name, nodes, inputs, outputs, initializers=()) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info(*value) for value in inputs],
+        [helper.make_tensor_value_info(*value) for value in outputs],
+        initializer=[numpy_helper.from_array(array, key) for key, array in initializers])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def _run_stablehlo(model: onnx.ModelProto, consumer: str, inputs_at_sizes: list) -> None:
+    module = onnx_torch_mlir.compile(model, "stablehlo")
+    if consumer == "reference":
+        program = runtime.compile_for_cpu(module, input_dialect="stablehlo")
+    else:
+        program = compile_with_iree(module, "stablehlo")
+    for inputs in inputs_at_sizes:
+        assert_matches(program(*inputs), expected(model, inputs), rtol=RTOL, atol=ATOL)
+
+
+def _normal(*shape, seed=1) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("axis, data, indices, result, sizes", [
+    (1, ["b", "s"], ["n"], ["b", "n"], [((2, 5), [4, 0, -1]), ((3, 7), [1, 2, -7, 6, 0])]),
+    (1, ["b", "s", 4], ["m", "n"], ["b", "m", "n", 4], [((2, 5, 4), [[4, 0, -1], [1, 1, 2]]), ((1, 2, 4), [[1]])]),
+    (2, ["b", 3, "s"], ["n"], ["b", 3, "n"], [((2, 3, 5), [4, 0]), ((4, 3, 2), [1, 0, -2])]),
+], ids=["columns", "rank3_by_matrix", "last_dim"])
+def test_gather_on_dynamic_dims_stablehlo(consumer, axis, data, indices, result, sizes):
+    model = _model("gather", [helper.make_node("Gather", ["x", "i"], ["y"], axis=axis)],
+                   [("x", TensorProto.FLOAT, data), ("i", TensorProto.INT64, indices)],
+                   [("y", TensorProto.FLOAT, result)])
+    _run_stablehlo(model, consumer, [[_normal(*shape, seed=k), np.array(picked, np.int64)]
+                                     for k, (shape, picked) in enumerate(sizes)])
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_unit_contraction_on_a_dynamic_length_stablehlo(consumer):
+    """inv_freq [1, 8, 1] @ positions [b, 1, s], as Llama's rotary embedding computes it."""
+    inverse_frequencies = _normal(1, 8, 1, seed=3)
+    model = _model("rotary", [
+        helper.make_node("Cast", ["positions"], ["positions_f"], to=TensorProto.FLOAT),
+        helper.make_node("Unsqueeze", ["positions_f", "one"], ["positions3"]),
+        helper.make_node("MatMul", ["inverse_frequencies", "positions3"], ["angles"]),
+        helper.make_node("Cos", ["angles"], ["y"]),
+    ], [("positions", TensorProto.INT64, ["b", "s"])], [("y", TensorProto.FLOAT, ["b", 8, "s"])],
+        initializers=[("inverse_frequencies", inverse_frequencies), ("one", np.array([1], np.int64))])
+    _run_stablehlo(model, consumer, [[np.arange(5, dtype=np.int64).reshape(1, 5)],
+                                     [np.arange(12, dtype=np.int64).reshape(2, 6)]])
