@@ -59,7 +59,34 @@ def lower_control_flow_for_backend(module: ir.Module, backend: str) -> int:
                 lowering.lower_loop()
         _erase_dead_scalar_ops(module)
         _static_info_casts_as_tensor_casts(module, backend)
+        _items_as_extracts(module, backend)
     return len(found)
+
+
+def _items_as_extracts(module: ir.Module, backend: str) -> None:
+    """Each `aten.item` of an integer tensor in a region of the backend's control flow (a Slice at
+    the iteration number of a Loop) as `tensor.extract` of the builtin tensor, bridged with
+    `torch_c.from_i64`: neither backend lowers `aten.item`, and the ops reading the number (a
+    slice's run-time start) are lowered with `torch_c.to_i64`."""
+    holders = _collect(module.operation, tuple(_OPS[backend][kind] for kind in ("if", "while")))
+    items = []
+    for holder in holders:
+        items += _collect(holder, ("torch.aten.item",))
+    i64 = ir.IntegerType.get_signless(64)
+    for item in dict.fromkeys(items):
+        source = item.operands[0]
+        if str(item.results[0].type) != "!torch.int" or _element(source) not in ("si64", "si32", "i1"):
+            continue
+        lowering = _ControlFlow(item, backend)
+        tensor = lowering.to_builtin(lowering.zero_d(source, item), item)
+        number = lowering.create("tensor.extract", [ir.RankedTensorType(tensor.type).element_type], [tensor],
+                                 item).result
+        if number.type != i64:
+            extend = "arith.extui" if _element(source) == "i1" else "arith.extsi"
+            number = lowering.create(extend, [i64], [number], item).result
+        item.results[0].replace_all_uses_with(lowering.create("torch_c.from_i64", [item.results[0].type],
+                                                              [number], item).result)
+        item.erase()
 
 
 def _static_info_casts_as_tensor_casts(module: ir.Module, backend: str) -> None:
