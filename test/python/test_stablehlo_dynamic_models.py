@@ -76,3 +76,50 @@ def test_unit_contraction_on_a_dynamic_length_stablehlo(consumer):
         initializers=[("inverse_frequencies", inverse_frequencies), ("one", np.array([1], np.int64))])
     _run_stablehlo(model, consumer, [[np.arange(5, dtype=np.int64).reshape(1, 5)],
                                      [np.arange(12, dtype=np.int64).reshape(2, 6)]])
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_scatternd_rows_of_a_dynamic_batch_stablehlo(consumer):
+    """ScatterND of whole rows into a dynamic [n, 4] (T5's relative-position buckets): torch-mlir's
+    stablehlo.scatter, which the reference runner lowers as a loop nest (runtime/stablehlo_scatter.py)."""
+    model = _model("scatter_rows", [helper.make_node("ScatterND", ["x", "i", "u"], ["y"])],
+                   [("x", TensorProto.FLOAT, ["n", 4]), ("i", TensorProto.INT64, ["k", 1]),
+                    ("u", TensorProto.FLOAT, ["k", 4])], [("y", TensorProto.FLOAT, ["n", 4])])
+    _run_stablehlo(model, consumer, [
+        [_normal(5, 4), np.array([[3], [0]], np.int64), _normal(2, 4, seed=2)],
+        [_normal(2, 4, seed=3), np.array([[-1]], np.int64), _normal(1, 4, seed=4)],
+    ])
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_scatter_elements_adding_duplicates_stablehlo(consumer):
+    """ScatterElements with reduction add along dim 1: repeated indices add up."""
+    node = helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=1, reduction="add")
+    model = _model("scatter_add", [node], [("x", TensorProto.FLOAT, [2, 5]), ("i", TensorProto.INT64, [2, 3]),
+                                            ("u", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 5])])
+    _run_stablehlo(model, consumer, [[_normal(2, 5), np.array([[1, 1, -1], [0, 4, 0]], np.int64), _normal(2, 3, seed=2)]])
+
+
+WINDOW_SCATTER = """
+func.func @main(%operand: tensor<4x3xf32>, %indices: tensor<2x1xi64>, %updates: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  %0 = "stablehlo.scatter"(%operand, %indices, %updates) <{indices_are_sorted = false,
+      scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0],
+                                                     scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,
+      unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %sum = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %sum : tensor<f32>
+  }) : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+"""
+
+
+def test_scatter_with_update_windows_on_the_reference_runner_stablehlo():
+    """A scatter of row windows (a form torch-mlir does not emit): window offsets add to the start."""
+    program = runtime.compile_for_cpu(WINDOW_SCATTER, input_dialect="stablehlo")
+    operand, updates = _normal(4, 3), _normal(2, 3, seed=2)
+    indices = np.array([[2], [2]], np.int64)
+    wanted = operand.copy()
+    np.add.at(wanted, indices[:, 0], updates)
+    np.testing.assert_allclose(program(operand, indices, updates)[0], wanted, rtol=RTOL, atol=ATOL)

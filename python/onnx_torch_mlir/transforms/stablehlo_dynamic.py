@@ -75,8 +75,9 @@ def finish_dynamic_stablehlo(module: ir.Module) -> None:
         for op in ops.get("stablehlo.dot_general", []):
             unit_contraction_as_product(op)
         for op in ops.get("stablehlo.dynamic_reshape", []):
-            _replace(op, ir.Operation.create("tensor.reshape", results=[op.results[0].type],
-                                             operands=list(op.operands), ip=ir.InsertionPoint(op)))
+            ip = ir.InsertionPoint(op)
+            _replace(op, ir.Operation.create("tensor.reshape", results=[op.results[0].type], ip=ip,
+                                             operands=[op.operands[0], _sizes_as_i64(op.operands[1], ip)]))
         for op in ops.get(BROADCAST, []):
             if is_identity_broadcast(op):
                 op.results[0].replace_all_uses_with(op.operands[0])
@@ -229,6 +230,19 @@ def _rewrite_float_ceil_division(op: ir.Operation) -> None:
     one_or_zero = ir.Operation.create("stablehlo.convert", results=[result_type], operands=[rounds_up], ip=ip)
     _replace(op, ir.Operation.create("stablehlo.add", results=[result_type], ip=ip,
                                      operands=[quotient, one_or_zero.results[0]]))
+
+
+def _sizes_as_i64(shape: ir.Value, ip: ir.InsertionPoint) -> ir.Value:
+    """A `tensor.from_elements` of index sizes as one of i64 sizes: IREE refuses a tensor of index
+    values where it crosses into a dispatch (a reshape it cannot fold)."""
+    elements = _defining(shape, "tensor.from_elements")
+    if elements is None or shape.type.element_type != ir.IndexType.get():
+        return shape
+    i64 = ir.IntegerType.get_signless(64)
+    sizes = [ir.Operation.create("arith.index_cast", results=[i64], operands=[size], ip=ip).results[0]
+             for size in elements.operands]
+    return ir.Operation.create("tensor.from_elements", results=[ir.RankedTensorType.get([len(sizes)], i64)],
+                               operands=sizes, ip=ip).results[0]
 
 
 def _defining(value: ir.Value, name: str):

@@ -26,10 +26,18 @@ def outer_product(length="s"):
                   [("y", TensorProto.FLOAT, [1, 8, length])])
 
 
+def scatter_rows():
+    """ScatterND of rows [k, 4] into a dynamic [n, 4]."""
+    return _model("scatter_rows", [helper.make_node("ScatterND", ["x", "i", "u"], ["y"])],
+                  [("x", TensorProto.FLOAT, ["n", 4]), ("i", TensorProto.INT64, ["k", 1]),
+                   ("u", TensorProto.FLOAT, ["k", 4])], [("y", TensorProto.FLOAT, ["n", 4])])
+
+
 MODELS = {
     "gather_columns": gather_columns,
     "outer_product": outer_product,
     "outer_product_static": lambda: outer_product(5),
+    "scatter_rows": scatter_rows,
 }
 
 if __name__ == "__main__":
