@@ -1,6 +1,7 @@
 """Compiling a program for the CPU and calling it on numpy arrays."""
 
 import ctypes
+import dataclasses
 import os
 import sys
 import tempfile
@@ -14,7 +15,7 @@ import numpy as np
 from torch_mlir import execution_engine, ir
 
 from onnx_torch_mlir.errors import RunnerError, UnsupportedTypeError
-from onnx_torch_mlir.runtime import assertions, calling_convention, compiler_runtime, lowering
+from onnx_torch_mlir.runtime import assertions, calling_convention, compiler_runtime, lowering, weights
 from onnx_torch_mlir.runtime import custom_ops as custom_op_runtime
 from onnx_torch_mlir.runtime.dtypes import accepts_input_dtype, canonical_input, numpy_dtype_for
 from onnx_torch_mlir.runtime.memref import UnrankedMemRef, copy_out_unranked, ranked_descriptor_of
@@ -67,8 +68,11 @@ class CompiledProgram:
         results,
         engine,
         runtime_assertions: "list[assertions.Assertion] | None" = None,
+        hoisted_weights: "list[np.ndarray] | None" = None,
     ):
         self.entry = signature.entry
+        # Passed after the inputs on every call (weights.py): arrays the program reads, never writes.
+        self._weights = list(hoisted_weights or [])
         self.input_types = signature.input_types
         self.result_types = signature.result_types
         self._inputs: list[_TensorSpec] = inputs
@@ -105,10 +109,16 @@ class CompiledProgram:
                 f"from the process: {detail or 'LLVM gave no details'}"
             )
 
+    @property
+    def weights_passed_as_arguments(self) -> int:
+        """How many of the program's constants are passed on each call instead of compiled in."""
+        return len(self._weights)
+
     def __call__(self, *inputs) -> list[np.ndarray]:
         if len(inputs) != len(self._inputs):
             raise RunnerError(f"@{self.entry} takes {len(self._inputs)} inputs, got {len(inputs)}")
         arrays = [spec.conform(value, index) for index, (spec, value) in enumerate(zip(self._inputs, inputs))]
+        arrays += self._weights
         descriptors = [ranked_descriptor_of(array) for array in arrays]
         descriptor_pointers = [ctypes.c_void_p(ctypes.addressof(d)) for d in descriptors]
         packed = (ctypes.c_void_p * len(arrays))(*(ctypes.addressof(p) for p in descriptor_pointers))
@@ -171,18 +181,21 @@ def compile_for_cpu(
     `custom_ops` maps custom-op names to Python implementations (see custom_ops.py).
     """
     lowering.check_input_dialect(input_dialect)
+    hoisted_module, hoisted = (None, []) if isinstance(module, str) else weights.without_large_weights(module, entry)
     with lowering.runner_context() as runner:
-        program = lowering.parse_module(module)
+        program = lowering.parse_module(hoisted_module or module)
         custom_op_bindings = custom_op_runtime.bind(program, custom_ops)
         function = calling_convention.find_entry(program, entry)
         signature = calling_convention.signature_of(function)
-        inputs = [_TensorSpec.of(t, f"argument {i}") for i, t in enumerate(function.type.inputs)]
+        user_inputs = function.type.inputs[: len(function.type.inputs) - len(hoisted)]
+        signature = dataclasses.replace(signature, input_types=signature.input_types[: len(user_inputs)])
+        inputs = [_TensorSpec.of(t, f"argument {i}") for i, t in enumerate(user_inputs)]
         results = [_TensorSpec.of(t, f"result {i}") for i, t in enumerate(function.type.results)]
         calling_convention.make_callable_from_python(program, function)
         runtime_assertions = lowering.lower_to_llvm(runner, program, input_dialect, signature.entry)
         engine = _jit(runner.context, program)
         custom_op_runtime.register(engine, custom_op_bindings)
-    compiled = CompiledProgram(signature, inputs, results, engine, runtime_assertions)
+    compiled = CompiledProgram(signature, inputs, results, engine, runtime_assertions, hoisted)
     return custom_op_runtime.ProgramWithCustomOps(compiled, custom_op_bindings) if custom_op_bindings else compiled
 
 
