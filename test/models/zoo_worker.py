@@ -56,25 +56,23 @@ def compile_model(args) -> dict:
 
 def test_size_dims(model_path: str, reference_path: str) -> dict[str, int]:
     """{symbolic dim name: size} for the sizes the model is tested at: what a user who compiles for one
-    input shape passes as `--dim NAME=SIZE`. A dim without a name cannot be fixed that way: an error."""
+    input shape passes as `--dim NAME=SIZE`. A dim without a name, or a name the exporter gave dims
+    that the model is run at different sizes (a merged decoder's `sequence_length`), stays dynamic:
+    `--dim` cannot fix it."""
     import numpy as np
     import onnx
 
     graph = onnx.load(model_path, load_external_data=False).graph
     initializers = {initializer.name for initializer in graph.initializer}
     reference = np.load(reference_path)
-    dims: dict[str, int] = {}
+    sizes: dict[str, set[int]] = {}
     inputs = [value for value in graph.input if value.name not in initializers]
     for index, value in enumerate(inputs):
         shape = reference[f"input.{index}"].shape
         for axis, dim in enumerate(value.type.tensor_type.shape.dim):
-            if dim.HasField("dim_value"):
-                continue
-            if not dim.dim_param:
-                raise ValueError(f"input {value.name} dim {axis} is dynamic without a name: --dim cannot fix it")
-            if dims.setdefault(dim.dim_param, int(shape[axis])) != shape[axis]:
-                raise ValueError(f"dim {dim.dim_param} is tested at two sizes ({dims[dim.dim_param]} and {shape[axis]})")
-    return dims
+            if dim.dim_param and not dim.HasField("dim_value"):
+                sizes.setdefault(dim.dim_param, set()).add(int(shape[axis]))
+    return {name: next(iter(found)) for name, found in sorted(sizes.items()) if len(found) == 1}
 
 
 def _load_consumer(consumer: str, backend: str):
