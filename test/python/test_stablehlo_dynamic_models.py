@@ -123,3 +123,31 @@ def test_scatter_with_update_windows_on_the_reference_runner_stablehlo():
     wanted = operand.copy()
     np.add.at(wanted, indices[:, 0], updates)
     np.testing.assert_allclose(program(operand, indices, updates)[0], wanted, rtol=RTOL, atol=ATOL)
+
+
+def _dims_as_tensor_model(picked: list[int]) -> onnx.ModelProto:
+    """x [b, s] -> its dims `picked` (Shape, Gather) read as a tensor: x * dims, or dims * w."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "pick"], ["sizes"], axis=0),
+        helper.make_node("Cast", ["sizes"], ["sizes_f"], to=TensorProto.FLOAT),
+    ]
+    if len(picked) == 1:
+        nodes.append(helper.make_node("Mul", ["x", "sizes_f"], ["y"]))
+        result = ["b", "s"]
+    else:
+        nodes.append(helper.make_node("Mul", ["sizes_f", "w"], ["y"]))
+        result = [len(picked)]
+    initializers = [("pick", np.array(picked, np.int64)), ("w", np.array([1.5, -2.0], np.float32))]
+    return _model("dims_as_tensor", nodes, [("x", TensorProto.FLOAT, ["b", "s"])],
+                  [("y", TensorProto.FLOAT, result)], initializers=initializers[: 1 if len(picked) == 1 else 2])
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("picked", [[1], [1, 0]], ids=["one_dim", "two_dims"])
+def test_run_time_dims_read_as_a_tensor_stablehlo(consumer, picked):
+    """optimum's GPT-2/Llama attention-mask arithmetic: a Shape's dims Gathered into a tensor are
+    `aten.tensor` of run-time ints, which torch-mlir's StableHLO lowering refused
+    (transforms/stablehlo_torch_forms.py)."""
+    _run_stablehlo(_dims_as_tensor_model(picked), consumer,
+                   [[_normal(2, 3)], [_normal(4, 5, seed=2)]])

@@ -33,11 +33,23 @@ def scatter_rows():
                    ("u", TensorProto.FLOAT, ["k", 4])], [("y", TensorProto.FLOAT, ["n", 4])])
 
 
+def dim_as_tensor():
+    """x [b, s] times its dim s, picked from its Shape with a Gather."""
+    pick = helper.make_tensor("pick", TensorProto.INT64, [1], [1])
+    return _model("dim_as_tensor", [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Constant", [], ["pick"], value=pick),
+        helper.make_node("Gather", ["shape", "pick"], ["length"], axis=0),
+        helper.make_node("Mul", ["x", "length"], ["y"]),
+    ], [("x", TensorProto.INT64, ["b", "s"])], [("y", TensorProto.INT64, ["b", "s"])])
+
+
 MODELS = {
     "gather_columns": gather_columns,
     "outer_product": outer_product,
     "outer_product_static": lambda: outer_product(5),
     "scatter_rows": scatter_rows,
+    "dim_as_tensor": dim_as_tensor,
 }
 
 if __name__ == "__main__":

@@ -1,0 +1,60 @@
+"""Torch forms that torch-mlir's StableHLO lowering refuses on run-time values, rewritten before it.
+
+`aten.tensor` of a list of run-time scalars: our conversion keeps a `Shape`'s dims as a list of
+ints, and a `Gather` of some of them that a later op reads as a tensor (GPT-2's and Llama's
+attention-mask arithmetic in optimum's exports) is `aten.tensor` of that list. torch-mlir's
+StableHLO lowering converts it only when every element is a constant; otherwise the op stays,
+and the conversion fails at its `torch.constant.int` dtype ("failed to legalize operation
+'torch.constant.int'"). Its Linalg lowering has no such limit. Here each element becomes a 0-d
+tensor (`prim.NumToTensor.Scalar`), converted to the result's dtype where it differs
+(`aten.to.dtype` with the op's own dtype operand), unsqueezed to [1], and the elements are
+concatenated (`aten.cat`); StableHLO lowers all of these on run-time values.
+"""
+
+from torch_mlir import ir
+
+from .torch_rewriting import TorchOpBuilder, defining_op, is_op, ops_named, vtensor_sizes
+
+_SCALAR_ELEMENTS = {"!torch.int": "si64", "!torch.float": "f64", "!torch.bool": "i1"}
+_CONSTANTS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool")
+
+
+def run_time_scalar_tensors_as_concatenations(module: ir.Module) -> int:
+    """Rewrite each `aten.tensor` of a list holding a run-time scalar (module docstring); the count."""
+    rewritten = 0
+    with module.context, ir.Location.unknown():
+        for op in ops_named(module, {"torch.aten.tensor"}):
+            rewritten += _rewrite(op)
+    return rewritten
+
+
+def _rewrite(op: ir.Operation) -> int:
+    construct = defining_op(op.operands[0])
+    sizes, element = vtensor_sizes(op.results[0].type)
+    if not is_op(construct, "torch.prim.ListConstruct") or sizes != [len(construct.operands)]:
+        return 0
+    scalars = list(construct.operands)
+    if not scalars or any(str(scalar.type) not in _SCALAR_ELEMENTS for scalar in scalars):
+        return 0
+    if all(any(is_op(defining_op(scalar), name) for name in _CONSTANTS) for scalar in scalars):
+        return 0  # torch-mlir lowers a list of constants itself
+    dtype = op.operands[1]
+    if str(dtype.type) != "!torch.int" and any(_SCALAR_ELEMENTS[str(s.type)] != element for s in scalars):
+        return 0  # no dtype given and the scalars' own dtype is not the result's
+    build = TorchOpBuilder(op)
+    zero = build.int(0)
+    pieces = []
+    for scalar in scalars:
+        own = _SCALAR_ELEMENTS[str(scalar.type)]
+        piece = build.op("torch.prim.NumToTensor.Scalar", f"!torch.vtensor<[],{own}>", [scalar])
+        if own != element:
+            piece = build.op("torch.aten.to.dtype", f"!torch.vtensor<[],{element}>",
+                             [piece, dtype, build.bool(False), build.bool(False), build.none()])
+        pieces.append(build.op("torch.aten.unsqueeze", f"!torch.vtensor<[1],{element}>", [piece, zero]))
+    result = pieces[0]
+    if len(pieces) > 1:
+        listed = build.op("torch.prim.ListConstruct", "!torch.list<vtensor>", pieces)
+        result = build.op("torch.aten.cat", str(op.results[0].type), [listed, zero])
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+    return 1
