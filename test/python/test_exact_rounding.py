@@ -12,6 +12,7 @@ from onnx.reference import ReferenceEvaluator
 
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
+from onnx_torch_mlir.conversion.onnx_to_torch.quantization import all_ones_divisor
 from onnx_torch_mlir.runtime.iree import compile_with_iree
 
 F32 = np.float32
@@ -144,3 +145,48 @@ def test_infinities_saturate():
     )
     for consumer, (y,) in _consumers(model, [x]).items():
         assert _same(y, np.array([127, -128, 127, -128], np.int8)), consumer
+
+
+def test_quotient_by_255_over_every_significand():
+    """all_ones_divisor's algorithm, run on numpy float32 (no FMA), against the float64 quotient
+    rounded to float32: every significand of a binade (the algorithm is scale-invariant between
+    its rescaling thresholds), binades at the ends of the range, and the subnormal results."""
+    significands = np.arange(0x3F800000, 0x40000000, dtype=np.uint32).view(F32)
+    samples = [significands, significands * F32(2.0**-126), significands * F32(2.0**126),
+               significands[::97] * F32(2.0**70), significands[::97] * F32(2.0**-70),
+               np.arange(0, 0x01800000, 131, dtype=np.uint32).view(F32),
+               np.array([0, np.inf, np.nan, np.finfo(F32).max, 2.0**64, 2.0**-60], F32)]
+    with np.errstate(invalid="ignore"):
+        for divisor in (255, 127):
+            for x in samples:
+                got = all_ones_divisor.quotient(all_ones_divisor.NumpyArithmetic, x, divisor)
+                want = (x.astype(np.float64) / divisor).astype(F32)
+                assert np.array_equal(got, want, equal_nan=True), (divisor, x[got != want][:4])
+
+
+def test_dynamic_quantize_linear_scale_where_the_reciprocal_misses():
+    """Spreads whose (max - min) * (1 / 255) is an ulp off (1 in ~8 floats), on both consumers;
+    and the scalar part stays small (IREE compiled the former 500-op form for minutes)."""
+    rng = np.random.default_rng(4)
+    low, high = -rng.uniform(1e-3, 1e3, 20000).astype(F32), rng.uniform(1e-3, 1e3, 20000).astype(F32)
+    spreads = high - low
+    missed = (spreads * (F32(1) / F32(255))) != (spreads.astype(np.float64) / 255).astype(F32)
+    pairs = list(zip(low[missed], high[missed]))[:25]
+    assert len(pairs) == 25
+    model = _model(
+        [helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "scale", "zero"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, [3]),
+         helper.make_tensor_value_info("scale", TensorProto.FLOAT, []),
+         helper.make_tensor_value_info("zero", TensorProto.UINT8, [])],
+        opset=17,
+    )
+    module = onnx_torch_mlir.compile(model, "tosa")
+    assert str(module).count(" = tosa.") < 300
+    iree = compile_with_iree(module, "tosa")
+    reference = ReferenceEvaluator(model)
+    for smallest, largest in pairs:
+        x = np.array([smallest, largest, 0.25], F32)
+        expected = reference.run(None, {"x": x})
+        for consumer, outputs in (("reference", runtime.run(module, [x], input_dialect="tosa")), ("iree", iree(x))):
+            assert all(_same(got, want) for got, want in zip(outputs, expected)), (consumer, x)

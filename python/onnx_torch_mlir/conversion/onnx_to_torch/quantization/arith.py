@@ -25,6 +25,7 @@ from torch_mlir import ir
 from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..types import TensorInfo
+from . import all_ones_divisor
 from .exact_rounding import bound_for, correctly_rounded_quotient, rounded_product, rounded_quotient
 
 INTEGER_RANGES = {
@@ -131,6 +132,14 @@ def divide(node: OnnxNode, b: TorchBuilder, x: ir.Value, scale: ir.Value, elemen
         return b.to_dtype(quotient, element)
     quotient = b.binary("aten.div.Tensor", to_float(node, b, x, element), to_float(node, b, scale, element))
     return b.to_dtype(quotient, element)
+
+
+def divide_by_all_ones(node: OnnxNode, b: TorchBuilder, x: ir.Value, divisor: int) -> ir.Value:
+    """RN32(x / divisor) for a float32 x >= 0 and divisor = 2^a - 1 (DynamicQuantizeLinear's
+    255); on TOSA exactly in about 30 float32 ops (all_ones_divisor.py)."""
+    if node.target == "tosa":
+        return all_ones_divisor.torch_quotient(b, x, divisor)
+    return divide(node, b, x, b.literal(np.float32(divisor), "f32"), "f32")
 
 
 def quotient_to_integer(node: OnnxNode, b: TorchBuilder, x: ir.Value, scale: ir.Value, zero_point: ir.Value | None,

@@ -30,7 +30,7 @@ from ..node import OnnxNode
 from ..registry import converts
 from ..types import onnx_dtype_to_element
 from .arith import (
-    constant, operand,
+    constant, operand, divide_by_all_ones,
     FLOAT8_MAX, INTEGER_RANGES, QUANTIZED_ELEMENTS, divide, division_element, expand_parameter, literal_number,
     make_quantized, parameter_layout, WITHOUT_DTYPE_CODE, quantized_form_allowed, quotient_to_integer, refuse_types_without_torch_dtype, round_to_integer,
     to_float,
@@ -163,7 +163,7 @@ def dynamic_quantize(node: OnnxNode, b: TorchBuilder, x: ir.Value):
     # (with a tensor zero: TOSA compares with a float Scalar in float64, which IREE refuses)
     empty = b.op("aten.eq.Tensor", b.tensor_type([], "i1"), spread, b.literal(np.float32(0.0), "f32"))
     spread = b.op("aten.where.self", scalar, empty, b.literal(np.float32(1.0), "f32"), spread)
-    scale = divide(node, b, spread, b.literal(np.float32(255.0), "f32"), "f32")
+    scale = divide_by_all_ones(node, b, spread, 255)
     zero_point = quotient_to_integer(node, b, b.op("aten.neg", scalar, smallest), scale, None, "ui8", "f32")
     y = quotient_to_integer(node, b, x, scale, zero_point, "ui8", "f32")
     return y, scale, zero_point
