@@ -94,6 +94,7 @@ def lower_torch_to_backend(
     from .transforms.custom_ops import lower_with_custom_ops, module_has_custom_op_candidates
 
     from .transforms.stablehlo_dynamic import finish_dynamic_stablehlo
+    from .transforms.stablehlo_convolution_padding import trim_convolution_padding
     from .transforms.stablehlo_unsigned import signless_unsigned_constants
 
     dynamic = output_type in ("tosa", "stablehlo") and has_dynamic_signature(module)
@@ -133,6 +134,7 @@ def lower_torch_to_backend(
             # Dynamic shapes and unsigned constants in forms the consumers lower.
             finish_dynamic_stablehlo(module)
             signless_unsigned_constants(module)
+            trim_convolution_padding(module)  # IREE miscompiles unread padding
     except PipelineError as error:
         if not dynamic:
             raise
