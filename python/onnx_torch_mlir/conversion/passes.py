@@ -16,6 +16,7 @@ import re
 
 from dataclasses import dataclass
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
@@ -65,6 +66,16 @@ def _run_erase_entry_point(module_op):
     return []
 
 
+def _run_control_flow(module_op, backend: str):
+    from ..transforms.backend_control_flow import lower_control_flow_for_backend
+
+    try:  # the pass manager has loaded the backend's dialects (those of the passes after this one)
+        lower_control_flow_for_backend(module_op, backend, load_dialects=False)
+    except PipelineError as error:
+        return [str(error)]
+    return []
+
+
 OUR_PASSES = {
     p.argument: p
     for p in (
@@ -80,6 +91,9 @@ OUR_PASSES = {
             _run_finalize,
         ),
         OurPass("erase-onnx-entry-point", "Erase the onnx.EntryPoint op", _run_erase_entry_point),
+        *(OurPass(f"convert-torch-control-flow-to-{backend}",
+                  f"torch.prim.If/Loop as {backend}'s if/while (run before --convert-torch-to-{backend})",
+                  partial(_run_control_flow, backend=backend)) for backend in ("tosa", "stablehlo")),
     )
 }
 

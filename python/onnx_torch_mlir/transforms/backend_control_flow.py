@@ -44,31 +44,34 @@ def has_torch_control_flow(module: ir.Module) -> bool:
     return bool(_collect(module.operation, ("torch.prim.If", "torch.prim.Loop")))
 
 
-def lower_control_flow_for_backend(module: ir.Module, backend: str) -> int:
-    """Replace every `prim.If` / `prim.Loop` of `module` (innermost first); the count replaced."""
+def lower_control_flow_for_backend(module, backend: str, load_dialects: bool = True) -> int:
+    """Replace every `prim.If` / `prim.Loop` of `module` (an `ir.Module` or its operation),
+    innermost first; the count replaced."""
     from .custom_ops import load_backend_dialects
 
-    load_backend_dialects(module.context)  # torch_c, TOSA and StableHLO ops are created below
-    found = _collect(module.operation, ("torch.prim.If", "torch.prim.Loop"))
-    with module.context, ir.Location.unknown():
+    root = module.operation
+    if load_dialects:
+        load_backend_dialects(root.context)  # torch_c, TOSA and StableHLO ops are created below
+    found = _collect(root, ("torch.prim.If", "torch.prim.Loop"))
+    with root.context, ir.Location.unknown():
         for op in found:
             lowering = _ControlFlow(op, backend)
             if op.name == "torch.prim.If":
                 lowering.lower_if()
             else:
                 lowering.lower_loop()
-        _erase_dead_scalar_ops(module)
-        _static_info_casts_as_tensor_casts(module, backend)
-        _items_as_extracts(module, backend)
+        _erase_dead_scalar_ops(root)
+        _static_info_casts_as_tensor_casts(root, backend)
+        _items_as_extracts(root, backend)
     return len(found)
 
 
-def _items_as_extracts(module: ir.Module, backend: str) -> None:
+def _items_as_extracts(root: ir.Operation, backend: str) -> None:
     """Each `aten.item` of an integer tensor in a region of the backend's control flow (a Slice at
     the iteration number of a Loop) as `tensor.extract` of the builtin tensor, bridged with
     `torch_c.from_i64`: neither backend lowers `aten.item`, and the ops reading the number (a
     slice's run-time start) are lowered with `torch_c.to_i64`."""
-    holders = _collect(module.operation, tuple(_OPS[backend][kind] for kind in ("if", "while")))
+    holders = _collect(root, tuple(_OPS[backend][kind] for kind in ("if", "while")))
     items = []
     for holder in holders:
         items += _collect(holder, ("torch.aten.item",))
@@ -89,11 +92,11 @@ def _items_as_extracts(module: ir.Module, backend: str) -> None:
         item.erase()
 
 
-def _static_info_casts_as_tensor_casts(module: ir.Module, backend: str) -> None:
+def _static_info_casts_as_tensor_casts(root: ir.Operation, backend: str) -> None:
     """Each `torch.tensor_static_info_cast` in a region of the backend's control flow (a carried
     [?, ?] read as the body's [?, 3]) as a `tensor.cast` between builtin tensors: neither backend
     lowers the Torch cast, which the Linalg path makes a `tensor.cast` too."""
-    holders = _collect(module.operation, tuple(_OPS[backend][kind] for kind in ("if", "while")))
+    holders = _collect(root, tuple(_OPS[backend][kind] for kind in ("if", "while")))
     casts = []
     for holder in holders:
         casts += _collect(holder, ("torch.tensor_static_info_cast",))
@@ -421,11 +424,11 @@ _DEAD_SCALAR_OPS = ("torch.aten.Bool.int", "torch.aten.item", "torch.aten.__and_
                     "torch.vtensor.literal")
 
 
-def _erase_dead_scalar_ops(module: ir.Module) -> None:
+def _erase_dead_scalar_ops(root: ir.Operation) -> None:
     """Erase the scalar ops the conditions were traced through once nothing uses them (neither
     backend lowers `aten.item`), until none is left."""
     while True:
-        dead = [op for op in _collect(module.operation, _DEAD_SCALAR_OPS)
+        dead = [op for op in _collect(root, _DEAD_SCALAR_OPS)
                 if all(not list(result.uses) for result in op.results)]
         if not dead:
             return

@@ -12,31 +12,15 @@ func.func @loop_forever(%v0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
 
 // -----
 
-// CHECK: error: node 'run_time_trips' (Loop, domain 'ai.onnx', opset 17): on tosa a Loop is unrolled, which needs a trip count known at conversion time; torch-mlir lowers torch.prim.Loop only to linalg-on-tensors
+// CHECK: error: node 'run_time_rows' (Loop, domain 'ai.onnx', opset 17): on tosa this Loop is a while loop, and its scan outputs grow by a row per iteration: a carried tensor whose size changes at run time, which torch-mlir's TOSA lowering cannot take (a trip count known at conversion time unrolls the loop)
 module attributes {onnx_torch_mlir.target = "tosa"} {
-  func.func @loop_run_time_trip_count_for_tosa(%m: !torch.vtensor<[],si64>, %v0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  func.func @loop_run_time_scan_output_for_tosa(%m: !torch.vtensor<[],si64>, %v0: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[?,2],f32>) attributes {torch.onnx_meta.opset_version = 17 : si64} {
     %none = torch.constant.none
-    %0 = torch.operator "onnx.Loop"(%m, %none, %v0) {onnx_node_name = "run_time_trips"} : (!torch.vtensor<[],si64>, !torch.none, !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+    %0:2 = torch.operator "onnx.Loop"(%m, %none, %v0) {onnx_node_name = "run_time_rows"} : (!torch.vtensor<[],si64>, !torch.none, !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[?,2],f32>) {
     ^bb0(%i: !torch.vtensor<[],si64>, %cond: !torch.vtensor<[],i1>, %v: !torch.vtensor<[2],f32>):
-      torch.operator_terminator %cond, %v : !torch.vtensor<[],i1>, !torch.vtensor<[2],f32>
+      torch.operator_terminator %cond, %v, %v : !torch.vtensor<[],i1>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>
     }
-    return %0 : !torch.vtensor<[2],f32>
-  }
-}
-
-// -----
-
-// CHECK: error: node 'shapes' (If, domain 'ai.onnx', opset 17): on stablehlo an If with a run-time condition computes both branches and selects, which needs the same static shape in both; output 0 is !torch.vtensor<[2],f32> or !torch.vtensor<[4],f32>
-module attributes {onnx_torch_mlir.target = "stablehlo"} {
-  func.func @if_shapes_differ_for_stablehlo(%c: !torch.vtensor<[],i1>, %x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[?],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
-    %0 = torch.operator "onnx.If"(%c) {onnx_node_name = "shapes"} : (!torch.vtensor<[],i1>) -> !torch.vtensor<[?],f32> {
-      %1 = torch.operator "onnx.Concat"(%x, %x) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[4],f32>
-      torch.operator_terminator %1 : !torch.vtensor<[4],f32>
-    }, {
-      %1 = torch.operator "onnx.Neg"(%x) : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
-      torch.operator_terminator %1 : !torch.vtensor<[2],f32>
-    }
-    return %0 : !torch.vtensor<[?],f32>
+    return %0#0, %0#1 : !torch.vtensor<[2],f32>, !torch.vtensor<[?,2],f32>
   }
 }
 

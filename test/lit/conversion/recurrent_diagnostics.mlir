@@ -21,10 +21,10 @@ func.func @refused(%x: !torch.vtensor<[2,1,3],f32>, %w: !torch.vtensor<[1,4,3],f
 
 // -----
 
-// TOSA and StableHLO have no loop: a dynamic sequence length must be fixed at compile time.
+// On TOSA a dynamic sequence length must be fixed at compile time (StableHLO takes a while loop).
 module attributes {onnx_torch_mlir.target = "tosa"} {
   func.func @dynamic_length_for_tosa(%x: !torch.vtensor<[?,1,3],f32>, %w: !torch.vtensor<[1,4,3],f32>, %r: !torch.vtensor<[1,4,4],f32>) -> !torch.vtensor<[1,1,4],f32> attributes {torch.onnx_meta.opset_version = 22 : si64} {
-    // CHECK: recurrent_diagnostics.mlir:[[# @LINE + 1]]:12: error: unnamed node (RNN, domain 'ai.onnx', opset 22): the sequence length is dynamic and torch-mlir's tosa lowering has no loop: fix the length at compile time (--dim NAME=SIZE)
+    // CHECK: recurrent_diagnostics.mlir:[[# @LINE + 1]]:12: error: unnamed node (RNN, domain 'ai.onnx', opset 22): the sequence length is dynamic, and on tosa the step outputs would grow at run time, which torch-mlir's TOSA lowering cannot take: fix the length at compile time (--dim NAME=SIZE)
     %0:2 = torch.operator "onnx.RNN"(%x, %w, %r) {torch.onnx.hidden_size = 4 : si64} : (!torch.vtensor<[?,1,3],f32>, !torch.vtensor<[1,4,3],f32>, !torch.vtensor<[1,4,4],f32>) -> (!torch.none, !torch.vtensor<[1,1,4],f32>)
     return %0#1 : !torch.vtensor<[1,1,4],f32>
   }

@@ -1,0 +1,56 @@
+// RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch-pipeline --convert-torch-control-flow-to-tosa --convert-torch-to-tosa | FileCheck %s
+
+// Run-time control flow on TOSA (transforms/backend_control_flow.py): torch.prim.If and
+// torch.prim.Loop become tosa.cond_if and tosa.while_loop before torch-mlir's pipeline lowers the
+// ops inside them.
+
+// An If whose branches differ in shape ([2,3] and [4,3]) on a run-time condition.
+// CHECK-LABEL: func.func @if_branch_shapes
+// CHECK: %[[IF:.*]] = tosa.cond_if %arg0 : tensor<i1> -> tensor<?x3xf32> {
+// CHECK:   tosa.clamp
+// CHECK:   %[[T:.*]] = tensor.cast %{{.*}} : tensor<2x3xf32> to tensor<?x3xf32>
+// CHECK:   tosa.yield %[[T]] : tensor<?x3xf32>
+// CHECK: } else {
+// CHECK:   tosa.concat
+// CHECK:   %[[E:.*]] = tensor.cast %{{.*}} : tensor<4x3xf32> to tensor<?x3xf32>
+// CHECK:   tosa.yield %[[E]] : tensor<?x3xf32>
+// CHECK: }
+// CHECK: return %[[IF]]
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @if_branch_shapes(%arg0: !torch.vtensor<[],i1>, %arg1: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[?,3],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+    %0 = torch.operator "onnx.If"(%arg0) : (!torch.vtensor<[],i1>) -> !torch.vtensor<[?,3],f32> {
+      %1 = torch.operator "onnx.Concat"(%arg1, %arg1) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[4,3],f32>
+      torch.operator_terminator %1 : !torch.vtensor<[4,3],f32>
+    }, {
+      %1 = torch.operator "onnx.Relu"(%arg1) : (!torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32>
+      torch.operator_terminator %1 : !torch.vtensor<[2,3],f32>
+    }
+    return %0 : !torch.vtensor<[?,3],f32>
+  }
+}
+
+// -----
+
+// A Loop with a run-time trip count and a condition the body computes: a tosa.while_loop carrying
+// the condition, the loop-carried value and the iteration number; the body yields
+// `cond and i + 1 < M` as the next condition.
+// CHECK-LABEL: func.func @loop_while_like
+// CHECK: %[[LOOP:.*]]:3 = tosa.while_loop (%{{.*}} = %{{.*}}, %{{.*}} = %arg2, %{{.*}} = %{{.*}}) : (tensor<i1>, tensor<f32>, tensor<i64>) -> (tensor<i1>, tensor<f32>, tensor<i64>) {
+// CHECK:   tosa.yield %{{.*}} : tensor<i1>
+// CHECK: } do {
+// CHECK:   tosa.add
+// CHECK:   tosa.greater
+// CHECK:   tosa.logical_and
+// CHECK:   tosa.yield %{{.*}}, %{{.*}}, %{{.*}} : tensor<i1>, tensor<f32>, tensor<i64>
+// CHECK: return %[[LOOP]]#1
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @loop_while_like(%m: !torch.vtensor<[],si64>, %c: !torch.vtensor<[],i1>, %v0: !torch.vtensor<[],f32>) -> !torch.vtensor<[],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+    %0 = torch.operator "onnx.Loop"(%m, %c, %v0) : (!torch.vtensor<[],si64>, !torch.vtensor<[],i1>, !torch.vtensor<[],f32>) -> !torch.vtensor<[],f32> {
+    ^bb0(%i: !torch.vtensor<[],si64>, %cond: !torch.vtensor<[],i1>, %v: !torch.vtensor<[],f32>):
+      %1 = torch.operator "onnx.Add"(%v, %v) : (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[],f32>
+      %2 = torch.operator "onnx.Less"(%1, %v0) : (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[],i1>
+      torch.operator_terminator %2, %1 : !torch.vtensor<[],i1>, !torch.vtensor<[],f32>
+    }
+    return %0 : !torch.vtensor<[],f32>
+  }
+}
