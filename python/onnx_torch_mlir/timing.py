@@ -21,6 +21,8 @@ import contextlib
 import resource
 import time
 
+from . import progress
+
 _recorders: list["StageTimes"] = []
 _open_stages: list[str] = []  # the stages being timed, innermost last
 
@@ -51,7 +53,8 @@ def record():
 
 @contextlib.contextmanager
 def stage(name: str):
-    """Time the block as stage `name` for every active recorder."""
+    """Time the block as stage `name` for every active recorder (and show it as progress)."""
+    progress.stage_started(name)
     if not _recorders:
         yield
         return

@@ -40,6 +40,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--dim", action="append", default=[], metavar="NAME=SIZE",
                         help="fix the model's symbolic dim NAME (an input's dim_param) to SIZE at compile time "
                         "(repeatable); for forms a backend takes only with static sizes")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress line on stderr (shown on a terminal for compiles over two seconds)")
     parser.add_argument("--timing", action="store_true",
                         help="print the wall time of each stage (import, conversion, torch-mlir simplification, "
                         "backend pipeline, writing) and the peak memory to stderr, like MLIR's -mlir-timing")
@@ -48,10 +50,10 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     import time
 
-    from .. import timing
+    from .. import progress, timing
 
     started = time.perf_counter()
-    with timing.record() as times:
+    with timing.record() as times, progress.shown(enabled=not args.quiet):
         status = _compile_and_write(args)
     if args.timing and status == EXIT_OK:
         print(timing.format_report(times, time.perf_counter() - started), file=sys.stderr)

@@ -7,7 +7,7 @@ Each subcommand lives in its own module `<name>_command.py` exposing `HELP`,
 import importlib
 import sys
 
-from .. import __version__, config
+from .. import __version__, config, progress
 from .cli_support import OneLineErrorParser, run_guarded
 
 PROG = "onnx-torch-mlir"
@@ -49,7 +49,9 @@ def main(argv=None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
-    # The command line runs in a child process, so a crash inside MLIR is reported, not suffered.
+    # The command line runs in a child process, so a crash inside MLIR is reported, not suffered;
+    # the child's stderr is a pipe through this process, so whether it is a terminal is asked here.
+    progress.remember_terminal()
     return run_guarded(PROG, _run_with_switches, args, isolated=argv is None)
 
 

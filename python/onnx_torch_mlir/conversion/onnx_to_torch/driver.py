@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import onnx.defs
 from torch_mlir import ir
 
+from ... import progress
 from .builder import TorchBuilder
 from .folding import fold_constant_node
 from .node import UNREALIZED_CAST, OnnxNode, UnsupportedNode, onnx_schema
@@ -118,15 +119,18 @@ def convert_onnx_to_torch(module_op: ir.Operation) -> list[Failure]:
     if TARGET_ATTRIBUTE in module_op.attributes:
         target = ir.StringAttr(module_op.attributes[TARGET_ATTRIBUTE]).value
         del module_op.attributes[TARGET_ATTRIBUTE]
-    functions = [op for op in module_op.regions[0].blocks[0].operations if op.operation.name == "func.func"]
-    for function in functions:
-        function = function.operation
+    functions = [op.operation for op in module_op.regions[0].blocks[0].operations if op.operation.name == "func.func"]
+    onnx_ops = [_collect_onnx_ops(function) for function in functions]
+    total, done = sum(len(ops) for ops in onnx_ops), 0
+    for function, ops in zip(functions, onnx_ops):
         opsets = model_opsets(function, module_op)
-        for op, (op_type, domain, spelling) in _collect_onnx_ops(function):
+        for op, (op_type, domain, spelling) in ops:
             node = OnnxNode(op, op_type, domain, opset_for(opsets, domain), spelling, target)
             failure = convert_node(node)
             if failure is not None and not _in_untaken_branch(op, opsets, target):
                 failures.append(failure)
+            done += 1
+            progress.advance(done, total)
         if target is not None:
             failures += _container_signature_failures(function, target)
         _erase_unused_no_values(function)
