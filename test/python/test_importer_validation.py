@@ -125,10 +125,10 @@ def test_python_api_raises_import_error():
     assert "node 'add' (Add): value 't' is declared int64[3] but ONNX type inference gives float[3]" in str(caught.value)
 
 
-def test_unnamed_node_is_named_by_its_index(tmp_path, capsys):
+def test_unnamed_node_is_named_by_its_op_type_and_output(tmp_path, capsys):
     model = min_uint64(TensorProto.INT8)
     model.graph.node[0].name = ""
-    assert "node #0 (Min): value 'result' is declared int8[3]" in compile_fails(model, tmp_path, capsys)
+    assert "node 'Min:result' (Min): value 'result' is declared int8[3]" in compile_fails(model, tmp_path, capsys)
 
 
 def test_symbolic_dims_are_named_in_the_message(tmp_path, capsys):

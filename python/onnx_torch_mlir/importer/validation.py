@@ -16,20 +16,30 @@ Then, once the importer's inference has typed every value, each default-domain
 node's inputs are checked against its schema's type constraints (that inference
 runs with ONNX's type checking off): a type the constraint does not allow (Relu
 of uint8), or two inputs bound to one type parameter with different types (Add
-of float and int32), is refused. Subgraph bodies are not checked. Both checks
-cost tens of milliseconds on BERT-base (one extra inference on the skeleton).
+of float and int32), is refused; so is an input of a rank the op's spec forbids where ONNX's
+inference is silent (`input_ranks`: a Resize `scales` that is not 1-D), and whatever ONNX's own
+inference function of the node refuses given those types (run per node, in strict form: a OneHot
+`depth` of rank 2, a `kernel_shape` of -2^31, a Loop body whose types disagree with the node).
+Subgraph bodies are checked through their node's inference. Before any of it, every node of
+every graph is checked against its schema's structure (`node_structure`). All of it costs tens
+of milliseconds on BERT-base (one extra inference on the skeleton, one per-node call per node).
 """
 
+import re
 import warnings
 
 import onnx
 
 from ..errors import ImportError_, OnnxTorchMlirWarning
+from .input_ranks import rank_problem
+from .node_structure import SCHEMA_DOMAINS, check_graph_structure, node_label, opset_versions
 from .shape_inference import _infer
 
-SCHEMA_DOMAINS = ("", "ai.onnx")
 # Element types whose admission by each op's schema is not checked (see _newer_than_schemas).
 LATE_TYPE_PREFIXES = ("FLOAT8", "FLOAT4", "INT4", "UINT4", "INT2", "UINT2")
+# Initializers up to this size are given to ONNX's per-node inference with their values.
+SMALL_CONSTANT_BYTES = 1024
+_PAYLOAD_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
 
 
 def check_declared_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
@@ -74,17 +84,10 @@ def check_declared_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelP
 
 
 def check_node_structure(model: onnx.ModelProto, model_name: str) -> None:
-    """What ONNX's C++ inference assumes and would abort on: a Split's `num_outputs` equals its
-    output count."""
-    for index, node in enumerate(model.graph.node):
-        if node.op_type != "Split" or node.domain not in SCHEMA_DOMAINS:
-            continue
-        for attribute in node.attribute:
-            if attribute.name == "num_outputs" and attribute.i != len(node.output):
-                raise ImportError_(
-                    f"{model_name}: {_node_label(index, node)}: attribute 'num_outputs' is {attribute.i} but the "
-                    f"node has {len(node.output)} outputs"
-                )
+    """What ONNX's C++ inference assumes and could abort on, in every graph of the model: input
+    and output counts, required inputs, attributes and subgraph bodies against the schemas
+    (`node_structure`)."""
+    check_graph_structure(model.graph, opset_versions(model), model_name)
 
 
 def _only_shapes_differ(declared: onnx.TypeProto, inferred: onnx.TypeProto) -> bool:
@@ -108,6 +111,7 @@ def check_schema_input_types(typed: onnx.ModelProto, model_name: str) -> None:
     version = opsets.get("", opsets.get("ai.onnx"))
     if version is None:
         return
+    data = _small_constants(typed.graph)
     for index, node in enumerate(typed.graph.node):
         if node.domain not in SCHEMA_DOMAINS:
             continue
@@ -115,9 +119,76 @@ def check_schema_input_types(typed: onnx.ModelProto, model_name: str) -> None:
             schema = onnx.defs.get_schema(node.op_type, version, "")
         except onnx.defs.SchemaError:
             continue  # unknown ops are reported by the importer, with the node
-        problem = _schema_input_problem(schema, node, types)
+        problem = (
+            _schema_input_problem(schema, node, types)
+            or rank_problem(node.op_type, _bound_inputs(schema, node), lambda name: _sizes(types.get(name)))
+            or _inference_problem(schema, node, types, data, typed)
+        )
         if problem:
-            raise ImportError_(f"{model_name}: {_node_label(index, node)}: {problem}")
+            raise ImportError_(f"{model_name}: {node_label(index, node)}: {problem}")
+
+
+def _bound_inputs(schema, node: onnx.NodeProto) -> dict[str, list[str]]:
+    """Formal input name -> the present actual inputs bound to it."""
+    bound: dict[str, list[str]] = {}
+    for formal, name in _formal_inputs(schema, node):
+        bound.setdefault(formal.name, []).append(name)
+    return bound
+
+
+def _sizes(type_proto: onnx.TypeProto | None) -> list | None:
+    """A tensor's dims (None per unknown dim), or None when it is not a tensor of known rank."""
+    if type_proto is None or type_proto.WhichOneof("value") != "tensor_type":
+        return None
+    tensor = type_proto.tensor_type
+    if not tensor.HasField("shape"):
+        return None
+    return [dim.dim_value if dim.HasField("dim_value") else None for dim in tensor.shape.dim]
+
+
+def _small_constants(graph: onnx.GraphProto) -> dict[str, onnx.TensorProto]:
+    """The initializers the skeleton kept whole (shapes, axes, scales): what ONNX's inference
+    reads values from. Stripped and external ones carry no data and are left out."""
+    return {
+        tensor.name: tensor
+        for tensor in graph.initializer
+        if tensor.data_location != onnx.TensorProto.EXTERNAL
+        and tensor.ByteSize() <= SMALL_CONSTANT_BYTES
+        and (tensor.raw_data or _typed_payload(tensor) or 0 in tensor.dims)
+    }
+
+
+def _typed_payload(tensor: onnx.TensorProto) -> bool:
+    return any(len(getattr(tensor, field)) for field in _PAYLOAD_FIELDS)
+
+
+def _inference_problem(schema, node: onnx.NodeProto, types: dict, data: dict, typed: onnx.ModelProto) -> str | None:
+    """What ONNX's own inference function of the node refuses, given its inputs' types: ranks
+    (a OneHot `depth` of rank 2), attribute values (a `kernel_shape` of -2^31), subgraph bodies
+    whose types disagree with the node). Only nodes whose present inputs all have types ONNX
+    knows (an element type it does not know is the importer's own error)."""
+    present = [name for name in node.input if name]
+    if any(name not in types or _type_string(types[name]) is None for name in present):
+        return None
+    inputs = {name: types[name] for name in present}
+    try:
+        onnx.shape_inference.infer_node_outputs(
+            schema, node, inputs, {name: data[name] for name in present if name in data},
+            opset_imports=list(typed.opset_import), ir_version=typed.ir_version or onnx.IR_VERSION,
+        )
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, RuntimeError) as error:
+        reason = _inference_reason(str(error))
+        described = ", ".join(f"'{name}' {describe_type(inputs[name])}" for name in dict.fromkeys(present))
+        return f"ONNX's {schema.name}-{schema.since_version} inference refuses it: {reason} (inputs: {described or 'none'})"
+    return None
+
+
+def _inference_reason(message: str) -> str:
+    """ONNX's message without its nested `[ShapeInferenceError] Inference error(s): ...` wrapping."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    reason = lines[-1] if lines else "no reason given"
+    reason = re.sub(r"^(\[\w+\] |Inference error\(s\): |\(op_type:[^)]*\): )+", "", reason)
+    return reason.rstrip(".")
 
 
 def _declarations(graph: onnx.GraphProto) -> list[tuple[str, onnx.TypeProto]]:
@@ -154,13 +225,7 @@ def _producers(graph: onnx.GraphProto) -> dict[str, tuple[int, onnx.NodeProto]]:
 def _where(name: str, producers: dict) -> str:
     if name not in producers:
         return "graph"
-    return _node_label(*producers[name])
-
-
-def _node_label(index: int, node: onnx.NodeProto) -> str:
-    label = f"node '{node.name}'" if node.name else f"node #{index}"
-    domain = f"{node.domain}." if node.domain not in SCHEMA_DOMAINS else ""
-    return f"{label} ({domain}{node.op_type})"
+    return node_label(*producers[name])
 
 
 def _contradicts(declared: onnx.TypeProto, inferred: onnx.TypeProto) -> bool:

@@ -317,6 +317,9 @@ def _static_plan(node: OnnxNode, b: TorchBuilder, options: _Options, rank: int, 
             return None
         if any(x_sizes[axis] is None for axis in axes):
             return None
+        empty = [axis for axis in axes if x_sizes[axis] == 0]
+        if empty:
+            node.fail(f"input X has size 0 on axis {empty[0]}: 'sizes' gives no scale to resize an empty axis by")
         if options.policy == "stretch":
             lengths = requested or dict(declared)
             scale_of = {axis: lengths[axis] / x_sizes[axis] for axis in axes}
