@@ -146,15 +146,9 @@ def _max_unpool(with_output_shape: bool):
         # indices are over the whole tensor, so the batch is static here.
         inputs = {name: (array, list(array.shape)) for name, (array, _) in inputs.items()}
         return Case(node, inputs, [2, 3, 7, 9] if with_output_shape else [2, 3, 6, 8], constants=constants,
-                    known_failures={"stablehlo": STABLEHLO_SCATTER}, onnx_reference=with_output_shape)
+                    onnx_reference=with_output_shape)
 
     return build
-
-
-STABLEHLO_SCATTER = (
-    "the reference runner's StableHLO-to-Linalg lowering of stablehlo.scatter leaves a "
-    "bufferization.to_tensor it cannot legalize (IREE runs the same module: test_iree_max_unpool_on_stablehlo)"
-)
 
 
 def _center_crop_pad(axes):

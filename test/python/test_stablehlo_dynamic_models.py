@@ -151,3 +151,28 @@ def test_run_time_dims_read_as_a_tensor_stablehlo(consumer, picked):
     (transforms/stablehlo_torch_forms.py)."""
     _run_stablehlo(_dims_as_tensor_model(picked), consumer,
                    [[_normal(2, 3)], [_normal(4, 5, seed=2)]])
+
+
+def _where_on_a_dim_model(inferred_first: bool) -> onnx.ModelProto:
+    """x [b, s] reshaped to [s', -1] (or [-1, s']), s' = Where(s == -1, 1, s) computed on x's Shape (optimum's
+    KV-cache models compute sizes so): the size is `aten.item` of a 0-d tensor, and the target a
+    tensor, so a -1 in it is known only at run time."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "one"], ["length"], axis=0),
+        helper.make_node("Equal", ["length", "minus_one"], ["unknown"]),
+        helper.make_node("Where", ["unknown", "one", "length"], ["kept"]),
+        helper.make_node("Unsqueeze", ["kept", "axes"], ["kept1"]),
+        helper.make_node("Concat", ["rest", "kept1"] if inferred_first else ["kept1", "rest"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["y"]),
+    ]
+    initializers = [("one", np.array(1, np.int64)), ("minus_one", np.array(-1, np.int64)),
+                    ("axes", np.array([0], np.int64)), ("rest", np.array([-1], np.int64))]
+    return _model("where_on_a_dim", nodes, [("x", TensorProto.FLOAT, ["b", "s"])],
+                  [("y", TensorProto.FLOAT, ["b", "s"] if inferred_first else ["s", "b"])], initializers=initializers)
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("inferred_first", [False, True], ids=["inferred_last", "inferred_first"])
+def test_reshape_to_a_size_computed_by_where_stablehlo(consumer, inferred_first):
+    _run_stablehlo(_where_on_a_dim_model(inferred_first), consumer, [[_normal(2, 3)], [_normal(4, 5, seed=2)]])

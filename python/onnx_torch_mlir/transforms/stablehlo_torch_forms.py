@@ -9,6 +9,10 @@ and the conversion fails at its `torch.constant.int` dtype ("failed to legalize 
 tensor (`prim.NumToTensor.Scalar`), converted to the result's dtype where it differs
 (`aten.to.dtype` with the op's own dtype operand), unsqueezed to [1], and the elements are
 concatenated (`aten.cat`); StableHLO lowers all of these on run-time values.
+
+`aten.item` of a 0-d integer tensor (a `Where` on a Shape's values read back as a size, in
+optimum's exports with a KV cache) is refused the same way; `aten.Int.Tensor` is the same value
+and is lowered (`run_time_items_as_int_tensors`).
 """
 
 from torch_mlir import ir
@@ -58,3 +62,23 @@ def _rewrite(op: ir.Operation) -> int:
     op.results[0].replace_all_uses_with(result)
     op.erase()
     return 1
+
+
+def run_time_items_as_int_tensors(module: ir.Module) -> int:
+    """`aten.item` of a 0-d integer tensor as `aten.Int.Tensor`; the count.
+
+    A `Where` on a Shape's values that a Reshape or Expand reads as a size is `aten.item` of a 0-d
+    tensor, which torch-mlir's StableHLO lowering refuses ("failed to legalize operation
+    'torch.aten.item'"); for an int it is `aten.Int.Tensor`, which it lowers (a `tensor.extract`).
+    """
+    rewritten = 0
+    with module.context, ir.Location.unknown():
+        for op in ops_named(module, {"torch.aten.item"}):
+            sizes, element = vtensor_sizes(op.operands[0].type)
+            if sizes != [] or not element.startswith("si") or str(op.results[0].type) != "!torch.int":
+                continue
+            item = TorchOpBuilder(op).op("torch.aten.Int.Tensor", "!torch.int", [op.operands[0]])
+            op.results[0].replace_all_uses_with(item)
+            op.erase()
+            rewritten += 1
+    return rewritten

@@ -76,7 +76,32 @@ def _reshape(node: OnnxNode, b: TorchBuilder, allowzero: int):
             sizes.append(input_dims[i] if value == 0 else value)
         else:  # 0 copies the input dim: value + (value == 0) * (dim - value)
             sizes.append(b.dim_add(value, b.dim_mul(b.dim_eq(value, 0), b.dim_sub(input_dims[i], value))))
+    if node.target == "stablehlo":
+        sizes = _inferred_dims_resolved(b, x, sizes)
     return b.reshape(x, sizes, node.result_info().sizes)
+
+
+def _inferred_dims_resolved(b: TorchBuilder, x, sizes: list) -> list:
+    """A `shape` element known only at run time may be the -1 to infer. torch-mlir's Linalg
+    lowering of the reshape infers it at run time; its StableHLO lowering infers only a constant
+    -1 and passes a run-time one on as a size (wrong numbers). So on StableHLO each run-time
+    element v is v + (v == -1) * (count / others - v), `others` the product of the other elements
+    (1 where it is 0, which only an element that is not -1 can meet)."""
+    if any(size == -1 for size in sizes if isinstance(size, int)):
+        return sizes  # the one -1 is a constant
+    if all(isinstance(size, int) for size in sizes):
+        return sizes
+    count = b.dim_product(b.dims(x))
+    resolved = []
+    for i, value in enumerate(sizes):
+        if isinstance(value, int):
+            resolved.append(value)
+            continue
+        others = b.dim_product(sizes[:i] + sizes[i + 1:])
+        others = b.dim_add(others, b.dim_eq(others, 0))
+        inferred = b.dim_floordiv(count, others)
+        resolved.append(b.dim_add(value, b.dim_mul(b.dim_eq(value, -1), b.dim_sub(inferred, value))))
+    return resolved
 
 
 @converts("Reshape", since=5)

@@ -44,12 +44,32 @@ def dim_as_tensor():
     ], [("x", TensorProto.INT64, ["b", "s"])], [("y", TensorProto.INT64, ["b", "s"])])
 
 
+def where_on_a_dim():
+    """x [b, s] reshaped to [Where(s == -1, 1, s), -1]: a size read back from a 0-d tensor, and a
+    -1 in a target tensor."""
+    def constant(name, value, dims):
+        return helper.make_node("Constant", [], [name], value=helper.make_tensor(name, TensorProto.INT64, dims, value))
+
+    return _model("where_on_a_dim", [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        constant("one", [1], []), constant("minus_one", [-1], []), constant("axes", [0], [1]),
+        constant("rest", [-1], [1]),
+        helper.make_node("Gather", ["shape", "one"], ["length"], axis=0),
+        helper.make_node("Equal", ["length", "minus_one"], ["unknown"]),
+        helper.make_node("Where", ["unknown", "one", "length"], ["kept"]),
+        helper.make_node("Unsqueeze", ["kept", "axes"], ["kept1"]),
+        helper.make_node("Concat", ["kept1", "rest"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["y"]),
+    ], [("x", TensorProto.FLOAT, ["b", "s"])], [("y", TensorProto.FLOAT, ["s", "b"])])
+
+
 MODELS = {
     "gather_columns": gather_columns,
     "outer_product": outer_product,
     "outer_product_static": lambda: outer_product(5),
     "scatter_rows": scatter_rows,
     "dim_as_tensor": dim_as_tensor,
+    "where_on_a_dim": where_on_a_dim,
 }
 
 if __name__ == "__main__":
