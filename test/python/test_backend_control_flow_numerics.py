@@ -1,7 +1,7 @@
 """Run-time control flow on StableHLO and TOSA (`transforms/backend_control_flow.py`): Ifs and Loops
 that neither the select form nor unrolling can take become `stablehlo.if`/`stablehlo.while` and
 `tosa.cond_if`/`tosa.while_loop`, run on the reference runner and on IREE, compared with
-onnxruntime. The recurrent ops over a run-time length are in test_recurrent_numerics.py.
+onnxruntime. TOSA refuses the while loops whose scan outputs grow at run time (`TOSA_REFUSED`). The recurrent ops over a run-time length are in test_recurrent_numerics.py.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import onnx_torch_mlir
 from onnx_torch_mlir import runtime
 from onnx_torch_mlir.runtime.iree import compile_with_iree
 from onnxruntime_reference import assert_matches, expected
+from test_control_flow_numerics import scan_dynamic_length, scan_running_sum
 
 FLOAT, INT64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 OPS = {"stablehlo": ("stablehlo.if", "stablehlo.while"), "tosa": ("tosa.cond_if", "tosa.while_loop")}
@@ -86,6 +87,19 @@ def loop_runtime_trip_count_with_exit(trip_count: int, limit: float, scan_output
     return _model(nodes, inputs, outputs), arrays
 
 
+def scan_over_run_time_length(reverse_input: int, reverse_output: int, input_axis: int, output_axis: int):
+    """Scan-11's running sum over x [2, T, 3] (input axis 1) or [T, 4, 3] (axis 0), T symbolic, with
+    directions and output axes (`test_control_flow_numerics.scan_running_sum` with a run-time length)."""
+    model, arrays = scan_running_sum(reverse_input, reverse_output, input_axis, output_axis)
+    for value in model.graph.input:
+        if value.name == "x":
+            value.type.tensor_type.shape.dim[input_axis].dim_param = "T"
+    for value in model.graph.output:
+        if value.name == "ys":
+            value.type.tensor_type.shape.dim[output_axis].dim_param = "T"
+    return model, arrays
+
+
 CASES = {
     "If-dynamic-batch-then": lambda: if_on_data_with_dynamic_batch(True),
     "If-dynamic-batch-else": lambda: if_on_data_with_dynamic_batch(False, batch=5),
@@ -95,10 +109,17 @@ CASES = {
     "Loop-exits-on-trip-count": lambda: loop_runtime_trip_count_with_exit(3, 1000.0, False),
     "Loop-no-iteration": lambda: loop_runtime_trip_count_with_exit(0, 1000.0, False),
     "Loop-scan-output": lambda: loop_runtime_trip_count_with_exit(10, 20.0, True),
+    "Scan-run-time-length": scan_dynamic_length,
+    "Scan-run-time-length-reverse-in-axis1-out": lambda: scan_over_run_time_length(1, 0, 1, 1),
+    "Scan-run-time-length-reverse-out-axis0": lambda: scan_over_run_time_length(0, 1, 0, 2),
 }
-# (case, backend): every case but the scan output on TOSA (refused below).
+# On TOSA a while loop's scan outputs would grow at run time: refused by name (below).
+TOSA_REFUSED = {"Loop-scan-output": "scan outputs grow by a row per iteration",
+                "Scan-run-time-length": "scan outputs grow by a row per iteration",
+                "Scan-run-time-length-reverse-in-axis1-out": "scan outputs grow by a row per iteration",
+                "Scan-run-time-length-reverse-out-axis0": "scan outputs grow by a row per iteration"}
 RUNS = [(name, backend) for name in CASES for backend in ("stablehlo", "tosa")
-        if (name, backend) != ("Loop-scan-output", "tosa")]
+        if backend == "stablehlo" or name not in TOSA_REFUSED]
 
 
 def _compiled(name: str, backend: str):
@@ -121,7 +142,8 @@ def test_iree_matches_onnxruntime(name, backend):
     assert_matches(compile_with_iree(module, backend)(*arrays), wanted)
 
 
-def test_tosa_refuses_a_while_loop_with_scan_outputs_by_name():
-    model, _ = CASES["Loop-scan-output"]()
-    with pytest.raises(Exception, match="scan outputs grow by a row per iteration"):
+@pytest.mark.parametrize("name", list(TOSA_REFUSED))
+def test_tosa_refuses_a_while_loop_with_scan_outputs_by_name(name):
+    model, _ = CASES[name]()
+    with pytest.raises(Exception, match=TOSA_REFUSED[name]):
         onnx_torch_mlir.compile(model, "tosa")

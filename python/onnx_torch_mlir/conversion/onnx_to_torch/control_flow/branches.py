@@ -11,8 +11,9 @@ OptionalHasElement reads (`_collapsed`).
 The condition is a one-element boolean tensor; `torch.prim.If` takes a `!torch.bool`, read with
 `aten.item` (`aten.Bool.int`). Each result's type is the most static type both branches fit (a
 dim where they differ becomes `?`, each branch's value is cast to it), and the declared output
-type is restored after the If. On TOSA and StableHLO (no `prim.If`, no `aten.item`) both
-branches are computed and `aten.where` selects; see the package docstring.
+type is restored after the If. On TOSA and StableHLO (no `prim.If`, no `aten.item` in torch-mlir's
+lowerings) both branches are computed and `aten.where` selects when the outputs have one static
+shape; otherwise the `torch.prim.If` becomes the backend's own if (see the package docstring).
 """
 
 from __future__ import annotations

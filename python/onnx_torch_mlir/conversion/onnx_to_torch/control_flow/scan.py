@@ -1,4 +1,5 @@
-"""Scan: a `torch.prim.Loop` over the scan axis (unrolled on TOSA and StableHLO).
+"""Scan: a `torch.prim.Loop` over the scan axis (on TOSA and StableHLO unrolled when its length is
+known and small, else the tensor-only while loop of `tensor_loops.py`).
 
 Scan-9 and later: inputs are N initial states then M scan inputs; each iteration t gives the body
 the states and slice t of every scan input along its axis (`scan_input_axes`, counted from the
@@ -26,6 +27,7 @@ from ..registry import converts
 from ..types import tensor_info
 from .loops import UNROLL_LIMIT, opaque_bool, row_type, stack, write_row
 from .rows import RowCollector
+from .tensor_loops import INT64_MAX, truth
 from .regions import (
     fit_to_type,
     inline_block,
@@ -161,12 +163,84 @@ def run_scan(node: OnnxNode, b: TorchBuilder, block: ir.Block, states: Sequence[
     state_count = len(states)
     row_types = _row_types(node, b, block, state_count, spec)
     if unroll:
-        if not isinstance(length, int):
-            node.fail(f"on {node.target} a Scan is unrolled, which needs a scan length known at conversion time")
-        if length > UNROLL_LIMIT:
-            node.fail(f"on {node.target} a Scan is unrolled, and a length of {length} is over the limit of {UNROLL_LIMIT}")
-        return _unrolled(b, block, states, inputs, spec, length, row_types)
+        if isinstance(length, int) and length <= UNROLL_LIMIT:
+            return _unrolled(b, block, states, inputs, spec, length, row_types)
+        if node.target == "tosa" and row_types:
+            node.fail("on tosa a Scan over a run-time length (or over the unroll limit) is a while loop, whose scan "
+                      "outputs grow by a row per iteration, which torch-mlir's TOSA lowering cannot take: fix the "
+                      "length at compile time (--dim NAME=SIZE)")
+        return _tensor_scan_loop(node, b, block, states, inputs, spec, length, row_types)
     return _scan_loop(node, b, block, states, inputs, spec, length, row_types)
+
+
+def _tensor_scan_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, states, inputs, spec: ScanSpec, length,
+                      row_types) -> list[ir.Value]:
+    """TOSA and StableHLO: a while-like `torch.prim.Loop` carrying tensors only (see `tensor_loops.py`):
+    the step number t is a [] si64 tensor, slice t of a scan input `aten.index_select` at t (or
+    length - 1 - t), a scan output grown by one row per step (`aten.cat`, in front where it is
+    written from the end)."""
+    for k, row in enumerate(row_types):
+        if not tensor_info(row).is_static:
+            node.fail(f"on {node.target} a Scan of a run-time length is a while loop, and scan output {k} has rows "
+                      f"of type {row}, whose dims are only known at run time")
+    outputs = terminator(block).operands
+    state_count = len(states)
+    state_types = [join_types(b, node, [value_type(s), argument.type, value_type(o)], f"state {i}")
+                   for i, (s, argument, o) in enumerate(zip(states, block.arguments, outputs))]
+    counter_type, flag_type = b.tensor_type([], "si64"), b.tensor_type([], "i1")
+    steps = b.op("prim.NumToTensor.Scalar", counter_type, b.dim_value(length))
+    last = b.op("aten.sub.Scalar", counter_type, steps, b.constant_int(1), b.constant_int(1))
+    grown = [b.tensor_type([None, *tensor_info(row).sizes], tensor_info(row).element) for row in row_types]
+    zero = b.scalar_tensor_literal(0, "si64")
+    inits = [*(b.cast_to(s, t) for s, t in zip(states, state_types)),
+             *(b.cast_to(b.full([0, *tensor_info(row).sizes], 0, tensor_info(row).element), grown_type)
+               for row, grown_type in zip(row_types, grown)), zero]
+    types = [b.type("!torch.int"), *(value.type for value in inits)]
+
+    def replacement(index: int, new: list, inner: TorchBuilder):
+        if index < state_count:
+            return new[1 + index]
+        j = index - state_count
+        step = new[-1]
+        if spec.input_directions[j]:
+            step = inner.binary("aten.sub.Tensor", last, step, counter_type)
+        return _select_at(inner, inputs[j], spec.input_axes[j], step)
+
+    arguments = retype_arguments(block, types, b.location, replacement)
+    inner = TorchBuilder(terminator(block), b.location)
+    yielded = yielded_values(inner, block)
+    next_values = [fit_to_type(inner, v, t) for v, t in zip(yielded[:state_count], state_types)]
+    for k, grown_type in enumerate(grown):
+        piece = inner.cast_to(inner.unsqueeze(fit_to_type(inner, yielded[state_count + k], row_types[k]), 0), grown_type)
+        buffer = arguments[1 + state_count + k]
+        pieces = [piece, buffer] if spec.output_directions[k] else [buffer, piece]
+        next_values.append(inner.op("aten.cat", grown_type, inner.tensor_list(pieces), inner.constant_int(0)))
+    following = inner.op("aten.add.Scalar", counter_type, arguments[-1], inner.constant_int(1), inner.constant_int(1))
+    next_values.append(following)
+    keep_going = truth(inner, inner.op("aten.lt.Tensor", flag_type, following, steps))
+    replace_terminator(block, "torch.prim.Loop.condition", [keep_going, *next_values], b.location)
+    op = ir.Operation.create(
+        "torch.prim.Loop", results=types[1:],
+        operands=[b.constant_int(INT64_MAX), truth(b, b.op("aten.lt.Tensor", flag_type, zero, steps)), *inits],
+        regions=1, loc=b.location, ip=ir.InsertionPoint(b.anchor),
+    )
+    block.append_to(op.regions[0])
+    results = list(op.results)[: state_count + len(row_types)]
+    for k, axis in enumerate(spec.output_axes):
+        if axis:
+            results[state_count + k] = _move_first_axis(b, results[state_count + k], axis)
+    return results
+
+
+def _select_at(b: TorchBuilder, x: ir.Value, axis: int, index: ir.Value) -> ir.Value:
+    """x[..., index, ...] along `axis` (the axis removed), `index` a [] si64 tensor."""
+    info = b.info(x)
+    picked_sizes = list(info.sizes)
+    picked_sizes[axis] = 1
+    picked = b.op("aten.index_select", b.tensor_type(picked_sizes, info.element), x, b.constant_int(axis),
+                  b.unsqueeze(index, 0))
+    sizes = [s for i, s in enumerate(info.sizes) if i != axis]
+    return b.op("aten.squeeze.dim", b.tensor_type(sizes, info.element), picked, b.constant_int(axis))
 
 
 def _position(b: TorchBuilder, t, length, reverse: int):

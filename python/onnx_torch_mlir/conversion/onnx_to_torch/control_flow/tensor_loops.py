@@ -87,10 +87,10 @@ def tensor_while_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: S
     keep = fit_to_type(inner, body_outputs[0], flag_type)
     if limit is not None:
         keep = inner.op("aten.logical_and", flag_type, keep, inner.op("aten.lt.Tensor", flag_type, following, limit))
-    replace_terminator(block, "torch.prim.Loop.condition", [_truth(inner, keep), *next_values, following], location)
+    replace_terminator(block, "torch.prim.Loop.condition", [truth(inner, keep), *next_values, following], location)
     loop = ir.Operation.create(
         "torch.prim.Loop", results=[value.type for value in loop_inits],
-        operands=[b.constant_int(INT64_MAX), _truth(b, start), *loop_inits], regions=1, loc=location,
+        operands=[b.constant_int(INT64_MAX), truth(b, start), *loop_inits], regions=1, loc=location,
         ip=ir.InsertionPoint(b.anchor),
     )
     block.append_to(loop.regions[0])
@@ -98,5 +98,6 @@ def tensor_while_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: S
     return results[:carried_count] + results[carried_count : carried_count + scan_count]
 
 
-def _truth(b: TorchBuilder, flag: ir.Value) -> ir.Value:
+def truth(b: TorchBuilder, flag: ir.Value) -> ir.Value:
+    """A [] i1 tensor as the `!torch.bool` a `torch.prim.Loop` reads (traced back by the backend pass)."""
     return b.op("aten.Bool.int", b.type("!torch.bool"), b.item(flag))
