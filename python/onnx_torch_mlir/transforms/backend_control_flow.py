@@ -20,7 +20,14 @@ the casts away. Conditions and counters are computed with Torch tensor ops (`ate
 `aten.logical_and`, ...): a `!torch.bool` the conversion made with `aten.Bool.int(aten.item(t))` is
 traced back to its tensor `t`, since neither backend lowers `aten.item`. Both consumers (the
 reference runner: `tosa-to-scf`, `stablehlo-legalize-to-linalg`; IREE's input conversions) take
-these ops. Values of any other type (a carried `!torch.int`, a list) are refused by name.
+these ops; the runner first rewrites StableHLO's as `scf` (`stablehlo_to_scf.py`). Values of any
+other type (a carried `!torch.int`, a list) are refused by name.
+
+Three Torch forms inside the new regions that neither backend lowers are rewritten here too: a
+`tensor_static_info_cast` becomes a `tensor.cast`, an integer `aten.item` a `tensor.extract`, and
+a literal with a zero dim (the empty start of a growing scan output) the backend's constant. A
+tensor with a run-time dim that a loop reads from outside is carried (unchanged) instead of
+captured, which IREE's stream conversion needs (see `_captured_dynamic_tensors`).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import numpy as np
 from torch_mlir import ir
 
 from ..errors import PipelineError
+from .custom_ops import builtin_tensor_type
 
 INT64_MAX = 2**63 - 1
 _VTENSOR = re.compile(r"^!torch\.vtensor<\[([^\]]*)\],(.+)>$")
@@ -129,16 +137,6 @@ def _owner(value: ir.Value) -> ir.Operation | None:
     return owner.operation if hasattr(owner, "operation") else owner
 
 
-def _builtin_type(torch_type: ir.Type) -> ir.Type | None:
-    match = _VTENSOR.match(str(torch_type))
-    if not match or match.group(2) == "unk":
-        return None
-    element = re.sub(r"^[su]i(\d+)$", r"i\1", match.group(2))
-    dims = [dim.strip() for dim in match.group(1).split(",") if dim.strip()]
-    shape = "x".join("?" if dim in ("-1", "?") else dim for dim in dims)
-    return ir.Type.parse(f"tensor<{shape + 'x' if shape else ''}{element}>")
-
-
 def _rank(value: ir.Value) -> int | None:
     match = _VTENSOR.match(str(value.type))
     return None if not match else len([d for d in match.group(1).split(",") if d.strip()])
@@ -165,7 +163,7 @@ class _ControlFlow:
                                    attributes=attributes or {}, loc=self.location, ip=ir.InsertionPoint(anchor))
 
     def to_builtin(self, value: ir.Value, anchor) -> ir.Value:
-        builtin = _builtin_type(value.type)
+        builtin = builtin_tensor_type(value.type)
         if builtin is None:
             self.fail(f"carries a value of type {value.type}: only tensors of a known rank and dtype can cross "
                       f"{self.backend}'s control flow")
@@ -175,7 +173,7 @@ class _ControlFlow:
         return self.create("torch_c.from_builtin_tensor", [torch_type], [value], anchor).result
 
     def literal(self, array: np.ndarray, torch_type: str, anchor) -> ir.Value:
-        attribute = ir.DenseElementsAttr.get(array, type=_builtin_type(ir.Type.parse(torch_type)).element_type)
+        attribute = ir.DenseElementsAttr.get(array, type=builtin_tensor_type(ir.Type.parse(torch_type)).element_type)
         return self.create("torch.vtensor.literal", [ir.Type.parse(torch_type)], [], anchor,
                            {"value": attribute}).result
 
@@ -246,7 +244,7 @@ class _ControlFlow:
         self.replace_results(op, new.results)
 
     def builtin_or_fail(self, torch_type: ir.Type) -> ir.Type:
-        builtin = _builtin_type(torch_type)
+        builtin = builtin_tensor_type(torch_type)
         if builtin is None:
             self.fail(f"yields a value of type {torch_type}: only tensors of a known rank and dtype can cross "
                       f"{self.backend}'s control flow")
