@@ -160,14 +160,15 @@ def _reduce_with_dims(node: OnnxNode, b: TorchBuilder, x: ir.Value, dims: list[i
 def _tosa_extremum_of_infinities(b: TorchBuilder, x, dims, keepdim: bool, reduced, is_max: bool):
     """MLIR's TOSA-to-Linalg starts tosa.reduce_max at the lowest finite float (reduce_min at the
     highest), so a set of -inf only (+inf for min: a fully masked attention row) gave -FLT_MAX.
-    Where every element is that infinity, the result is the infinity itself."""
+    Where every element is that infinity, the result is the infinity itself. (Compared with an
+    infinity of x's own type: `aten.isneginf` became a float64 comparison on TOSA, which IREE refuses.)"""
     info = b.info(x)
     flags = b.tensor_type(info.sizes, "i1")
-    is_infinity = b.op("aten.isneginf" if is_max else "aten.isposinf", flags, x)
+    infinity = b.scalar_tensor_literal(-math.inf if is_max else math.inf, info.element)
+    is_infinity = b.op("aten.eq.Tensor", flags, x, infinity)
     other = b.to_dtype(b.op("aten.logical_not", flags, is_infinity), info.element)  # 1 where not that infinity
     any_other = _extremum("aten.amax")(b, other, dims, keepdim)
     none_other = b.op("aten.eq.Scalar", b.tensor_type(b.info(any_other).sizes, "i1"), any_other, b.constant_int(0))
-    infinity = b.scalar_tensor_literal(-math.inf if is_max else math.inf, info.element)
     return b.op("aten.where.self", reduced.type, none_other, infinity, reduced)
 
 
