@@ -5,7 +5,14 @@ StableHLO, run on the reference runner and on IREE at two sizes, compared with o
 - a Gather along a non-leading dim of an operand with dynamic dims (GPT-2's and Llama's attention
   mask): torch-mlir's `stablehlo.dynamic_gather` becomes `stablehlo.torch_index_select`;
 - a MatMul whose contracting dim is 1 on a dynamic length (Llama's rotary positions): IREE fails
-  on its own rewrite of that `dot_general`, so it becomes a product of broadcasts.
+  on its own rewrite of that `dot_general`, so it becomes a product of broadcasts;
+- ScatterND / ScatterElements (T5's position buckets): the reference runner lowers
+  `stablehlo.scatter` as a loop nest (runtime/stablehlo_scatter.py); a row-window scatter written
+  in StableHLO checks the general form;
+- a Shape's dims read as a tensor (optimum's GPT-2/Llama masks), and a size computed by `Where` on
+  them read back for a Reshape whose -1 is known only at run time (transforms/stablehlo_torch_forms.py,
+  reshaping.py);
+- a Resize of a dynamic image size, refused with a reason that points to `--dim`.
 
 Tolerance (fp32): rtol 1e-4, atol 1e-5.
 """
@@ -19,6 +26,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
+from onnx_torch_mlir.errors import OnnxTorchMlirError
 from onnx_torch_mlir.runtime.iree import compile_with_iree
 
 from onnxruntime_reference import assert_matches, expected
@@ -176,3 +184,14 @@ def _where_on_a_dim_model(inferred_first: bool) -> onnx.ModelProto:
 @pytest.mark.parametrize("inferred_first", [False, True], ids=["inferred_last", "inferred_first"])
 def test_reshape_to_a_size_computed_by_where_stablehlo(consumer, inferred_first):
     _run_stablehlo(_where_on_a_dim_model(inferred_first), consumer, [[_normal(2, 3)], [_normal(4, 5, seed=2)]])
+
+
+def test_resize_of_a_dynamic_image_size_on_stablehlo_points_to_dim():
+    """torch-mlir's StableHLO lowering has no interpolation of dynamic spatial sizes (U-Net's
+    upsampling); it failed at the scale list's torch.constant.float, now at the Resize, saying why."""
+    model = _model("resize", [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear")],
+                   [("x", TensorProto.FLOAT, ["b", 3, "h", "w"])], [("y", TensorProto.FLOAT, None)],
+                   initializers=[("scales", np.array([1, 1, 2, 2], np.float32))])
+    with pytest.raises(OnnxTorchMlirError, match=r"Resize.*dynamic spatial sizes.*--dim NAME=SIZE"):
+        onnx_torch_mlir.compile(model, "stablehlo")
+    onnx_torch_mlir.compile(model, "stablehlo", dims={"h": 4, "w": 6})  # fixed sizes compile

@@ -13,10 +13,14 @@ concatenated (`aten.cat`); StableHLO lowers all of these on run-time values.
 `aten.item` of a 0-d integer tensor (a `Where` on a Shape's values read back as a size, in
 optimum's exports with a KV cache) is refused the same way; `aten.Int.Tensor` is the same value
 and is lowered (`run_time_items_as_int_tensors`).
+
+An interpolation (`Resize`) of dynamic spatial sizes has no StableHLO lowering at all; it is
+refused with the node's location (`refuse_dynamic_interpolations`).
 """
 
 from torch_mlir import ir
 
+from ..errors import PipelineError
 from .torch_rewriting import TorchOpBuilder, defining_op, is_op, ops_named, vtensor_sizes
 
 _SCALAR_ELEMENTS = {"!torch.int": "si64", "!torch.float": "f64", "!torch.bool": "i1"}
@@ -82,3 +86,22 @@ def run_time_items_as_int_tensors(module: ir.Module) -> int:
             op.erase()
             rewritten += 1
     return rewritten
+
+
+_INTERPOLATIONS = {"torch.aten.__interpolate.size_list_scale_list", "torch.aten.upsample_nearest2d",
+                   "torch.aten.upsample_bilinear2d", "torch.aten.upsample_nearest1d"}
+
+
+def refuse_dynamic_interpolations(module: ir.Module) -> None:
+    """Fail, at the Resize's location, on an interpolation of dynamic spatial sizes: torch-mlir's
+    StableHLO lowering has none (it failed at the scale list's `torch.constant.float`)."""
+    from ..pipelines import STATIC_DIMS_HINT
+
+    with module.context:
+        for op in ops_named(module, _INTERPOLATIONS):
+            sizes, _ = vtensor_sizes(op.operands[0].type)
+            if sizes is not None and None in sizes[2:]:
+                raise PipelineError(
+                    f"torch-to-stablehlo: {op.location}: {op.name[len('torch.'):]} of the dynamic spatial sizes of "
+                    f"{op.operands[0].type}: torch-mlir's StableHLO lowering interpolates only static sizes "
+                    f"({STATIC_DIMS_HINT.format(backend='stablehlo')})")
