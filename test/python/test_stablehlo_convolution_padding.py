@@ -39,3 +39,23 @@ def test_unread_padding_is_dropped_and_both_consumers_match(groups):
     assert_matches(compile_for_cpu(module, input_dialect="stablehlo")(x), wanted, rtol=1e-4, atol=1e-5)
     iree = pytest.importorskip("onnx_torch_mlir.runtime.iree")
     assert_matches(iree.compile_with_iree(module, "stablehlo")(x), wanted, rtol=1e-4, atol=1e-5)
+
+
+def test_input_no_window_reads_is_sliced_off_and_both_consumers_match():
+    """A 2x2 stride-2 convolution of a 3x5 image (ConvNeXt's downsampling at odd sizes) reads
+    two rows and four columns; IREE miscompiled the convolution of the whole image."""
+    weight = np.random.default_rng(0).standard_normal((4, 8, 2, 2)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], strides=[2, 2])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 8, 3, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4, 1, 2])],
+        [numpy_helper.from_array(weight, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    module = onnx_torch_mlir.compile(model, output_type="stablehlo")
+    assert "stablehlo.slice" in str(module) and "tensor<3x8x2x4xf32>" in str(module)
+    x = np.random.default_rng(1).standard_normal((3, 8, 3, 5)).astype(np.float32)
+    wanted = expected(model, [x])
+    assert_matches(compile_for_cpu(module, input_dialect="stablehlo")(x), wanted, rtol=1e-4, atol=1e-5)
+    iree = pytest.importorskip("onnx_torch_mlir.runtime.iree")
+    assert_matches(iree.compile_with_iree(module, "stablehlo")(x), wanted, rtol=1e-4, atol=1e-5)

@@ -4,7 +4,8 @@ IREE's StableHLO input miscompiles a convolution padded past its last window: a 
 kernel, stride 2 and one row and column of high padding (the "same" padding of a stride-2 layer in
 MobileNetV2, EfficientNet and ConvNeXt at odd image sizes) fails with "'linalg.generic' op inferred
 input/output operand #1 has shape's dimension #0 to be 4, but found 3". Padding no window reads
-changes no result, so it is dropped. A zero `stablehlo.pad` of the spatial dims that feeds a
+changes no result, so it is dropped, and input rows and columns no window reads are sliced off (IREE
+miscompiles those too: ConvNeXt's 2x2 stride-2 downsampling of an odd size). A zero `stablehlo.pad` of the spatial dims that feeds a
 convolution becomes the convolution's own padding first (the form torch-mlir emits for an ONNX `Pad`
 before a `Conv`), so that the trim sees all of it.
 """
@@ -141,14 +142,34 @@ def _trim_high_padding(convolution: ir.Operation, layout) -> bool:
     dilations = _integers(convolution, "rhs_dilation", count, 1)
     padding = _padding(convolution, count)
     changed = False
+    limits = list(input_shape)
     for index in range(count):
         read = (output_shape[output_positions[index]] - 1) * strides[index] \
             + (kernel_shape[kernel_positions[index]] - 1) * dilations[index] + 1
         low, high = padding[index]
-        needed_high = max(0, read - low - input_shape[input_positions[index]])
+        size = input_shape[input_positions[index]]
+        needed_high = max(0, read - low - size)
         if high > needed_high:
             padding[index][1] = needed_high
             changed = True
+        if 0 <= low and low + size > read:  # trailing rows no window reads: sliced off
+            limits[input_positions[index]] = read - low
     if changed:
         _set_padding(convolution, padding)
+    if limits != input_shape:
+        _slice_input(convolution, limits)
+        changed = True
     return changed
+
+
+def _slice_input(convolution: ir.Operation, limits: list[int]) -> None:
+    source = convolution.operands[0]
+    with convolution.location, ir.InsertionPoint(convolution):
+        sliced_type = ir.RankedTensorType.get(limits, source.type.element_type)
+        sliced = ir.Operation.create(
+            "stablehlo.slice", results=[sliced_type], operands=[source],
+            attributes={"start_indices": ir.DenseI64ArrayAttr.get([0] * len(limits)),
+                        "limit_indices": ir.DenseI64ArrayAttr.get(limits),
+                        "strides": ir.DenseI64ArrayAttr.get([1] * len(limits))},
+        )
+    convolution.operands[0] = sliced.results[0]
