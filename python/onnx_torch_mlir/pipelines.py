@@ -116,11 +116,13 @@ def lower_torch_to_backend(
         erase_unused_shape_arithmetic(module)
     if output_type == "stablehlo" and dynamic:
         from .transforms import stablehlo_torch_forms
+        from .transforms.stablehlo_upsampling import whole_number_upsamplings_as_blends
         from .transforms.torch_window_slices import max_pools_as_slices
 
         max_pools_as_slices(module)
         stablehlo_torch_forms.run_time_scalar_tensors_as_concatenations(module)
         stablehlo_torch_forms.run_time_items_as_int_tensors(module)
+        whole_number_upsamplings_as_blends(module)
         stablehlo_torch_forms.refuse_dynamic_interpolations(module)
     if output_type == "tosa" and dynamic:
         from .transforms.tosa_dynamic import keep_dims_dynamic_for_tosa

@@ -12,7 +12,8 @@ StableHLO, run on the reference runner and on IREE at two sizes, compared with o
 - a Shape's dims read as a tensor (optimum's GPT-2/Llama masks), and a size computed by `Where` on
   them read back for a Reshape whose -1 is known only at run time (transforms/stablehlo_torch_forms.py,
   reshaping.py);
-- a Resize of a dynamic image size, refused with a reason that points to `--dim`.
+- a Resize of a dynamic image size by whole-number scales (U-Net's upsampling) as blends of
+  shifted slices; by other scales refused with a reason that points to `--dim`.
 
 Tolerance (fp32): rtol 1e-4, atol 1e-5.
 """
@@ -186,12 +187,31 @@ def test_reshape_to_a_size_computed_by_where_stablehlo(consumer, inferred_first)
     _run_stablehlo(_where_on_a_dim_model(inferred_first), consumer, [[_normal(2, 3)], [_normal(4, 5, seed=2)]])
 
 
+def _resize_model(scales, **attributes) -> onnx.ModelProto:
+    return _model("resize", [helper.make_node("Resize", ["x", "", "scales"], ["y"], **attributes)],
+                  [("x", TensorProto.FLOAT, ["b", 2, "h", "w"])], [("y", TensorProto.FLOAT, None)],
+                  initializers=[("scales", np.array(scales, np.float32))])
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("scales, attributes", [
+    ([1, 1, 2, 2], {"mode": "linear"}),
+    ([1, 1, 3, 2], {"mode": "linear", "coordinate_transformation_mode": "asymmetric"}),
+    ([1, 1, 2, 3], {"mode": "nearest", "coordinate_transformation_mode": "half_pixel", "nearest_mode": "floor"}),
+    ([1, 1, 4, 3], {"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "round_prefer_ceil"}),
+], ids=["linear_half_pixel", "linear_asymmetric", "nearest_half_pixel_floor", "nearest_asymmetric_round_prefer_ceil"])
+def test_resize_by_whole_numbers_of_a_dynamic_image_size_stablehlo(consumer, scales, attributes):
+    """U-Net's upsampling of a dynamic image: blends and picks of shifted slices
+    (transforms/stablehlo_upsampling.py); an image of height 1 checks the repeated edge row."""
+    rng = np.random.default_rng(4)
+    _run_stablehlo(_resize_model(scales, **attributes), consumer,
+                   [[rng.random((2, 2, 3, 4), dtype=np.float32)], [rng.random((1, 2, 1, 5), dtype=np.float32)]])
+
+
 def test_resize_of_a_dynamic_image_size_on_stablehlo_points_to_dim():
-    """torch-mlir's StableHLO lowering has no interpolation of dynamic spatial sizes (U-Net's
-    upsampling); it failed at the scale list's torch.constant.float, now at the Resize, saying why."""
-    model = _model("resize", [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear")],
-                   [("x", TensorProto.FLOAT, ["b", 3, "h", "w"])], [("y", TensorProto.FLOAT, None)],
-                   initializers=[("scales", np.array([1, 1, 2, 2], np.float32))])
+    """torch-mlir's StableHLO lowering has no interpolation of dynamic spatial sizes; a scale that is
+    not a whole number failed at the scale list's torch.constant.float, now at the Resize, saying why."""
+    model = _resize_model([1, 1, 1.5, 2], mode="linear")
     with pytest.raises(OnnxTorchMlirError, match=r"Resize.*dynamic spatial sizes.*--dim NAME=SIZE"):
         onnx_torch_mlir.compile(model, "stablehlo")
     onnx_torch_mlir.compile(model, "stablehlo", dims={"h": 4, "w": 6})  # fixed sizes compile

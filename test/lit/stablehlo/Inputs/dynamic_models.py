@@ -63,6 +63,15 @@ def where_on_a_dim():
     ], [("x", TensorProto.FLOAT, ["b", "s"])], [("y", TensorProto.FLOAT, ["s", "b"])])
 
 
+def upsample_linear():
+    """Resize (linear, half_pixel) of a dynamic [b, 2, h, w] by 2 in h and w."""
+    scales = helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 1, 2, 2])
+    return _model("upsample_linear", [
+        helper.make_node("Constant", [], ["scales"], value=scales),
+        helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear"),
+    ], [("x", TensorProto.FLOAT, ["b", 2, "h", "w"])], [("y", TensorProto.FLOAT, ["b", 2, "H", "W"])], opset=13)
+
+
 MODELS = {
     "gather_columns": gather_columns,
     "outer_product": outer_product,
@@ -70,6 +79,7 @@ MODELS = {
     "scatter_rows": scatter_rows,
     "dim_as_tensor": dim_as_tensor,
     "where_on_a_dim": where_on_a_dim,
+    "upsample_linear": upsample_linear,
 }
 
 if __name__ == "__main__":
