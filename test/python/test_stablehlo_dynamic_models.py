@@ -106,7 +106,8 @@ def test_scatter_elements_adding_duplicates_stablehlo(consumer):
     node = helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=1, reduction="add")
     model = _model("scatter_add", [node], [("x", TensorProto.FLOAT, [2, 5]), ("i", TensorProto.INT64, [2, 3]),
                                             ("u", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 5])])
-    _run_stablehlo(model, consumer, [[_normal(2, 5), np.array([[1, 1, -1], [0, 4, 0]], np.int64), _normal(2, 3, seed=2)]])
+    indices = np.array([[1, 1, -1], [0, 4, 0]], np.int64)
+    _run_stablehlo(model, consumer, [[_normal(2, 5), indices, _normal(2, 3, seed=2)]])
 
 
 WINDOW_SCATTER = """
@@ -198,7 +199,8 @@ def _resize_model(scales, **attributes) -> onnx.ModelProto:
     ([1, 1, 2, 2], {"mode": "linear"}),
     ([1, 1, 3, 2], {"mode": "linear", "coordinate_transformation_mode": "asymmetric"}),
     ([1, 1, 2, 3], {"mode": "nearest", "coordinate_transformation_mode": "half_pixel", "nearest_mode": "floor"}),
-    ([1, 1, 4, 3], {"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "round_prefer_ceil"}),
+    ([1, 1, 4, 3],
+     {"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "round_prefer_ceil"}),
 ], ids=["linear_half_pixel", "linear_asymmetric", "nearest_half_pixel_floor", "nearest_asymmetric_round_prefer_ceil"])
 def test_resize_by_whole_numbers_of_a_dynamic_image_size_stablehlo(consumer, scales, attributes):
     """U-Net's upsampling of a dynamic image: blends and picks of shifted slices

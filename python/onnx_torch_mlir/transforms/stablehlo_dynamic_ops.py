@@ -101,7 +101,8 @@ def unit_contraction_as_product(op: ir.Operation) -> bool:
     rhs_places |= {d: len(lhs_batch) + len(lhs_free) + i for i, d in enumerate(rhs_free)}
     terms = [
         _broadcast_to_result(_converted(_without_dims(value, contracting, ip), result_type.element_type, ip),
-                             [places[d] for d in range(value.type.rank) if d not in contracting], shape, result_type, ip)
+                             [places[d] for d in range(value.type.rank) if d not in contracting],
+                             shape, result_type, ip)
         for value, contracting, places in ((lhs, lhs_contracting, lhs_places), (rhs, rhs_contracting, rhs_places))
     ]
     product = ir.Operation.create("stablehlo.multiply", results=[result_type], operands=terms, loc=op.location, ip=ip)

@@ -120,7 +120,8 @@ def _shifted(build, x, axis, sizes, element, previous: bool) -> ir.Value:
     longer_sizes = sizes[:axis] + [None if n is None else n + 1] + sizes[axis + 1:]
     edge_sizes = sizes[:axis] + [1] + sizes[axis + 1:]
     edge = build.op("torch.aten.slice.Tensor", vtensor_spelling(edge_sizes, element),
-                    [x, build.int(axis), build.int(0 if previous else -1), build.int(1 if previous else _END), build.int(1)])
+                    [x, build.int(axis), build.int(0 if previous else -1), build.int(1 if previous else _END),
+                     build.int(1)])
     parts = [edge, x] if previous else [x, edge]
     longer = build.op("torch.aten.cat", vtensor_spelling(longer_sizes, element),
                       [build.op("torch.prim.ListConstruct", "!torch.list<vtensor>", parts), build.int(axis)])
