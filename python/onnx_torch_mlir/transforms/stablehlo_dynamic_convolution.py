@@ -1,0 +1,270 @@
+"""StableHLO convolutions on dynamic spatial sizes as strided slices and one contraction (im2col).
+
+Neither StableHLO consumer (IREE, `stablehlo-legalize-to-linalg`) lowers a `stablehlo.convolution`
+whose input has a dynamic dim other than the batch, so a CNN exported with a dynamic image size
+stopped at its first convolution. Slices, pads, concatenations, reshapes and `dot_general` lower
+on dynamic sizes, and a convolution is made of them. In the channels-first layout, with the input
+`x: [N, C, S...]`, the kernel `w: [O, C/G, K...]` and G feature groups:
+
+- `x` is padded with zeros by the convolution's (static, non-negative) padding: `[N, C, P...]`;
+- for every kernel offset `k` the window `k * dilation :: stride` of `P`, `out` positions long, is a
+  `stablehlo.real_dynamic_slice` whose limit is computed at run time from the output size
+  `out = (P - dilation * (K - 1) - 1) / stride + 1` (`tensor.dim` and `arith` on index values);
+- the K1*K2... windows, concatenated along the features in the order (offset, channel), contract
+  with the kernel laid out `[K..., C/G, O]` in the same order by one `stablehlo.dot_general`;
+- with groups (the depthwise convolutions of MobileNetV2, EfficientNet and ConvNeXt) the features
+  are split into `[G, C/G]` first, and the groups are a batch dim of the contraction;
+- the result goes back to the convolution's layout by transposes (and a reshape of `[G, O/G]`).
+
+Only convolutions with a dynamic spatial input dim are rewritten (a dynamic batch alone is lowered
+as a convolution). An input dilation (a transposed convolution) or a `batch_group_count` keeps the
+convolution, which the consumers then refuse by name (transforms/stablehlo_dynamic.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from torch_mlir import ir
+from torch_mlir._mlir_libs import _stablehlo
+
+DYNAMIC = ir.ShapedType.get_dynamic_size()
+
+
+def dynamic_convolutions_as_patches(module: ir.Module) -> int:
+    """Rewrite the convolutions of `module` whose spatial input sizes are dynamic; the count."""
+    found: list[ir.Operation] = []
+
+    def collect(operation: ir.Operation) -> ir.WalkResult:
+        if operation.name == "stablehlo.convolution":
+            found.append(operation)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    rewritten = 0
+    with module.context, ir.Location.unknown():
+        for op in found:
+            if _qualifies(op):
+                _rewrite(op)
+                rewritten += 1
+    return rewritten
+
+
+def _integers(op: ir.Operation, name: str, count: int, default: int) -> list[int]:
+    if name not in op.attributes:
+        return [default] * count
+    return list(ir.DenseI64ArrayAttr(op.attributes[name]))
+
+
+def _integer(op: ir.Operation, name: str) -> int:
+    return ir.IntegerAttr(op.attributes[name]).value if name in op.attributes else 1
+
+
+def _padding(op: ir.Operation, count: int) -> list[tuple[int, int]]:
+    if "padding" not in op.attributes:
+        return [(0, 0)] * count
+    pairs = np.array(ir.DenseIntElementsAttr(op.attributes["padding"]), np.int64).reshape(count, 2)
+    return [(int(low), int(high)) for low, high in pairs]
+
+
+def _qualifies(op: ir.Operation) -> bool:
+    types = [op.operands[0].type, op.operands[1].type, op.results[0].type]
+    if not all(isinstance(t, ir.RankedTensorType) for t in types) or not types[1].has_static_shape:
+        return False
+    numbers = _stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    spatial = list(numbers.input_spatial_dimensions)
+    if not any(types[0].is_dynamic_dim(d) for d in spatial) or types[0].is_dynamic_dim(numbers.input_feature_dimension):
+        return False
+    count = len(spatial)
+    if _integers(op, "lhs_dilation", count, 1) != [1] * count or _integer(op, "batch_group_count") != 1:
+        return False
+    return min((value for pair in _padding(op, count) for value in pair), default=0) >= 0
+
+
+class _Emitter:
+    """Creates ops before the convolution being rewritten."""
+
+    def __init__(self, op: ir.Operation):
+        self.ip = ir.InsertionPoint(op)
+        self.loc = op.location
+        self.index = ir.IndexType.get()
+        self.i64 = ir.IntegerType.get_signless(64)
+
+    def create(self, name: str, result_type: ir.Type, operands: list, **attributes) -> ir.Value:
+        return ir.Operation.create(name, results=[result_type], operands=operands, attributes=attributes,
+                                   loc=self.loc, ip=self.ip).results[0]
+
+    def index_constant(self, value: int) -> ir.Value:
+        return self.create("arith.constant", self.index, [], value=ir.IntegerAttr.get(self.index, value))
+
+    def size(self, value: ir.Value, dim: int) -> ir.Value:
+        """The size of `value` in `dim` as an index value (a constant when static)."""
+        if not value.type.is_dynamic_dim(dim):
+            return self.index_constant(value.type.get_dim_size(dim))
+        return self.create("tensor.dim", self.index, [value, self.index_constant(dim)])
+
+    def arith(self, name: str, lhs: ir.Value, rhs: int) -> ir.Value:
+        return self.create(f"arith.{name}", self.index, [lhs, self.index_constant(rhs)])
+
+    def sizes(self, elements: list[ir.Value]) -> ir.Value:
+        """A `tensor<Nxi64>` of index values (IREE wants no tensor of index crossing into a dispatch)."""
+        cast = [self.create("arith.index_cast", self.i64, [element]) for element in elements]
+        return self.create("tensor.from_elements", ir.RankedTensorType.get([len(cast)], self.i64), cast)
+
+    def transpose(self, value: ir.Value, permutation: list[int]) -> ir.Value:
+        if permutation == list(range(len(permutation))):
+            return value
+        shape = [value.type.shape[d] for d in permutation]
+        return self.create("stablehlo.transpose", ir.RankedTensorType.get(shape, value.type.element_type), [value],
+                           permutation=ir.DenseI64ArrayAttr.get(permutation))
+
+    def reshape(self, value: ir.Value, shape: list[int]) -> ir.Value:
+        """A static reshape (of the kernel)."""
+        return self.create("stablehlo.reshape", ir.RankedTensorType.get(shape, value.type.element_type), [value])
+
+    def collapse(self, value: ir.Value, reassociation: list[list[int]], shape: list[int]) -> ir.Value:
+        return self.create("tensor.collapse_shape", ir.RankedTensorType.get(shape, value.type.element_type), [value],
+                           reassociation=ir.Attribute.parse(str(reassociation)))
+
+    def expand(self, value: ir.Value, reassociation: list[list[int]], shape: list[int], sizes: list[ir.Value]) -> ir.Value:
+        """`tensor.expand_shape` to `shape`; `sizes` has the index value of every dim."""
+        dynamic = [size for dim, size in zip(shape, sizes) if dim == DYNAMIC]
+        return self.create("tensor.expand_shape", ir.RankedTensorType.get(shape, value.type.element_type),
+                           [value, *dynamic], reassociation=ir.Attribute.parse(str(reassociation)),
+                           static_output_shape=ir.DenseI64ArrayAttr.get(shape))
+
+    def zero(self, element_type: ir.Type) -> ir.Value:
+        scalar = ir.RankedTensorType.get([], element_type)
+        if isinstance(element_type, ir.IntegerType):
+            value = ir.DenseElementsAttr.get_splat(scalar, ir.IntegerAttr.get(element_type, 0))
+        else:
+            value = ir.DenseElementsAttr.get_splat(scalar, ir.FloatAttr.get(element_type, 0.0))
+        return self.create("stablehlo.constant", scalar, [], value=value)
+
+
+def _rewrite(op: ir.Operation) -> None:
+    emit = _Emitter(op)
+    numbers = _stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    spatial = list(numbers.input_spatial_dimensions)
+    count = len(spatial)
+    # Channels last: x [N, S..., C]; the kernel channels first: w [O, C/G, K...].
+    x = emit.transpose(op.operands[0], [numbers.input_batch_dimension] + spatial + [numbers.input_feature_dimension])
+    w = emit.transpose(op.operands[1], [numbers.kernel_output_feature_dimension,
+                                        numbers.kernel_input_feature_dimension] + list(numbers.kernel_spatial_dimensions))
+    kernel = list(w.type.shape[2:])
+    strides = _integers(op, "window_strides", count, 1)
+    dilations = _integers(op, "rhs_dilation", count, 1)
+    padded = _padded(emit, x, _padding(op, count))
+    outputs = [_output_size(emit, padded, 1 + i, kernel[i], strides[i], dilations[i]) for i in range(count)]
+    groups = _integer(op, "feature_group_count")
+    patches = _patches(emit, padded, groups, outputs, kernel, strides, dilations)
+    result = _contract(emit, patches, w, groups, outputs)  # [N, OUT..., O]
+    output_order = [numbers.output_batch_dimension] + list(numbers.output_spatial_dimensions) + [numbers.output_feature_dimension]
+    result = emit.transpose(result, [output_order.index(d) for d in range(len(output_order))])
+    result_type = op.results[0].type
+    if result.type.element_type != result_type.element_type:
+        converted = ir.RankedTensorType.get(result.type.shape, result_type.element_type)
+        result = emit.create("stablehlo.convert", converted, [result])
+    if result.type != result_type:
+        result = emit.create("tensor.cast", result_type, [result])
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+
+
+def _padded(emit: _Emitter, x: ir.Value, padding: list[tuple[int, int]]) -> ir.Value:
+    """`x` ([N, S..., C]) padded with zeros in its spatial dims."""
+    if not any(low or high for low, high in padding):
+        return x
+    low = [0] + [pair[0] for pair in padding] + [0]
+    high = [0] + [pair[1] for pair in padding] + [0]
+    shape = [size if size == DYNAMIC else size + low[d] + high[d] for d, size in enumerate(x.type.shape)]
+    return emit.create("stablehlo.pad", ir.RankedTensorType.get(shape, x.type.element_type), [x, emit.zero(x.type.element_type)],
+                       edge_padding_low=ir.DenseI64ArrayAttr.get(low), edge_padding_high=ir.DenseI64ArrayAttr.get(high),
+                       interior_padding=ir.DenseI64ArrayAttr.get([0] * len(low)))
+
+
+def _output_size(emit: _Emitter, padded: ir.Value, dim: int, kernel: int, stride: int, dilation: int):
+    """(static size or DYNAMIC, index value) of the output along `dim`: (P - d(K - 1) - 1) / s + 1."""
+    reach = dilation * (kernel - 1) + 1
+    if not padded.type.is_dynamic_dim(dim):
+        static = (padded.type.get_dim_size(dim) - reach) // stride + 1
+        return static, emit.index_constant(static)
+    windows = emit.arith("divsi", emit.arith("subi", emit.size(padded, dim), reach), stride)
+    return DYNAMIC, emit.arith("addi", windows, 1)
+
+
+def _patches(emit: _Emitter, padded: ir.Value, groups: int, outputs, kernel, strides, dilations) -> ir.Value:
+    """The windows of every kernel offset, concatenated along the channels: [N, OUT..., (G,) K*C/G]."""
+    count = len(kernel)
+    channels = padded.type.get_dim_size(count + 1)
+    if groups > 1:  # [N, P..., C] -> [N, P..., G, C/G]
+        reassociation = [[d] for d in range(count + 1)] + [[count + 1, count + 2]]
+        shape = list(padded.type.shape[:-1]) + [groups, channels // groups]
+        sizes = [emit.size(padded, d) for d in range(count + 1)]
+        padded = emit.expand(padded, reassociation, shape, sizes + [emit.index_constant(groups),
+                                                                    emit.index_constant(channels // groups)])
+    if all(k == 1 and s == 1 for k, s in zip(kernel, strides)):
+        return padded  # the one window of a 1x1 kernel at stride 1 is the whole input
+    trailing = list(range(count + 1, padded.type.rank))
+    out_shape = [padded.type.shape[0]] + [static for static, _ in outputs] + [padded.type.shape[d] for d in trailing]
+    zero, one = emit.index_constant(0), emit.index_constant(1)
+    windows = []
+    for offsets in itertools.product(*(range(k) for k in kernel)):
+        start = [zero] + [emit.index_constant(o * d) for o, d in zip(offsets, dilations)] + [zero] * len(trailing)
+        limit = [emit.size(padded, 0)] + [
+            emit.arith("addi", emit.arith("muli", emit.arith("subi", size, 1), stride), offset * dilation + 1)
+            for (_, size), stride, offset, dilation in zip(outputs, strides, offsets, dilations)
+        ] + [emit.size(padded, d) for d in trailing]
+        step = [one] + [emit.index_constant(s) for s in strides] + [one] * len(trailing)
+        windows.append(emit.create(
+            "stablehlo.real_dynamic_slice", ir.RankedTensorType.get(out_shape, padded.type.element_type),
+            [padded, emit.sizes(start), emit.sizes(limit), emit.sizes(step)]))
+    if len(windows) == 1:
+        return windows[0]
+    shape = list(out_shape)
+    shape[-1] *= len(windows)
+    return emit.create("stablehlo.concatenate", ir.RankedTensorType.get(shape, padded.type.element_type), windows,
+                       dimension=ir.IntegerAttr.get(emit.i64, len(shape) - 1))
+
+
+def _contract(emit: _Emitter, patches: ir.Value, w: ir.Value, groups: int, outputs) -> ir.Value:
+    """The patches times the kernel laid out in their order, as [N, OUT..., O]: one matrix product
+    [N*OUT..., K*C] x [K*C, O], or with groups one batched over them, [G, N*OUT..., K*C/G] x
+    [G, K*C/G, O/G] (the forms IREE lowers without a reshape of its own)."""
+    out_channels, group_channels = w.type.shape[:2]
+    count = len(outputs)
+    depth = int(np.prod(w.type.shape[2:])) * group_channels
+    element = patches.type.element_type
+    if w.type.element_type != element:
+        w = emit.create("stablehlo.convert", ir.RankedTensorType.get(w.type.shape, element), [w])
+    out_shape = [patches.type.shape[0]] + [static for static, _ in outputs]
+    out_sizes = [emit.size(patches, 0)] + [size for _, size in outputs]
+    rows = DYNAMIC if DYNAMIC in out_shape else int(np.prod(out_shape))
+    if groups == 1:
+        # w [O, C, K...] -> [K..., C, O] -> [K*C, O].
+        flat = emit.reshape(emit.transpose(w, list(range(2, 2 + count)) + [1, 0]), [depth, out_channels])
+        matrix = emit.collapse(patches, [list(range(count + 1)), [count + 1]], [rows, depth])
+        product = _dot(emit, matrix, flat, [rows, out_channels], batched=False)
+    else:
+        per_group = out_channels // groups
+        # w [O, C/G, K...] -> [G, O/G, C/G, K...] -> [G, K..., C/G, O/G] -> [G, K*C/G, O/G].
+        split = emit.reshape(w, [groups, per_group, group_channels] + list(w.type.shape[2:]))
+        flat = emit.reshape(emit.transpose(split, [0] + list(range(3, 3 + count)) + [2, 1]), [groups, depth, per_group])
+        # patches [N, OUT..., G, K*C/G] -> [G, N, OUT..., K*C/G] -> [G, N*OUT..., K*C/G].
+        moved = emit.transpose(patches, [count + 1] + list(range(count + 1)) + [count + 2])
+        batch = emit.collapse(moved, [[0], list(range(1, count + 2)), [count + 2]], [groups, rows, depth])
+        product = _dot(emit, batch, flat, [groups, rows, per_group], batched=True)
+        # [G, N*OUT..., O/G] -> [N*OUT..., G, O/G] -> [N*OUT..., O].
+        product = emit.collapse(emit.transpose(product, [1, 0, 2]), [[0], [1, 2]], [rows, out_channels])
+    return emit.expand(product, [list(range(count + 1)), [count + 1]], out_shape + [out_channels],
+                       out_sizes + [emit.index_constant(out_channels)])
+
+
+def _dot(emit: _Emitter, lhs: ir.Value, rhs: ir.Value, shape: list[int], batched: bool) -> ir.Value:
+    batch = [0] if batched else []
+    numbers = _stablehlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=batch, rhs_batching_dimensions=batch,
+        lhs_contracting_dimensions=[lhs.type.rank - 1], rhs_contracting_dimensions=[rhs.type.rank - 2])
+    return emit.create("stablehlo.dot_general", ir.RankedTensorType.get(shape, lhs.type.element_type), [lhs, rhs],
+                       dot_dimension_numbers=numbers)
