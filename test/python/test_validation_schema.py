@@ -245,3 +245,11 @@ def test_command_line_names_the_file_and_leaves_no_output(tmp_path, capsys):
     error = capsys.readouterr().err
     assert error.startswith(f"onnx-torch-mlir: error: {path}: node 'div0' (Div): input 1 (B)") and error.count("\n") == 1
     assert sorted(entry.name for entry in tmp_path.iterdir()) == ["model.onnx"]
+
+
+def test_reshape_that_changes_the_element_count():
+    """A [2,0] input reshaped to a constant [2,3] compiled, to zeros (ONNX's inference lets it through)."""
+    shape = numpy_helper.from_array(np.array([2, 3], np.int64), "s")
+    node = helper.make_node("Reshape", ["x", "s"], ["y"], name="r")
+    message = refusal(model_of([node], [value("x", F, [2, 0])], [value("y", F, [2, 3])], [shape]))
+    assert "node 'r' (Reshape): input 'x' has 0 elements (float[2,0]) but the result 'y' has 6 (float[2,3])" in message

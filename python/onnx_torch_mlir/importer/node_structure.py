@@ -22,6 +22,8 @@ subgraph it is in) and the offending input or attribute.
 
 from __future__ import annotations
 
+import functools
+
 import onnx
 import onnx.defs
 from onnx import AttributeProto
@@ -63,8 +65,14 @@ def node_schema(node: onnx.NodeProto, versions: dict[str, int]):
     domain = "" if node.domain in SCHEMA_DOMAINS else node.domain
     if domain not in versions:
         return None
+    return schema_at(node.op_type, versions[domain], domain)
+
+
+@functools.lru_cache(maxsize=None)
+def schema_at(op_type: str, version: int, domain: str):
+    """`onnx.defs.get_schema`, or None; cached (a lookup costs about 0.1 ms, once per node)."""
     try:
-        return onnx.defs.get_schema(node.op_type, versions[domain], domain)
+        return onnx.defs.get_schema(op_type, version, domain)
     except onnx.defs.SchemaError:
         return None
 
@@ -132,22 +140,29 @@ def _empty_required_input(schema, node: onnx.NodeProto) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def _declared_attributes(schema) -> dict[str, tuple[int, bool]]:
+    """Attribute name -> (kind, required): `schema.attributes` builds its dict anew on each access."""
+    return {name: (int(declared.type), declared.required) for name, declared in schema.attributes.items()}
+
+
 def _attribute_problem(schema, node: onnx.NodeProto) -> str | None:
+    declared_attributes = _declared_attributes(schema)
     present = set()
     for attribute in node.attribute:
         present.add(attribute.name)
         if attribute.ref_attr_name:
             continue  # a function body's reference, resolved where the function is called
-        declared = schema.attributes.get(attribute.name)
+        declared = declared_attributes.get(attribute.name)
         if declared is None:
             return f"attribute '{attribute.name}' is not an attribute of {_spelled(schema)}"
-        if attribute.type != int(declared.type):
+        if attribute.type != declared[0]:
             return (
                 f"attribute '{attribute.name}' is {_KIND_NAMES.get(attribute.type, f'of kind {attribute.type}')}, "
-                f"but {_spelled(schema)} defines it as {_KIND_NAMES.get(int(declared.type), declared.type.name)}"
+                f"but {_spelled(schema)} defines it as {_KIND_NAMES.get(declared[0], f'kind {declared[0]}')}"
             )
-    for name, declared in schema.attributes.items():
-        if declared.required and name not in present:
+    for name, (_, required) in declared_attributes.items():
+        if required and name not in present:
             return f"required attribute '{name}' of {_spelled(schema)} is missing"
     return None
 

@@ -28,11 +28,12 @@ of milliseconds on BERT-base (one extra inference on the skeleton, one per-node 
 import re
 import warnings
 
+import numpy as np
 import onnx
 
 from ..errors import ImportError_, OnnxTorchMlirWarning
 from .input_ranks import rank_problem
-from .node_structure import SCHEMA_DOMAINS, check_graph_structure, node_label, opset_versions
+from .node_structure import SCHEMA_DOMAINS, check_graph_structure, node_label, opset_versions, schema_at
 from .shape_inference import _infer
 
 # Element types whose admission by each op's schema is not checked (see _newer_than_schemas).
@@ -115,14 +116,14 @@ def check_schema_input_types(typed: onnx.ModelProto, model_name: str) -> None:
     for index, node in enumerate(typed.graph.node):
         if node.domain not in SCHEMA_DOMAINS:
             continue
-        try:
-            schema = onnx.defs.get_schema(node.op_type, version, "")
-        except onnx.defs.SchemaError:
+        schema = schema_at(node.op_type, version, "")
+        if schema is None:
             continue  # unknown ops are reported by the importer, with the node
         problem = (
             _schema_input_problem(schema, node, types)
             or rank_problem(node.op_type, _bound_inputs(schema, node), lambda name: _sizes(types.get(name)))
             or _inference_problem(schema, node, types, data, typed)
+            or _element_count_problem(node, types)
         )
         if problem:
             raise ImportError_(f"{model_name}: {node_label(index, node)}: {problem}")
@@ -181,6 +182,23 @@ def _inference_problem(schema, node: onnx.NodeProto, types: dict, data: dict, ty
         described = ", ".join(f"'{name}' {describe_type(inputs[name])}" for name in dict.fromkeys(present))
         return f"ONNX's {schema.name}-{schema.since_version} inference refuses it: {reason} (inputs: {described or 'none'})"
     return None
+
+
+def _element_count_problem(node: onnx.NodeProto, types: dict) -> str | None:
+    """A Reshape keeps the element count; ONNX's inference does not check it (a [2,0] input
+    reshaped to a constant [2,3] compiled, to zeros)."""
+    if node.op_type != "Reshape" or len(node.output) != 1:
+        return None
+    before, after = _sizes(types.get(node.input[0])), _sizes(types.get(node.output[0]))
+    if before is None or after is None or None in before or None in after:
+        return None
+    count, result_count = int(np.prod(before, dtype=np.int64)), int(np.prod(after, dtype=np.int64))
+    if count == result_count:
+        return None
+    return (
+        f"input '{node.input[0]}' has {count} elements ({describe_type(types[node.input[0]])}) but the result "
+        f"'{node.output[0]}' has {result_count} ({describe_type(types[node.output[0]])}); a reshape keeps the count"
+    )
 
 
 def _inference_reason(message: str) -> str:
