@@ -253,3 +253,10 @@ def test_reshape_that_changes_the_element_count():
     node = helper.make_node("Reshape", ["x", "s"], ["y"], name="r")
     message = refusal(model_of([node], [value("x", F, [2, 0])], [value("y", F, [2, 3])], [shape]))
     assert "node 'r' (Reshape): input 'x' has 0 elements (float[2,0]) but the result 'y' has 6 (float[2,3])" in message
+
+
+def test_cast_to_a_data_type_that_does_not_exist():
+    """seed 1 mutation 349: ONNX's per-node inference raised ValueError (an internal error)."""
+    node = helper.make_node("Cast", ["x"], ["y"], name="cast0", to=2**40)
+    message = refusal(model_of([node], [value("x", F, [3])], [value("y", F, [3])]))
+    assert "node 'cast0' (Cast): ONNX's Cast-19 inference refuses it: Invalid tensor data type" in message

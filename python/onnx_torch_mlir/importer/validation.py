@@ -177,7 +177,9 @@ def _inference_problem(schema, node: onnx.NodeProto, types: dict, data: dict, ty
             schema, node, inputs, {name: data[name] for name in present if name in data},
             opset_imports=list(typed.opset_import), ir_version=typed.ir_version or onnx.IR_VERSION,
         )
-    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, RuntimeError) as error:
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, RuntimeError, ValueError) as error:
+        # ValueError: a data type the node names is not one (a Cast `to` of 2^40); the inputs'
+        # types were checked above.
         reason = _inference_reason(str(error))
         described = ", ".join(f"'{name}' {describe_type(inputs[name])}" for name in dict.fromkeys(present))
         return f"ONNX's {schema.name}-{schema.since_version} inference refuses it: {reason} (inputs: {described or 'none'})"
