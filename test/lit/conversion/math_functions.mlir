@@ -277,3 +277,19 @@ module attributes {onnx_torch_mlir.target = "stablehlo"} {
     return %0 : !torch.vtensor<[4],si32>
   }
 }
+
+// -----
+
+// Float Mod on TOSA compares with f32 literals (inf, 0): aten.isinf and scalar comparisons became
+// float64 comparisons there, which no TOSA profile (and not IREE) takes.
+// CHECK-LABEL: func.func @float_mod_for_tosa
+// CHECK-NOT: torch.aten.isinf
+// CHECK-NOT: torch.aten.lt.Scalar
+// CHECK: torch.vtensor.literal(dense<0x7F800000> : tensor<f32>)
+// CHECK: torch.aten.lt.Tensor
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @float_mod_for_tosa(%x: !torch.vtensor<[4],f32>, %y: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+    %0 = torch.operator "onnx.Mod"(%x, %y) : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+    return %0 : !torch.vtensor<[4],f32>
+  }
+}

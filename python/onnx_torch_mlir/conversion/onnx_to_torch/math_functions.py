@@ -161,17 +161,27 @@ def _remainder_from_fmod(b: TorchBuilder, x, y, result_type):
     """x % y with the divisor's sign, from fmod: r = fmod(x, y), plus y where r is non-zero and
     its sign differs from y's. torch-mlir's StableHLO lowering of aten.remainder keeps the
     dividend's sign for integers, and its StableHLO and TOSA lowerings give NaN for a finite float
-    over an infinite one."""
+    over an infinite one. Comparisons are with literals of the operands' own type (`aten.isinf` and
+    scalar comparisons became float64 ones on TOSA, which IREE refuses)."""
     r = b.op("aten.fmod.Tensor", result_type, x, y)
+    element = b.info(result_type).element
     flags = b.tensor_type(b.info(result_type).sizes, "i1")
     if b.info(result_type).is_float:  # its fmod gives NaN too for a finite x over an infinite y (x itself)
-        y_infinite = b.op("aten.isinf", b.tensor_type(b.info(y).sizes, "i1"), y)
-        x_finite = b.op("aten.logical_not", b.tensor_type(b.info(x).sizes, "i1"), b.op("aten.isinf", b.tensor_type(b.info(x).sizes, "i1"), x))
-        r = b.op("aten.where.self", result_type, b.op("aten.logical_and", flags, y_infinite, x_finite), x, r)
-    zero = b.constant_int(0)
-    nonzero = b.op("aten.ne.Scalar", flags, r, zero)
-    r_negative = b.op("aten.lt.Scalar", flags, r, zero)
-    y_negative = b.op("aten.lt.Scalar", b.tensor_type(b.info(y).sizes, "i1"), y, zero)
+        infinity = b.scalar_tensor_literal(math.inf, element)
+
+        def is_infinite(v):
+            magnitude = b.op("aten.abs", v.type, v)
+            return b.op("aten.eq.Tensor", b.tensor_type(b.info(v).sizes, "i1"), magnitude, infinity)
+
+        x_finite = b.op("aten.logical_not", b.tensor_type(b.info(x).sizes, "i1"), is_infinite(x))
+        r = b.op("aten.where.self", result_type, b.op("aten.logical_and", flags, is_infinite(y), x_finite), x, r)
+    if b.info(result_type).is_float:
+        zero, compare = b.scalar_tensor_literal(0, element), "Tensor"
+    else:  # (an unsigned literal is no valid TOSA constant; integer scalars stay integers)
+        zero, compare = b.constant_int(0), "Scalar"
+    nonzero = b.op(f"aten.ne.{compare}", flags, r, zero)
+    r_negative = b.op(f"aten.lt.{compare}", flags, r, zero)
+    y_negative = b.op(f"aten.lt.{compare}", b.tensor_type(b.info(y).sizes, "i1"), y, zero)
     signs_differ = b.op("aten.ne.Tensor", flags, r_negative, y_negative)
     adjust = b.op("aten.logical_and", flags, nonzero, signs_differ)
     return b.op("aten.where.self", result_type, adjust, b.binary("aten.add.Tensor", r, y, result_type), r)
