@@ -91,16 +91,27 @@ def rounded_quotient(b: TorchBuilder, x: ir.Value, scale: ir.Value, bits: int, b
 @on_lanes
 def rounded_product(b: TorchBuilder, accumulator: ir.Value, multiplier: ir.Value, bits: int, bound: int) -> ir.Value:
     """round_half_even(RN_bits(accumulator * multiplier)) for an si32 accumulator and a float32
-    multiplier (broadcasting), as float32."""
+    multiplier (broadcasting), as float32.
+
+    accumulator = wide + rest (wide its float32 rounding, |rest| <= 64 exact), and
+    wide * multiplier = p + e exactly with p = RN(wide * multiplier) and e from Dekker's product
+    of their Veltkamp halves (each step exact); so v - E = p + e + rest * m_high + rest * m_low
+    - h - (E - h), six exact terms. p reaches the sums only through a clamp that never binds, so
+    no consumer fuses its inexact product into them. (A Grow-Expansion of the eight products of
+    halves instead made LLVM's loop vectorizer take over a minute per QLinearConv in the
+    reference runner's JIT: it walks the paths of the expansion's DAG.)"""
     wide = b.to_dtype(accumulator, "f32")  # rounded to 24 bits
     rest = b.to_dtype(b.binary("aten.sub.Tensor", accumulator, b.to_dtype(wide, "si32")), "f32")  # exact
-    k, h, half_gap = _candidate(b, b.binary("aten.mul.Tensor", wide, multiplier), bits, bound)
+    rounded = b.binary("aten.mul.Tensor", wide, multiplier)
+    k, h, half_gap = _candidate(b, rounded, bits, bound)
+    rounded = b.op("aten.clamp", rounded.type, rounded, b.constant_float(-(2.0**100)), b.constant_float(2.0**100))
     wide_high, wide_low = _split(b, wide)
     multiplier_high, multiplier_low = _split(b, multiplier)
-    terms = [
-        b.binary("aten.mul.Tensor", left, right)
-        for left in (wide_high, wide_low, rest) for right in (multiplier_high, multiplier_low)
-    ]  # |rest| < 2^8, so each product has at most 24 bits
+    error = b.binary("aten.sub.Tensor", b.binary("aten.mul.Tensor", wide_high, multiplier_high), rounded)
+    for left, right in ((wide_high, multiplier_low), (wide_low, multiplier_high), (wide_low, multiplier_low)):
+        error = b.binary("aten.add.Tensor", error, b.binary("aten.mul.Tensor", left, right))
+    terms = [rounded, error, b.binary("aten.mul.Tensor", rest, multiplier_high),
+             b.binary("aten.mul.Tensor", rest, multiplier_low)]
     return _k_plus(b, k, _sum_is_positive(b, terms + [_neg(b, h), _neg(b, half_gap)]))
 
 
