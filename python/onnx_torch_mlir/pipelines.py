@@ -136,9 +136,11 @@ def lower_torch_to_backend(
             run_passes(module, TORCH_TO_BACKEND[output_type], stage=f"torch-to-{output_type}")
         if output_type == "stablehlo":
             # Dynamic shapes and unsigned constants in forms the consumers lower.
-            from .transforms.stablehlo_dynamic_convolution import dynamic_convolutions_as_patches
+            from .transforms.stablehlo_dynamic_convolution import (
+                dynamic_convolutions_as_patches, dynamic_reduce_windows_as_slices)
 
             dynamic_convolutions_as_patches(module)  # no consumer lowers dynamic spatial sizes
+            dynamic_reduce_windows_as_slices(module)
             finish_dynamic_stablehlo(module)
             signless_unsigned_constants(module)
             trim_convolution_padding(module)  # IREE miscompiles unread padding

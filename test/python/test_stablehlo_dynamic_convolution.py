@@ -1,7 +1,8 @@
-"""StableHLO convolutions on dynamic image sizes as strided slices and one contraction
-(transforms/stablehlo_dynamic_convolution.py): neither consumer lowers a `stablehlo.convolution`
-with a dynamic spatial size, so CNNs exported with a dynamic image size were refused. Compiled once
-with dynamic N, H and W, run at two sizes on the reference runner and on IREE, against onnxruntime."""
+"""StableHLO convolutions and pools on dynamic image sizes as strided slices and one contraction or
+an elementwise max/sum (transforms/stablehlo_dynamic_convolution.py): neither consumer lowers a
+`stablehlo.convolution` with a dynamic spatial size or a `stablehlo.reduce_window` with any dynamic
+size, so CNNs exported with a dynamic image size were refused. Compiled once with dynamic N, H and W,
+run at two sizes on the reference runner and on IREE, against onnxruntime."""
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ CASES = {
     "groups-dilation-asymmetric": (4, 6, (3, 2), 2, {"strides": [2, 1], "pads": [0, 1, 2, 0], "dilations": [2, 1]}),
     "pointwise-stride2": (4, 6, (1, 1), 1, {"strides": [2, 2]}),
     "1d": (3, 5, (3,), 1, {"strides": [2], "pads": [1, 0]}),
+    "one-output-channel": (3, 1, (3, 3), 1, {"pads": [1, 1, 1, 1]}),  # IREE: no unbatched matrix-vector form
 }
 SIZES = [(2, 9, 11), (1, 6, 5)]  # (batch, height, width) at run time
 
@@ -64,3 +66,36 @@ def test_dynamic_batch_alone_keeps_the_convolution():
     assert "stablehlo.convolution" in str(module)
     x = np.random.default_rng(2).standard_normal((2, 3, 7, 5)).astype(np.float32)
     assert_matches(compile_for_cpu(module, input_dialect="stablehlo")(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
+
+
+# (op, attributes): torch-mlir lowers max and average pools to `stablehlo.reduce_window`
+# (count_include_pad as a convolution of the input reshaped to one channel by a ones kernel).
+POOLS = {
+    "max-k3s2-pad1": ("MaxPool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    "max-dilated": ("MaxPool", {"kernel_shape": [2, 2], "dilations": [2, 2]}),
+    "average-k3s2-pad1": ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    "average-include-pad": ("AveragePool", {"kernel_shape": [3, 2], "strides": [1, 2], "pads": [1, 0, 1, 1],
+                                            "count_include_pad": 1}),
+}
+
+
+@pytest.mark.parametrize("case", POOLS)
+def test_dynamic_image_size_pool_on_both_consumers(case):
+    op, attributes = POOLS[case]
+    graph = helper.make_graph(
+        [helper.make_node(op, ["x"], ["y"], **attributes)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, "H", "W"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    module = onnx_torch_mlir.compile(model, output_type="stablehlo")
+    assert "stablehlo.reduce_window" not in str(module)
+    consumers = [compile_for_cpu(module, input_dialect="stablehlo")]
+    iree = pytest.importorskip("onnx_torch_mlir.runtime.iree")
+    consumers.append(iree.compile_with_iree(module, "stablehlo"))
+    rng = np.random.default_rng(3)
+    for batch, height, width in SIZES:
+        x = rng.standard_normal((batch, 3, height, width)).astype(np.float32)
+        wanted = expected(model, [x])
+        for run in consumers:
+            assert_matches(run(x), wanted, rtol=1e-5, atol=1e-6)

@@ -1,20 +1,24 @@
-"""StableHLO convolutions on dynamic spatial sizes as strided slices and one contraction (im2col).
+"""StableHLO convolutions and pools on dynamic sizes as strided slices: im2col and one contraction
+for a convolution, an elementwise max/min/sum of the windows for a pool (`reduce_window`, below).
 
 Neither StableHLO consumer (IREE, `stablehlo-legalize-to-linalg`) lowers a `stablehlo.convolution`
 whose input has a dynamic dim other than the batch, so a CNN exported with a dynamic image size
 stopped at its first convolution. Slices, pads, concatenations, reshapes and `dot_general` lower
-on dynamic sizes, and a convolution is made of them. In the channels-first layout, with the input
-`x: [N, C, S...]`, the kernel `w: [O, C/G, K...]` and G feature groups:
+on dynamic sizes, and a convolution is made of them. With the input channels last, `x: [N, S..., C]`,
+the kernel `w: [O, C/G, K...]` and G feature groups:
 
-- `x` is padded with zeros by the convolution's (static, non-negative) padding: `[N, C, P...]`;
+- `x` is padded with zeros by the convolution's (static, non-negative) padding: `[N, P..., C]`;
 - for every kernel offset `k` the window `k * dilation :: stride` of `P`, `out` positions long, is a
   `stablehlo.real_dynamic_slice` whose limit is computed at run time from the output size
   `out = (P - dilation * (K - 1) - 1) / stride + 1` (`tensor.dim` and `arith` on index values);
-- the K1*K2... windows, concatenated along the features in the order (offset, channel), contract
-  with the kernel laid out `[K..., C/G, O]` in the same order by one `stablehlo.dot_general`;
-- with groups (the depthwise convolutions of MobileNetV2, EfficientNet and ConvNeXt) the features
-  are split into `[G, C/G]` first, and the groups are a batch dim of the contraction;
-- the result goes back to the convolution's layout by transposes (and a reshape of `[G, O/G]`).
+- the K1*K2... windows, concatenated along the channels in the order (offset, channel), contract
+  with the kernel laid out `[K..., C/G, O]` in the same order by one `stablehlo.dot_general`:
+  `[N*OUT..., K*C] x [K*C, O]` (`tensor.collapse_shape` / `expand_shape` around it);
+- with groups (the depthwise convolutions of MobileNetV2, EfficientNet and ConvNeXt) the channels
+  are split into `[G, C/G]` first and the product is batched over G, `[G, N*OUT..., K*C/G] x
+  [G, K*C/G, O/G]`; so is it with one output channel (IREE rewrites an unbatched matrix-vector
+  product around a dynamic reshape it cannot lower);
+- the result goes back to the convolution's layout by a transpose.
 
 Only convolutions with a dynamic spatial input dim are rewritten (a dynamic batch alone is lowered
 as a convolution). An input dilation (a transposed convolution) or a `batch_group_count` keeps the
@@ -127,7 +131,8 @@ class _Emitter:
         return self.create("tensor.collapse_shape", ir.RankedTensorType.get(shape, value.type.element_type), [value],
                            reassociation=ir.Attribute.parse(str(reassociation)))
 
-    def expand(self, value: ir.Value, reassociation: list[list[int]], shape: list[int], sizes: list[ir.Value]) -> ir.Value:
+    def expand(self, value: ir.Value, reassociation: list[list[int]], shape: list[int],
+               sizes: list[ir.Value]) -> ir.Value:
         """`tensor.expand_shape` to `shape`; `sizes` has the index value of every dim."""
         dynamic = [size for dim, size in zip(shape, sizes) if dim == DYNAMIC]
         return self.create("tensor.expand_shape", ir.RankedTensorType.get(shape, value.type.element_type),
@@ -150,17 +155,20 @@ def _rewrite(op: ir.Operation) -> None:
     count = len(spatial)
     # Channels last: x [N, S..., C]; the kernel channels first: w [O, C/G, K...].
     x = emit.transpose(op.operands[0], [numbers.input_batch_dimension] + spatial + [numbers.input_feature_dimension])
-    w = emit.transpose(op.operands[1], [numbers.kernel_output_feature_dimension,
-                                        numbers.kernel_input_feature_dimension] + list(numbers.kernel_spatial_dimensions))
+    kernel_order = [numbers.kernel_output_feature_dimension, numbers.kernel_input_feature_dimension]
+    w = emit.transpose(op.operands[1], kernel_order + list(numbers.kernel_spatial_dimensions))
     kernel = list(w.type.shape[2:])
     strides = _integers(op, "window_strides", count, 1)
     dilations = _integers(op, "rhs_dilation", count, 1)
     padded = _padded(emit, x, _padding(op, count))
     outputs = [_output_size(emit, padded, 1 + i, kernel[i], strides[i], dilations[i]) for i in range(count)]
     groups = _integer(op, "feature_group_count")
-    patches = _patches(emit, padded, groups, outputs, kernel, strides, dilations)
-    result = _contract(emit, patches, w, groups, outputs)  # [N, OUT..., O]
-    output_order = [numbers.output_batch_dimension] + list(numbers.output_spatial_dimensions) + [numbers.output_feature_dimension]
+    # IREE turns an unbatched product with one column into a reshape it cannot lower: batch it.
+    batched = groups > 1 or w.type.shape[0] == 1
+    patches = _patches(emit, padded, groups, batched, outputs, kernel, strides, dilations)
+    result = _contract(emit, patches, w, groups, batched, outputs)  # [N, OUT..., O]
+    output_order = [numbers.output_batch_dimension, *numbers.output_spatial_dimensions,
+                    numbers.output_feature_dimension]
     result = emit.transpose(result, [output_order.index(d) for d in range(len(output_order))])
     result_type = op.results[0].type
     if result.type.element_type != result_type.element_type:
@@ -179,7 +187,8 @@ def _padded(emit: _Emitter, x: ir.Value, padding: list[tuple[int, int]]) -> ir.V
     low = [0] + [pair[0] for pair in padding] + [0]
     high = [0] + [pair[1] for pair in padding] + [0]
     shape = [size if size == DYNAMIC else size + low[d] + high[d] for d, size in enumerate(x.type.shape)]
-    return emit.create("stablehlo.pad", ir.RankedTensorType.get(shape, x.type.element_type), [x, emit.zero(x.type.element_type)],
+    padded_type = ir.RankedTensorType.get(shape, x.type.element_type)
+    return emit.create("stablehlo.pad", padded_type, [x, emit.zero(x.type.element_type)],
                        edge_padding_low=ir.DenseI64ArrayAttr.get(low), edge_padding_high=ir.DenseI64ArrayAttr.get(high),
                        interior_padding=ir.DenseI64ArrayAttr.get([0] * len(low)))
 
@@ -194,11 +203,12 @@ def _output_size(emit: _Emitter, padded: ir.Value, dim: int, kernel: int, stride
     return DYNAMIC, emit.arith("addi", windows, 1)
 
 
-def _patches(emit: _Emitter, padded: ir.Value, groups: int, outputs, kernel, strides, dilations) -> ir.Value:
+def _patches(emit: _Emitter, padded: ir.Value, groups: int, batched: bool, outputs, kernel, strides,
+             dilations) -> ir.Value:
     """The windows of every kernel offset, concatenated along the channels: [N, OUT..., (G,) K*C/G]."""
     count = len(kernel)
     channels = padded.type.get_dim_size(count + 1)
-    if groups > 1:  # [N, P..., C] -> [N, P..., G, C/G]
+    if batched:  # [N, P..., C] -> [N, P..., G, C/G]
         reassociation = [[d] for d in range(count + 1)] + [[count + 1, count + 2]]
         shape = list(padded.type.shape[:-1]) + [groups, channels // groups]
         sizes = [emit.size(padded, d) for d in range(count + 1)]
@@ -228,7 +238,7 @@ def _patches(emit: _Emitter, padded: ir.Value, groups: int, outputs, kernel, str
                        dimension=ir.IntegerAttr.get(emit.i64, len(shape) - 1))
 
 
-def _contract(emit: _Emitter, patches: ir.Value, w: ir.Value, groups: int, outputs) -> ir.Value:
+def _contract(emit: _Emitter, patches: ir.Value, w: ir.Value, groups: int, batched: bool, outputs) -> ir.Value:
     """The patches times the kernel laid out in their order, as [N, OUT..., O]: one matrix product
     [N*OUT..., K*C] x [K*C, O], or with groups one batched over them, [G, N*OUT..., K*C/G] x
     [G, K*C/G, O/G] (the forms IREE lowers without a reshape of its own)."""
@@ -241,7 +251,7 @@ def _contract(emit: _Emitter, patches: ir.Value, w: ir.Value, groups: int, outpu
     out_shape = [patches.type.shape[0]] + [static for static, _ in outputs]
     out_sizes = [emit.size(patches, 0)] + [size for _, size in outputs]
     rows = DYNAMIC if DYNAMIC in out_shape else int(np.prod(out_shape))
-    if groups == 1:
+    if not batched:
         # w [O, C, K...] -> [K..., C, O] -> [K*C, O].
         flat = emit.reshape(emit.transpose(w, list(range(2, 2 + count)) + [1, 0]), [depth, out_channels])
         matrix = emit.collapse(patches, [list(range(count + 1)), [count + 1]], [rows, depth])
@@ -268,3 +278,104 @@ def _dot(emit: _Emitter, lhs: ir.Value, rhs: ir.Value, shape: list[int], batched
         lhs_contracting_dimensions=[lhs.type.rank - 1], rhs_contracting_dimensions=[rhs.type.rank - 2])
     return emit.create("stablehlo.dot_general", ir.RankedTensorType.get(shape, lhs.type.element_type), [lhs, rhs],
                        dot_dimension_numbers=numbers)
+
+
+# `stablehlo.reduce_window` on dynamic sizes (pools): the same windows, combined elementwise.
+
+_COMBINERS = ("stablehlo.maximum", "stablehlo.minimum", "stablehlo.add")
+MAX_WINDOW_POSITIONS = 64
+
+
+def dynamic_reduce_windows_as_slices(module: ir.Module) -> int:
+    """Rewrite the dynamically shaped pools of `module`; the count.
+
+    torch-mlir lowers max and average pools to `stablehlo.reduce_window`, which neither consumer
+    lowers with a dynamic dim. With the body one `maximum`, `minimum` or `add` and the initial
+    value its identity (-inf, +inf, 0; padding reads it), the pool is that op over the strided
+    slices of the padded input, one per window offset (as the convolution's windows above)."""
+    found: list[ir.Operation] = []
+
+    def collect(operation: ir.Operation) -> ir.WalkResult:
+        if operation.name == "stablehlo.reduce_window":
+            found.append(operation)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    rewritten = 0
+    with module.context, ir.Location.unknown():
+        for op in found:
+            combiner = _window_combiner(op)
+            if combiner is not None:
+                _rewrite_window(op, combiner)
+                rewritten += 1
+    return rewritten
+
+
+def _window_combiner(op: ir.Operation) -> str | None:
+    """The body's op name when `op` is a pool this rewrite takes (see above), else None."""
+    if len(op.operands) != 2 or len(op.results) != 1:
+        return None
+    operand_type = op.operands[0].type
+    if not isinstance(operand_type, ir.RankedTensorType) or operand_type.has_static_shape:
+        return None
+    rank = operand_type.rank
+    window = _integers(op, "window_dimensions", rank, 1)
+    if _integers(op, "base_dilations", rank, 1) != [1] * rank or int(np.prod(window)) > MAX_WINDOW_POSITIONS:
+        return None
+    if min((value for pair in _padding(op, rank) for value in pair), default=0) < 0:
+        return None
+    body = list(op.regions[0].blocks[0].operations)
+    if len(body) != 2 or body[0].name not in _COMBINERS or body[1].name != "stablehlo.return":
+        return None
+    arguments = list(op.regions[0].blocks[0].arguments)
+    if sorted(map(str, body[0].operands)) != sorted(map(str, arguments)) or body[1].operands[0] != body[0].results[0]:
+        return None
+    return body[0].name if _is_identity(op.operands[1], body[0].name) else None
+
+
+def _is_identity(init: ir.Value, combiner: str) -> bool:
+    owner = init.owner
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    if not isinstance(owner, ir.Operation) or owner.name != "stablehlo.constant":
+        return False
+    splat = ir.DenseElementsAttr(owner.attributes["value"]).get_splat_value()
+    if isinstance(splat, ir.FloatAttr):
+        value = splat.value
+        return {"stablehlo.maximum": -np.inf, "stablehlo.minimum": np.inf, "stablehlo.add": 0.0}[combiner] == value
+    element = ir.IntegerType(init.type.element_type)
+    width, value = element.width, ir.IntegerAttr(splat).value
+    lowest, highest = (0, 2**width - 1) if element.is_unsigned else (-(2 ** (width - 1)), 2 ** (width - 1) - 1)
+    return {"stablehlo.maximum": lowest, "stablehlo.minimum": highest, "stablehlo.add": 0}[combiner] == value
+
+
+def _rewrite_window(op: ir.Operation, combiner: str) -> None:
+    emit = _Emitter(op)
+    x, init = op.operands
+    rank = x.type.rank
+    window = _integers(op, "window_dimensions", rank, 1)
+    strides = _integers(op, "window_strides", rank, 1)
+    dilations = _integers(op, "window_dilations", rank, 1)
+    padding = _padding(op, rank)
+    padded = x
+    if any(low or high for low, high in padding):
+        shape = [s if s == DYNAMIC else s + low + high for s, (low, high) in zip(x.type.shape, padding)]
+        padded = emit.create("stablehlo.pad", ir.RankedTensorType.get(shape, x.type.element_type), [x, init],
+                             edge_padding_low=ir.DenseI64ArrayAttr.get([pair[0] for pair in padding]),
+                             edge_padding_high=ir.DenseI64ArrayAttr.get([pair[1] for pair in padding]),
+                             interior_padding=ir.DenseI64ArrayAttr.get([0] * rank))
+    outputs = [_output_size(emit, padded, d, window[d], strides[d], dilations[d]) for d in range(rank)]
+    out_type = ir.RankedTensorType.get([static for static, _ in outputs], x.type.element_type)
+    one = emit.index_constant(1)
+    result = None
+    for offsets in itertools.product(*(range(w) for w in window)):
+        start = [emit.index_constant(o * d) for o, d in zip(offsets, dilations)]
+        limit = [emit.arith("addi", emit.arith("muli", emit.arith("subi", size, 1), stride), offset * dilation + 1)
+                 for (_, size), stride, offset, dilation in zip(outputs, strides, offsets, dilations)]
+        step = [one if s == 1 else emit.index_constant(s) for s in strides]
+        slice_ = emit.create("stablehlo.real_dynamic_slice", out_type,
+                             [padded, emit.sizes(start), emit.sizes(limit), emit.sizes(step)])
+        result = slice_ if result is None else emit.create(combiner, out_type, [result, slice_])
+    if result.type != op.results[0].type:
+        result = emit.create("tensor.cast", op.results[0].type, [result])
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
