@@ -217,3 +217,17 @@ def test_resize_of_a_dynamic_image_size_on_stablehlo_points_to_dim():
     with pytest.raises(OnnxTorchMlirError, match=r"Resize.*dynamic spatial sizes.*--dim NAME=SIZE"):
         onnx_torch_mlir.compile(model, "stablehlo")
     onnx_torch_mlir.compile(model, "stablehlo", dims={"h": 4, "w": 6})  # fixed sizes compile
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_slice_empty_at_run_time_stablehlo(consumer):
+    """x[:, :-1] of a dynamic dim that is 1 at run time is empty: torch-mlir's StableHLO slice took
+    its end of 0 for the whole dim (transforms/stablehlo_dynamic_ops.py)."""
+    model = _model("slices", [
+        helper.make_node("Slice", ["x", "zero", "one", "axis"], ["first"]),
+        helper.make_node("Slice", ["x", "zero", "minus_one", "axis"], ["rest"]),
+        helper.make_node("Concat", ["first", "rest"], ["y"], axis=1),
+    ], [("x", TensorProto.FLOAT, [2, "h", "w"])], [("y", TensorProto.FLOAT, [2, "h", "w"])],
+        initializers=[(name, np.array([value], np.int64))
+                      for name, value in (("zero", 0), ("one", 1), ("minus_one", -1), ("axis", 1))])
+    _run_stablehlo(model, consumer, [[_normal(2, 3, 4)], [_normal(2, 1, 5, seed=2)]])

@@ -30,7 +30,8 @@ broadcast**; it equals the result dim. Then:
   f64 and converts back to i64 (IREE has no lowering of that `arith.fptosi` in its host code),
   is the same ceiling division on the integers;
 - an index-select-shaped `stablehlo.dynamic_gather` and a dynamically shaped `dot_general` whose
-  contracting dims are 1 take the forms of `stablehlo_dynamic_ops.py`.
+  contracting dims are 1 take the forms of `stablehlo_dynamic_ops.py`, and a slice that is empty at
+  run time stays empty there.
 
 A model whose dynamic dim is 1 at run time where another operand's is not gets wrong numbers on
 StableHLO (an assertion on Linalg); fix the dim with `--dim NAME=SIZE` for such a model.
@@ -40,7 +41,7 @@ from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
 from ..errors import PipelineError
-from .stablehlo_dynamic_ops import dynamic_gather_as_index_select, unit_contraction_as_product
+from .stablehlo_dynamic_ops import dynamic_gather_as_index_select, empty_slices_kept_empty, unit_contraction_as_product
 
 BROADCAST = "stablehlo.dynamic_broadcast_in_dim"
 EXPANDING = "known_expanding_dimensions"
@@ -48,7 +49,7 @@ NONEXPANDING = "known_nonexpanding_dimensions"
 _REWRITTEN = (
     BROADCAST, "stablehlo.dynamic_reshape", "shape.broadcast", "shape.cstr_broadcastable", "shape.shape_of",
     "shape.num_elements", "stablehlo.convolution", "stablehlo.reduce_window", "stablehlo.convert",
-    "stablehlo.dynamic_gather", "stablehlo.dot_general",
+    "stablehlo.dynamic_gather", "stablehlo.dot_general", "stablehlo.real_dynamic_slice",
 )
 
 
@@ -74,6 +75,8 @@ def finish_dynamic_stablehlo(module: ir.Module) -> None:
             dynamic_gather_as_index_select(op)
         for op in ops.get("stablehlo.dot_general", []):
             unit_contraction_as_product(op)
+        for op in ops.get("stablehlo.real_dynamic_slice", []):
+            empty_slices_kept_empty(op)
         for op in ops.get("stablehlo.dynamic_reshape", []):
             ip = ir.InsertionPoint(op)
             _replace(op, ir.Operation.create("tensor.reshape", results=[op.results[0].type], ip=ip,

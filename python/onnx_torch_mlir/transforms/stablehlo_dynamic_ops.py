@@ -186,3 +186,29 @@ def _defining(value: ir.Value, name: str):
     owner = value.owner
     owner = owner.operation if hasattr(owner, "operation") else owner
     return owner if isinstance(owner, ir.Operation) and owner.name == name else None
+
+
+def empty_slices_kept_empty(op: ir.Operation) -> int:
+    """In the limits of a `stablehlo.real_dynamic_slice`, `select(end == 0, dim, end)` -> `end`; the
+    count. torch-mlir's StableHLO slice lowering clamps `end` to [0, dim] and then takes an end of 0
+    for the whole dim, so a slice that is empty at run time (`x[:, :-1]` of a dim of size 1)
+    returned all of it (wrong sizes and numbers on both consumers). An end of 0 is always empty."""
+    limits = _defining(op.operands[2], "tensor.from_elements")
+    if limits is None:
+        return 0
+    fixed = 0
+    for position, limit in enumerate(limits.operands):
+        select = _defining(limit, "arith.select")
+        if select is None:
+            continue
+        condition, whole, end = select.operands
+        compare = _defining(condition, "arith.cmpi")
+        if compare is None or ir.IntegerAttr(compare.attributes["predicate"]).value != 0:  # eq
+            continue
+        if compare.operands[0] != end or _constant_int(compare.operands[1]) != 0:
+            continue
+        if not _is_dim_of(whole, op.operands[0], position):
+            continue
+        limits.operands[position] = end
+        fixed += 1
+    return fixed

@@ -72,6 +72,17 @@ def upsample_linear():
     ], [("x", TensorProto.FLOAT, ["b", 2, "h", "w"])], [("y", TensorProto.FLOAT, ["b", 2, "H", "W"])], opset=13)
 
 
+def slice_to_minus_one():
+    """x[:, :-1] of a dynamic [2, h]."""
+    def constant(name, value):
+        return helper.make_node("Constant", [], [name], value=helper.make_tensor(name, TensorProto.INT64, [1], [value]))
+
+    return _model("slice_to_minus_one", [
+        constant("zero", 0), constant("minus_one", -1), constant("axis", 1),
+        helper.make_node("Slice", ["x", "zero", "minus_one", "axis"], ["y"]),
+    ], [("x", TensorProto.FLOAT, [2, "h"])], [("y", TensorProto.FLOAT, [2, "h1"])])
+
+
 MODELS = {
     "gather_columns": gather_columns,
     "outer_product": outer_product,
@@ -80,6 +91,7 @@ MODELS = {
     "dim_as_tensor": dim_as_tensor,
     "where_on_a_dim": where_on_a_dim,
     "upsample_linear": upsample_linear,
+    "slice_to_minus_one": slice_to_minus_one,
 }
 
 if __name__ == "__main__":
