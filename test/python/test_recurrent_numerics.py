@@ -204,6 +204,14 @@ def test_a_dynamic_length_fails_clearly_on_tosa():
         onnx_torch_mlir.compile(CASES["GRU-forward"].model(False), "tosa")
 
 
+def test_a_dynamic_length_fixed_with_dims_runs_on_tosa():
+    """The way out the TOSA message names: --dim fixes the length, and the layer is unrolled."""
+    case = CASES["LSTM-sequence_lens-bidirectional"]
+    module = onnx_torch_mlir.compile(_dynamic_length_only(case.model(True)), "tosa", dims={"T": SEQ})
+    _assert_matches(runtime.run(module, case.inputs(), input_dialect="tosa"), case.expected())
+    _assert_matches(compile_with_iree(module, "tosa")(*case.inputs()), case.expected())
+
+
 def _dynamic_length_only(model: onnx.ModelProto) -> onnx.ModelProto:
     """`model` (static) with X's and Y's dim 0 (the sequence length) symbolic, the batch static."""
     for value in [*model.graph.input, *model.graph.output]:
