@@ -302,6 +302,7 @@ def write_report(results_path: Path, report_path: Path) -> None:
     for outcome in OUTCOMES:
         row = [sum(1 for r in results if r["backend"] == backend and r["outcome"] == outcome) for backend in backends]
         lines.append(f"| {outcome} | " + " | ".join(str(n) for n in row) + " |")
+    lines += _node_naming_lines(results, backends)
     by_kind = Counter(r["mutation"] for r in results)
     errors_by_kind = Counter(r["mutation"] for r in results if r["outcome"] != "ok")
     lines += ["", "| mutation | compiles | not ok |", "|---|---|---|"]
@@ -325,6 +326,31 @@ def write_report(results_path: Path, report_path: Path) -> None:
     else:
         text = text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
     report_path.write_text(text)
+
+
+# How a message names a node: the node view's `node 'x' (Op, ...)`, the validation's `node 'x' (Op)`,
+# or an MLIR diagnostic at the node's location `loc("x"(...))`.
+_NAMES_NODE = re.compile(r"""node '|node #|loc\("(?!/)""")
+
+
+def _names_node(result) -> bool:
+    return bool(_NAMES_NODE.search(result["message"] + " " + result.get("last", "")))
+
+
+def _node_naming_lines(results, backends) -> list[str]:
+    """How many errors name a node, and what the others say (most have no node to name: a
+    truncated file, a graph output nothing produces)."""
+    errors = [r for r in results if r["outcome"] == "error"]
+    named = [sum(1 for r in errors if r["backend"] == backend and _names_node(r)) for backend in backends]
+    lines = ["| error naming a node (of error) | " + " | ".join(str(n) for n in named) + " |"]
+    unnamed = Counter(
+        re.sub(r"'[^']*'", "'…'", re.sub(r"^onnx-torch-mlir: error: \S*model\.onnx:? ?", "", r["message"]))[:70]
+        for r in errors if not _names_node(r)
+    )
+    if unnamed:
+        lines += ["", "Errors that name no node, by message (all backends):", ""]
+        lines += [f"- {count}: `{message}`" for message, count in unnamed.most_common(12)]
+    return lines
 
 
 def main(argv=None) -> int:

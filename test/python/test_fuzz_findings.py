@@ -9,6 +9,7 @@
 - a name that is not valid UTF-8 (a flipped bit) failed deep in the importer: the loader refuses it.
 """
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -151,7 +152,27 @@ def test_fuzzer_sorts_outcomes_and_leaves_nothing(tmp_path):
 
     outcomes = [json.loads(line)["outcome"] for line in results.read_text().splitlines()]
     assert len(outcomes) == 3 and set(outcomes) <= {"ok", "error"}
-    assert "| outcome | linalg-on-tensors |" in (tmp_path / "report.md").read_text()
+    report = (tmp_path / "report.md").read_text()
+    assert "| outcome | linalg-on-tensors |" in report
+    errors_named = sum(1 for line in results.read_text().splitlines() if json.loads(line)["outcome"] == "error")
+    assert re.search(r"\| error naming a node \(of error\) \| \d+ \|", report) and errors_named <= 3
+
+
+def test_fuzz_report_counts_errors_that_name_a_node():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    import fuzz
+
+    def error(message):
+        return {"outcome": "error", "backend": "tosa", "message": message, "last": ""}
+
+    results = [
+        error("onnx-torch-mlir: error: /x/model.onnx: node 'add' (Add): input 1 (B) is required"),
+        error('onnx-torch-mlir: error: loc("Relu:y"("/x/model.onnx":0:0)): error: failed to legalize'),
+        error("onnx-torch-mlir: error: /x/model.onnx: graph output 'y' is not produced by any node"),
+    ]
+    lines = fuzz._node_naming_lines(results, ["tosa"])
+    assert lines[0] == "| error naming a node (of error) | 2 |"
+    assert "- 1: `graph output '…' is not produced by any node`" in lines
 
 
 def test_einsum_with_more_inputs_than_terms_is_refused_by_name():

@@ -260,3 +260,14 @@ def test_cast_to_a_data_type_that_does_not_exist():
     node = helper.make_node("Cast", ["x"], ["y"], name="cast0", to=2**40)
     message = refusal(model_of([node], [value("x", F, [3])], [value("y", F, [3])]))
     assert "node 'cast0' (Cast): ONNX's Cast-19 inference refuses it: Invalid tensor data type" in message
+
+
+@pytest.mark.parametrize("data_type, dims, spelled", [
+    (TensorProto.INT32, [3], "int32[3]"),  # seed 1 mutation 190: ONNX's inference named neither
+    (F, [1, 3], "float[1,3]"),  # seed 1 mutation 691: "differ in rank: (4) vs (3)"
+])
+def test_initializer_that_contradicts_its_graph_input(data_type, dims, spelled):
+    weight = helper.make_tensor("w", data_type, dims, [1] * 3)
+    node = helper.make_node("Add", ["x", "w"], ["y"], name="add")
+    model = model_of([node], [value("x", F, [3]), value("w", F, [3])], [value("y", F, [3])], [weight])
+    assert f"graph input 'w' is declared float[3] but its initializer is {spelled}" in refusal(model)

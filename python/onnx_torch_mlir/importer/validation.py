@@ -89,6 +89,23 @@ def check_node_structure(model: onnx.ModelProto, model_name: str) -> None:
     and output counts, required inputs, attributes and subgraph bodies against the schemas
     (`node_structure`)."""
     check_graph_structure(model.graph, opset_versions(model), model_name)
+    _check_initializer_declarations(model.graph, model_name)
+
+
+def _check_initializer_declarations(graph: onnx.GraphProto, model_name: str) -> None:
+    """A graph input that an initializer gives a default is declared with the initializer's type
+    (ONNX's inference otherwise stops at "Inferred elem type differs from existing elem type",
+    naming neither)."""
+    declared = {value.name: value.type for value in graph.input if value.type.WhichOneof("value") == "tensor_type"}
+    for tensor in graph.initializer:
+        if tensor.name not in declared:
+            continue
+        own = onnx.helper.make_tensor_type_proto(tensor.data_type, list(tensor.dims))
+        if _contradicts(declared[tensor.name], own):
+            raise ImportError_(
+                f"{model_name}: graph input '{tensor.name}' is declared {describe_type(declared[tensor.name])} but its "
+                f"initializer is {describe_type(own)}"
+            )
 
 
 def _only_shapes_differ(declared: onnx.TypeProto, inferred: onnx.TypeProto) -> bool:
