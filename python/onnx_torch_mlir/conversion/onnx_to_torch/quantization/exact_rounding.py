@@ -16,12 +16,17 @@ float32 division, 11 for float16, 8 for bfloat16, 53 for ONNX's float64 requanti
    quotient or product of floats is never a midpoint of p+1 bits here).
 3. [v > E] is the sign of x - E*s (or acc*m - E), a sum of terms that are each exact in
    float32: products of halves of operands split with Veltkamp's method (12 bits each, so a
-   product has at most 24 bits) and products with powers of two. The sum's sign is exact: the
-   terms are summed into a nonoverlapping expansion with Knuth's TwoSum (Shewchuk's
-   Grow-Expansion), whose largest nonzero component has the sign of the sum.
+   product has at most 24 bits), products with powers of two, and (requantization) Dekker's
+   exact error of a float32 product. The sum's sign is exact: the terms are summed into a
+   nonoverlapping expansion with Knuth's TwoSum (Shewchuk's Grow-Expansion), whose largest
+   nonzero component has the sign of the sum. Few terms matter beyond the op count: LLVM's loop
+   vectorizer (the reference runner's JIT) walks the paths of the expansion's DAG.
 
-Every product here is exact, so a consumer that fuses a product into the following addition
-(IREE does: `a * b - c` becomes an FMA) computes the same values.
+Every product here is exact (an inexact one reaches only a clamp), so a consumer that fuses a
+product into the following addition (IREE does: `a * b - c` becomes an FMA) computes the same
+values. Operands of one element are computed on two lanes (`on_lanes`: IREE's scalar dispatches
+copy such DAGs into trees); the DynamicQuantizeLinear scale's division by 255 is
+all_ones_divisor.py.
 """
 
 from __future__ import annotations
