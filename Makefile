@@ -86,6 +86,7 @@ conformance: venv
 
 bench: venv
 	$(BIN)/python tools/bench.py --jobs 1 --update
+	$(BIN)/python tools/bench_runner.py --update
 
 # The wheel users pip-install; its version is onnx_torch_mlir.__version__.
 # build/lib is removed first: setuptools copies into it without deleting, so a module removed from

@@ -1,0 +1,180 @@
+"""`onnx-torch-mlir run` on real-size models: our reference runner against IREE on the same Linalg.
+
+    .venv/bin/python tools/bench_runner.py [--update] [-k NAME] [--repeat N]
+
+Each measurement is a fresh `onnx-torch-mlir run MODEL --to linalg-on-tensors --save OUT.npz`
+process: compiling the model, lowering and JIT-compiling it, one call on seeded inputs. The peer is
+the same command with `--consumer iree` (IREE compiles and runs the same Linalg), alternating with
+ours in the same run. Wall time and peak resident memory come from wait4; both outputs are compared.
+Models: BERT-base (the zoo's bert-base-torchscript-static, 417 MiB of weights) and ResNet-50
+(transformers' ResNetConfig defaults with seeded random weights, TorchScript export, 94 MiB; built
+into the cache on first use). Issue 13's targets: ResNet-50 under 15 s and 1.5 GiB, BERT-base under
+30 s. `--update` writes docs/runner-performance.md (`make bench` runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+DOCUMENT = REPOSITORY / "docs" / "runner-performance.md"
+CLI = Path(sys.executable).parent / "onnx-torch-mlir"
+CONSUMERS = ("reference", "iree")
+TARGETS = {"resnet50-torchscript": (15.0, 1.5 * 1024), "bert-base-torchscript-static": (30.0, None)}
+
+
+def cache_directory() -> Path:
+    return Path(os.environ.get("ONNX_TORCH_MLIR_CACHE", Path.home() / ".cache" / "onnx-torch-mlir")) / "bench"
+
+
+def resnet50() -> Path:
+    """ResNet-50 at its real size, exported once into the cache."""
+    path = cache_directory() / "resnet50-torchscript" / "model.onnx"
+    if path.exists():
+        return path
+    import torch
+    import transformers
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    model = transformers.ResNetForImageClassification(transformers.ResNetConfig()).eval()
+    example = torch.randn(1, 3, 224, 224)
+    partial = path.with_suffix(".partial")
+    torch.onnx.export(model, (example,), str(partial), input_names=["pixel_values"], output_names=["logits"],
+                      dynamo=False, opset_version=17)
+    partial.rename(path)
+    return path
+
+
+def bert_base() -> Path:
+    sys.path.insert(0, str(REPOSITORY / "test" / "models"))
+    import build_zoo  # noqa: PLC0415 - the zoo's own code finds (or builds) the cached model
+
+    model = next(m for m in build_zoo.select(["bert-base-torchscript-static"]) if m.name == "bert-base-torchscript-static")
+    result = build_zoo.ensure_built(model)
+    if not result.ok:
+        raise SystemExit(f"bench_runner: bert-base: the zoo build failed ({result.stage}: {result.error})")
+    return result.model_path
+
+
+MODELS = {"resnet50-torchscript": resnet50, "bert-base-torchscript-static": bert_base}
+
+
+def built(name: str) -> Path:
+    """The model's path, built in a child process: a fork of a process that imported torch would
+    count torch's memory in the measured processes' peak."""
+    result = subprocess.run([sys.executable, __file__, "--build", name], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"bench_runner: building {name} failed: {result.stderr.strip()[-400:]}")
+    return Path(result.stdout.strip().splitlines()[-1])
+
+
+def run_once(model: Path, consumer: str, output: Path) -> dict:
+    command = [str(CLI), "run", str(model), "--to", "linalg-on-tensors", "--consumer", consumer, "--save", str(output)]
+    started = time.perf_counter()
+    with open(os.devnull, "wb") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        return {"error": (stderr.strip().splitlines() or ["failed"])[-1][:200]}
+    return {"wall": wall, "peak_mib": usage.ru_maxrss / 1024}
+
+
+def outputs_difference(first: Path, second: Path) -> float:
+    import numpy as np
+
+    a, b = np.load(first), np.load(second)
+    return max(float(np.max(np.abs(a[name].astype(np.float64) - b[name].astype(np.float64)))) for name in a.files)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-k", dest="only", help="only the model of this name")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per consumer (medians)")
+    parser.add_argument("--update", action="store_true", help="write docs/runner-performance.md")
+    parser.add_argument("--build", choices=sorted(MODELS), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.build:
+        print(MODELS[args.build]())
+        return 0
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-runner-") as work:
+        for name in MODELS:
+            if args.only and args.only != name:
+                continue
+            model = built(name)
+            runs = {consumer: [] for consumer in CONSUMERS}
+            errors = {}
+            for index in range(args.repeat):
+                for consumer in CONSUMERS:
+                    measured = run_once(model, consumer, Path(work) / f"{name}.{consumer}.{index}.npz")
+                    if "error" in measured:
+                        errors[consumer] = measured["error"]
+                    else:
+                        runs[consumer].append(measured)
+            difference = None
+            if all(runs.values()):
+                difference = outputs_difference(Path(work) / f"{name}.reference.0.npz", Path(work) / f"{name}.iree.0.npz")
+            row = (name, model.stat().st_size, runs, errors, difference)
+            rows.append(row)
+            print(describe(row), flush=True)
+    if args.update:
+        write_document(rows, args.repeat)
+    return 0
+
+
+def _median(runs: list[dict], key: str) -> float | None:
+    return statistics.median(run[key] for run in runs) if runs else None
+
+
+def describe(row) -> str:
+    name, size, runs, errors, difference = row
+    parts = []
+    for consumer in CONSUMERS:
+        if runs[consumer]:
+            parts.append(f"{consumer} {_median(runs[consumer], 'wall'):.1f} s, {_median(runs[consumer], 'peak_mib'):.0f} MiB")
+        else:
+            parts.append(f"{consumer} failed: {errors.get(consumer)}")
+    return f"{name} ({size / 2**20:.0f} MiB): " + "; ".join(parts) + (f"; max |ours - IREE| {difference:.2g}" if difference is not None else "")
+
+
+def write_document(rows, repeat: int) -> None:
+    load = os.getloadavg()[0]
+    out = ["# The reference runner on real-size models", "",
+           "Written by `tools/bench_runner.py --update` (`make bench`); do not edit by hand.", "",
+           " ".join(__doc__.split("\n\n")[1].split()), "",
+           f"Machine: {os.cpu_count()} cores; load average {load:.1f} when written; {repeat} run(s) per cell (medians).", "",
+           "| model | weights | `run` (ours) | `run --consumer iree` | ours / IREE wall | max abs difference | target |",
+           "|---|---|---|---|---|---|---|"]
+    for name, size, runs, errors, difference in rows:
+        cells = []
+        for consumer in CONSUMERS:
+            if runs[consumer]:
+                cells.append(f"{_median(runs[consumer], 'wall'):.1f} s, {_median(runs[consumer], 'peak_mib'):.0f} MiB")
+            else:
+                cells.append(f"failed: {errors.get(consumer, '')}")
+        ratio = ""
+        if runs["reference"] and runs["iree"]:
+            ratio = f"{_median(runs['reference'], 'wall') / _median(runs['iree'], 'wall'):.2f}"
+        seconds, mib = TARGETS.get(name, (None, None))
+        target = ""
+        if seconds is not None and runs["reference"]:
+            met = _median(runs["reference"], "wall") < seconds and (mib is None or _median(runs["reference"], "peak_mib") < mib)
+            target = f"under {seconds:.0f} s" + (f" and {mib / 1024:.1f} GiB" if mib else "") + (": met" if met else ": **not met**")
+        out.append(f"| {name} | {size / 2**20:.0f} MiB | {cells[0]} | {cells[1]} | {ratio} | "
+                   f"{'' if difference is None else f'{difference:.2g}'} | {target} |")
+    DOCUMENT.write_text("\n".join(out) + "\n")
+    print(f"wrote {DOCUMENT.relative_to(REPOSITORY)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
