@@ -9,8 +9,8 @@ the kernel `w: [O, C/G, K...]` and G feature groups:
 
 - `x` is padded with zeros by the convolution's (static, non-negative) padding: `[N, P..., C]`;
 - for every kernel offset `k` the window `k * dilation :: stride` of `P`, `out` positions long, is a
-  `stablehlo.real_dynamic_slice` whose limit is computed at run time from the output size
-  `out = (P - dilation * (K - 1) - 1) / stride + 1` (`tensor.dim` and `arith` on index values);
+  `tensor.extract_slice` whose size is computed at run time, `out = (P - dilation * (K - 1) - 1) /
+  stride + 1` (`tensor.dim` and `arith` on index values);
 - the K1*K2... windows, concatenated along the channels in the order (offset, channel), contract
   with the kernel laid out `[K..., C/G, O]` in the same order by one `stablehlo.dot_general`:
   `[N*OUT..., K*C] x [K*C, O]` (`tensor.collapse_shape` / `expand_shape` around it);
@@ -111,11 +111,6 @@ class _Emitter:
     def arith(self, name: str, lhs: ir.Value, rhs: int) -> ir.Value:
         return self.create(f"arith.{name}", self.index, [lhs, self.index_constant(rhs)])
 
-    def sizes(self, elements: list[ir.Value]) -> ir.Value:
-        """A `tensor<Nxi64>` of index values (IREE wants no tensor of index crossing into a dispatch)."""
-        cast = [self.create("arith.index_cast", self.i64, [element]) for element in elements]
-        return self.create("tensor.from_elements", ir.RankedTensorType.get([len(cast)], self.i64), cast)
-
     def transpose(self, value: ir.Value, permutation: list[int]) -> ir.Value:
         if permutation == list(range(len(permutation))):
             return value
@@ -138,6 +133,20 @@ class _Emitter:
         return self.create("tensor.expand_shape", ir.RankedTensorType.get(shape, value.type.element_type),
                            [value, *dynamic], reassociation=ir.Attribute.parse(str(reassociation)),
                            static_output_shape=ir.DenseI64ArrayAttr.get(shape))
+
+    def window(self, value: ir.Value, offsets: list[int], sizes: list[tuple[int, ir.Value]],
+               strides: list[int]) -> ir.Value:
+        """`tensor.extract_slice` at static offsets and strides; `sizes` are (static or DYNAMIC, index
+        value) pairs. Every window of an op shares the same size values: IREE passes each distinct
+        one to a dispatch as a constant, at most 64 (ConvNeXt's 7x7 windows as `real_dynamic_slice`s
+        had 68)."""
+        dynamic = [size for static, size in sizes if static == DYNAMIC]
+        shape = [static for static, _ in sizes]
+        return self.create("tensor.extract_slice", ir.RankedTensorType.get(shape, value.type.element_type),
+                           [value, *dynamic], static_offsets=ir.DenseI64ArrayAttr.get(offsets),
+                           static_sizes=ir.DenseI64ArrayAttr.get(shape),
+                           static_strides=ir.DenseI64ArrayAttr.get(strides),
+                           operandSegmentSizes=ir.DenseI32ArrayAttr.get([1, 0, len(dynamic), 0]))
 
     def zero(self, element_type: ir.Type) -> ir.Value:
         scalar = ir.RankedTensorType.get([], element_type)
@@ -217,19 +226,14 @@ def _patches(emit: _Emitter, padded: ir.Value, groups: int, batched: bool, outpu
     if all(k == 1 and s == 1 for k, s in zip(kernel, strides)):
         return padded  # the one window of a 1x1 kernel at stride 1 is the whole input
     trailing = list(range(count + 1, padded.type.rank))
-    out_shape = [padded.type.shape[0]] + [static for static, _ in outputs] + [padded.type.shape[d] for d in trailing]
-    zero, one = emit.index_constant(0), emit.index_constant(1)
+    sizes = [(padded.type.shape[0], emit.size(padded, 0)), *outputs]
+    sizes += [(padded.type.shape[d], emit.size(padded, d)) for d in trailing]
+    out_shape = [static for static, _ in sizes]
+    step = [1, *strides] + [1] * len(trailing)
     windows = []
     for offsets in itertools.product(*(range(k) for k in kernel)):
-        start = [zero] + [emit.index_constant(o * d) for o, d in zip(offsets, dilations)] + [zero] * len(trailing)
-        limit = [emit.size(padded, 0)] + [
-            emit.arith("addi", emit.arith("muli", emit.arith("subi", size, 1), stride), offset * dilation + 1)
-            for (_, size), stride, offset, dilation in zip(outputs, strides, offsets, dilations)
-        ] + [emit.size(padded, d) for d in trailing]
-        step = [one] + [emit.index_constant(s) for s in strides] + [one] * len(trailing)
-        windows.append(emit.create(
-            "stablehlo.real_dynamic_slice", ir.RankedTensorType.get(out_shape, padded.type.element_type),
-            [padded, emit.sizes(start), emit.sizes(limit), emit.sizes(step)]))
+        start = [0] + [o * d for o, d in zip(offsets, dilations)] + [0] * len(trailing)
+        windows.append(emit.window(padded, start, sizes, step))
     if len(windows) == 1:
         return windows[0]
     shape = list(out_shape)
@@ -365,15 +369,9 @@ def _rewrite_window(op: ir.Operation, combiner: str) -> None:
                              interior_padding=ir.DenseI64ArrayAttr.get([0] * rank))
     outputs = [_output_size(emit, padded, d, window[d], strides[d], dilations[d]) for d in range(rank)]
     out_type = ir.RankedTensorType.get([static for static, _ in outputs], x.type.element_type)
-    one = emit.index_constant(1)
     result = None
     for offsets in itertools.product(*(range(w) for w in window)):
-        start = [emit.index_constant(o * d) for o, d in zip(offsets, dilations)]
-        limit = [emit.arith("addi", emit.arith("muli", emit.arith("subi", size, 1), stride), offset * dilation + 1)
-                 for (_, size), stride, offset, dilation in zip(outputs, strides, offsets, dilations)]
-        step = [one if s == 1 else emit.index_constant(s) for s in strides]
-        slice_ = emit.create("stablehlo.real_dynamic_slice", out_type,
-                             [padded, emit.sizes(start), emit.sizes(limit), emit.sizes(step)])
+        slice_ = emit.window(padded, [o * d for o, d in zip(offsets, dilations)], outputs, strides)
         result = slice_ if result is None else emit.create(combiner, out_type, [result, slice_])
     if result.type != op.results[0].type:
         result = emit.create("tensor.cast", op.results[0].type, [result])
