@@ -108,16 +108,15 @@ BLOCKERS: tuple[Blocker, ...] = (
             "NonMaxSuppression selects a data-dependent number of boxes, and torch-mlir's TOSA and StableHLO "
             "lowerings take static shapes only (no `aten.item`, no dynamic dims): a fixed-size result needs the "
             "model to declare the count (a [K, 3] `selected_indices`); issue 11"),
-    Blocker("lowering has no loop: fix the length",
-            "an LSTM/GRU with a dynamic sequence length needs a loop, and torch-mlir's TOSA and StableHLO pipelines "
-            "lower no `torch.prim.Loop` (static lengths are unrolled and pass; `--dim sequence=N` fixes it); issue 11"),
-    Blocker("an If with a run-time condition computes both branches and selects",
-            "torch-mlir's TOSA and StableHLO pipelines lower no `torch.prim.If`: an If with a run-time condition is "
-            "both branches and a select there, which needs static shapes (here a dynamic batch; `--dim` fixes it); "
-            "issue 11"),
-    Blocker("a Loop is unrolled, which needs no early exit",
-            "a while-loop with a data-dependent exit: torch-mlir's TOSA and StableHLO pipelines lower no "
-            "`torch.prim.Loop`, and such a loop has no unrolled form; issue 11 (a loop form for these backends)"),
+    Blocker("on tosa the step outputs would grow at run time",
+            "an LSTM/GRU over a run-time sequence length is a while loop whose Y grows by a step per iteration, and "
+            "torch-mlir's TOSA lowering takes no size that changes at run time (StableHLO runs it as "
+            "`stablehlo.while`; `--dim sequence=N` unrolls it on TOSA, where the rest of the model needs the dim "
+            "fixed too); issue 11", backend="tosa"),
+    Blocker("scan outputs grow by a row per iteration",
+            "a Loop or Scan over a run-time number of iterations gathers its scan outputs in a tensor that grows "
+            "each iteration, which torch-mlir's TOSA lowering cannot take (StableHLO runs it as `stablehlo.while`); "
+            "issue 11", backend="tosa"),
     Blocker("no result within",
             "the exact float32 rounding of quantization on TOSA (TOSA has no float64 or division: about 100 "
             "elementwise ops per QuantizeLinear, 150 per requantization, 300 per scalar scale, tens of thousands in "
