@@ -179,17 +179,25 @@ def test_raw_data_of_the_wrong_size(tmp_path):
     assert "initializer 'w'" in message and "10 bytes of data for 3 elements of FLOAT" in message
 
 
-@pytest.mark.parametrize("element,name", [(TensorProto.INT2, "INT2"), (TensorProto.UINT2, "UINT2")])
-def test_quantize_to_two_bits_is_refused_in_the_torch_onnx_form(tmp_path, element, name):
-    """The torch-ONNX form holds 2-bit integers in 8 bits; QuantizeLinear takes its result type from
-    the zero point, so its conversion would saturate at 8 bits. The ONNX dialect keeps i2/ui2."""
+@pytest.mark.parametrize("element,low,high", [(TensorProto.INT2, -2, 1), (TensorProto.UINT2, 0, 3)])
+def test_quantize_to_two_bits_keeps_the_two_bit_range(tmp_path, element, low, high):
+    """The torch-ONNX form holds 2-bit integers in 8 bits, and QuantizeLinear takes its result type
+    from the zero point; the importer names the type in `output_dtype` (a copy of the node), so the
+    conversion saturates at 2 bits, not at 8. The ONNX dialect keeps i2/ui2."""
+    import onnx_torch_mlir
+    from onnx_torch_mlir.runtime import compile_for_cpu
+
     node = helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["y"], name="quantize")
     graph = helper.make_graph(
         [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
         [helper.make_tensor_value_info("y", element, [4])],
         [helper.make_tensor("scale", TensorProto.FLOAT, [], [0.5]), helper.make_tensor("zero", element, [], [1])],
     )
-    path = write(tmp_path, helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)]))
-    message = import_error(path)
-    assert "node 'quantize' (QuantizeLinear)" in message and f"QuantizeLinear to {name} is not supported" in message
-    assert f"tensor<4x{'ui2' if name == 'UINT2' else 'i2'}>" in str(import_onnx(str(path), form="onnx"))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)])
+    path = write(tmp_path, model)
+    before = path.read_bytes()
+    (result,) = compile_for_cpu(onnx_torch_mlir.compile(str(path), output_type="linalg-on-tensors"))(
+        np.array([-10.0, -0.6, 0.4, 10.0], np.float32))
+    assert result.tolist() == [low, max(low, 0), min(high, 2), high]  # round(x / 0.5) + 1, saturated
+    assert path.read_bytes() == before  # the user's model is untouched
+    assert f"tensor<4x{'ui2' if element == TensorProto.UINT2 else 'i2'}>" in str(import_onnx(str(path), form="onnx"))

@@ -117,11 +117,6 @@ RULES: tuple[Rule, ...] = (
     ),
     # --- not representable in torch
     Rule(NOT_REPRESENTABLE, "string tensors: torch has no string dtype", message=r"element type STRING has no MLIR equivalent"),
-    Rule(
-        NOT_REPRESENTABLE,
-        "2-bit integers: torch has no 2-bit dtype; the torch-ONNX form holds them in 8 bits and would lose the range",
-        message=r"to U?INT2 is not supported in the torch-ONNX form",
-    ),
     Rule(NOT_REPRESENTABLE, "a cast to int4/uint4: torch has no 4-bit integer dtype", message=r"a cast to int4 or uint4 is not supported"),
     Rule(
         NOT_REPRESENTABLE,

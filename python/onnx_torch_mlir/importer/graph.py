@@ -143,7 +143,7 @@ class GraphImporter:
                 found = self.emitter.types.none()
             result_types.append(found)
         if self.emitter.form == "torch-onnx":
-            _refuse_two_bit_result_from_operand_type(node, types)
+            node, operands = _two_bit_result_made_explicit(node, operands, types)
         if (node.domain, node.op_type) in self.local_functions:
             results = self._call_local_function(node, operands, result_types, types)
             for name, value in zip(outputs, results):
@@ -199,24 +199,34 @@ class GraphImporter:
             raise NodeError(f"{self.model_name}: {what}: MLIR rejected the op: {message}") from None
 
 
-# Ops whose result element type is an operand's (QuantizeLinear's zero point, CastLike's target).
-_RESULT_TYPE_FROM_OPERAND = {"QuantizeLinear", "CastLike"}
-_TWO_BIT = {onnx.TensorProto.INT2: "INT2", onnx.TensorProto.UINT2: "UINT2"}
+_TWO_BIT = {onnx.TensorProto.INT2, onnx.TensorProto.UINT2}
 
 
-def _refuse_two_bit_result_from_operand_type(node: onnx.NodeProto, types) -> None:
-    """The torch-ONNX form holds INT2/UINT2 values in 8 bits (torch has no 2-bit dtype), so an op
-    that takes its result type from an operand's would saturate or wrap at 8 bits: a wrong answer.
-    Refused by name (Cast, whose `to` attribute names the 2-bit type, converts exactly)."""
-    if node.domain not in ("", "ai.onnx") or node.op_type not in _RESULT_TYPE_FROM_OPERAND:
-        return
-    for name in node.output:
-        element = types.proto(name).tensor_type.elem_type if name else 0
-        if element in _TWO_BIT:
-            raise ImportError_(
-                f"{node.op_type} to {_TWO_BIT[element]} is not supported in the torch-ONNX form: 2-bit integers "
-                "are held in 8 bits there and the 2-bit range would be lost (the ONNX-dialect output keeps them)"
-            )
+def _two_bit_result_made_explicit(node: onnx.NodeProto, operands: list, types):
+    """(node, operands) with a 2-bit result type named by an attribute instead of by an operand.
+
+    The torch-ONNX form holds INT2/UINT2 values in 8 bits (torch has no 2-bit dtype), so an op that
+    takes its result type from an operand's would saturate or wrap at 8 bits. QuantizeLinear gets
+    the equivalent `output_dtype` (ONNX requires it to match the zero point's type), CastLike becomes
+    the equivalent Cast with `to`; the conversion then keeps the 2-bit range. The node is a copy:
+    the user's model is never edited."""
+    if node.domain not in ("", "ai.onnx") or node.op_type not in ("QuantizeLinear", "CastLike") or not node.output:
+        return node, operands
+    element = types.proto(node.output[0]).tensor_type.elem_type if node.output[0] else 0
+    if element not in _TWO_BIT:
+        return node, operands
+    explicit = onnx.NodeProto()
+    explicit.CopyFrom(node)
+    if node.op_type == "CastLike":
+        explicit.op_type = "Cast"
+        del explicit.input[1:]
+        explicit.ClearField("attribute")
+        explicit.attribute.extend([onnx.helper.make_attribute("to", element)]
+                                  + [a for a in node.attribute if a.name == "saturate"])
+        return explicit, operands[:1]
+    if not any(attribute.name == "output_dtype" for attribute in node.attribute):
+        explicit.attribute.extend([onnx.helper.make_attribute("output_dtype", element)])
+    return explicit, operands
 
 
 class _LazyTypes:
