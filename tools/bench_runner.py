@@ -3,7 +3,8 @@
     .venv/bin/python tools/bench_runner.py [--update] [-k NAME] [--repeat N]
 
 Each measurement is a fresh `onnx-torch-mlir run MODEL --to linalg-on-tensors --save OUT.npz`
-process: compiling the model, lowering and JIT-compiling it, one call on seeded inputs. The peer is
+process: compiling the model, lowering and JIT-compiling it, one call (on the zoo's inputs for BERT-base,
+seeded made-up ones for ResNet-50). The peer is
 the same command with `--consumer iree` (IREE compiles and runs the same Linalg), alternating with
 ours in the same run. Wall time and peak resident memory come from wait4; both outputs are compared.
 Models: BERT-base (the zoo's bert-base-torchscript-static, 417 MiB of weights) and ResNet-50
@@ -76,8 +77,31 @@ def built(name: str) -> Path:
     return Path(result.stdout.strip().splitlines()[-1])
 
 
-def run_once(model: Path, consumer: str, output: Path) -> dict:
-    command = [str(CLI), "run", str(model), "--to", "linalg-on-tensors", "--consumer", consumer, "--save", str(output)]
+def input_options(model: Path, work: Path) -> list[str]:
+    """`--input NAME=FILE` for the inputs the zoo stored next to the model (real token ids: made-up
+    integers index past BERT's two token types, where any result is as good as another); none for a
+    model without them (its inputs are made up from the default seed)."""
+    reference = model.parent / "reference.npz"
+    if not reference.exists():
+        return []
+    import numpy as np
+    import onnx
+
+    graph = onnx.load(str(model), load_external_data=False).graph
+    initializers = {initializer.name for initializer in graph.initializer}
+    names = [value.name for value in graph.input if value.name not in initializers]
+    arrays = np.load(reference)
+    options = []
+    for index, name in enumerate(names):
+        path = work / f"{model.parent.name}.input{index}.npy"
+        np.save(path, arrays[f"input.{index}"])
+        options += ["--input", f"{name}={path}"]
+    return options
+
+
+def run_once(model: Path, consumer: str, output: Path, inputs: list[str]) -> dict:
+    command = [str(CLI), "run", str(model), "--to", "linalg-on-tensors", "--consumer", consumer, "--save", str(output),
+               *inputs]
     started = time.perf_counter()
     with open(os.devnull, "wb") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.PIPE)
@@ -112,11 +136,12 @@ def main(argv=None) -> int:
             if args.only and args.only != name:
                 continue
             model = built(name)
+            inputs = input_options(model, Path(work))
             runs = {consumer: [] for consumer in CONSUMERS}
             errors = {}
             for index in range(args.repeat):
                 for consumer in CONSUMERS:
-                    measured = run_once(model, consumer, Path(work) / f"{name}.{consumer}.{index}.npz")
+                    measured = run_once(model, consumer, Path(work) / f"{name}.{consumer}.{index}.npz", inputs)
                     if "error" in measured:
                         errors[consumer] = measured["error"]
                     else:
