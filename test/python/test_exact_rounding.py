@@ -5,6 +5,9 @@ reference evaluator on values chosen next to the half-way points, on the referen
 on IREE (which fuses products into additions: every product in the algorithm is exact, so the
 results must not change)."""
 
+import random
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
@@ -190,3 +193,48 @@ def test_dynamic_quantize_linear_scale_where_the_reciprocal_misses():
         expected = reference.run(None, {"x": x})
         for consumer, outputs in (("reference", runtime.run(module, [x], input_dialect="tosa")), ("iree", iree(x))):
             assert all(_same(got, want) for got, want in zip(outputs, expected)), (consumer, x)
+
+
+def _accumulators_near_ties(per_shift: int):
+    """(acc, M, s): acc * M * 2^-s within 2^-s of a half-integer in [1, 250], acc < 2^31 (acc
+    solves acc * M = +-1 mod 2^(s-1)); for s >= 46 the float64 product can round onto the
+    half-integer, and its tie then goes to the even integer where the exact product does not."""
+    rng, found = random.Random(5), []
+    for shift in (45, 46, 47, 48):
+        hits = 0
+        while hits < per_shift:
+            significand = rng.randrange(2**23, 2**24) | 1
+            acc = (rng.choice([1, -1]) * pow(significand, -1, 2 ** (shift - 1))) % 2 ** (shift - 1)
+            if acc < 2**31 and 2**shift <= acc * significand <= 250 * 2**shift:
+                found.append((acc, significand, shift))
+                hits += 1
+    return found
+
+
+def test_requantization_next_to_ties_of_the_float64_product():
+    """QLinearConv's requantization of int32 accumulators (a bias over a zero input) whose product
+    with the multiplier (a per-channel weight scale) sits next to a half-integer: ONNX rounds the
+    float64 product, which differs from rounding the exact product for some of them."""
+    cases = _accumulators_near_ties(10)
+    acc = np.array([a for a, _, _ in cases], np.int32)
+    multiplier = np.array([m * 2.0**-s for _, m, s in cases], F32)
+    float64 = np.rint(acc.astype(np.float64) * multiplier.astype(np.float64))
+    assert sum(int(r) != round(Fraction(a * m, 2**s)) for r, (a, m, s) in zip(float64, cases)) > 0
+    channels = len(cases)
+    scalars = [numpy_helper.from_array(np.array(1.0, F32), "x_scale"), numpy_helper.from_array(np.array(3, np.uint8), "x_zero"),
+               numpy_helper.from_array(np.array(1.0, F32), "y_scale"), numpy_helper.from_array(np.array(0, np.uint8), "y_zero")]
+    model = _model(
+        [helper.make_node("QLinearConv", ["x", "x_scale", "x_zero", "w", "w_scale", "w_zero", "y_scale", "y_zero", "bias"],
+                          ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 1, 1, 1])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, channels, 1, 1])],
+        scalars + [numpy_helper.from_array(np.ones((channels, 1, 1, 1), np.int8), "w"),
+                   numpy_helper.from_array(multiplier, "w_scale"),
+                   numpy_helper.from_array(np.zeros(channels, np.int8), "w_zero"), numpy_helper.from_array(acc, "bias")],
+        opset=10,
+    )
+    x = np.full((1, 1, 1, 1), 3, np.uint8)
+    expected = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    assert np.array_equal(expected.reshape(-1), float64.astype(np.uint8))
+    for consumer, (y,) in _consumers(model, [x]).items():
+        assert _same(y, expected), consumer

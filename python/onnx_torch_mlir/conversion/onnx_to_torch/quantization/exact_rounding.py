@@ -12,8 +12,8 @@ float32 division, 11 for float16, 8 for bfloat16, 53 for ONNX's float64 requanti
 2. RN_p(v) > h exactly when v lies above the upper edge of h's rounding interval, and
    RN_p(v) = h (a tie of the integer rounding, which goes to the even one of k, k + 1) when v
    lies inside it. So with E = h + g/2 when k is even, E = h - g/2 when k is odd (g = ulp_p(h)
-   = ufp(|h|) * 2^(1-p), ufp by Rump's formula), n = k + [v > E]. v is never exactly E (a
-   quotient or product of floats is never a midpoint of p+1 bits here).
+   = ufp(|h|) * 2^(1-p), ufp by Rump's formula), n = k + [v > E]. A quotient of floats is
+   never exactly E here; a product (requantization, 55 bits) can be, and is decided there.
 3. [v > E] is the sign of x - E*s (or acc*m - E), a sum of terms that are each exact in
    float32: products of halves of operands split with Veltkamp's method (12 bits each, so a
    product has at most 24 bits), products with powers of two, and (requantization) Dekker's
@@ -117,7 +117,13 @@ def rounded_product(b: TorchBuilder, accumulator: ir.Value, multiplier: ir.Value
         error = b.binary("aten.add.Tensor", error, b.binary("aten.mul.Tensor", left, right))
     terms = [rounded, error, b.binary("aten.mul.Tensor", rest, multiplier_high),
              b.binary("aten.mul.Tensor", rest, multiplier_low)]
-    return _k_plus(b, k, _sum_is_positive(b, terms + [_neg(b, h), _neg(b, half_gap)]))
+    # v - E, exactly; v can be E here (a product has up to 55 bits): RN53 then ties to h (even
+    # at 53 bits), whose integer tie goes to k + 1 when k is odd (E below h), to k when even.
+    largest = _largest_nonzero(b, _expansion_of(b, terms + [_neg(b, h), _neg(b, half_gap)]))
+    odd = _compare(b, "aten.lt.Tensor", half_gap, _zero(b))
+    above = b.op("aten.where.self", b.broadcast_type(odd, largest, "i1"), odd,
+                 _compare(b, "aten.ge.Tensor", largest, _zero(b)), _compare(b, "aten.gt.Tensor", largest, _zero(b)))
+    return _k_plus(b, k, above)
 
 
 def _candidate(b: TorchBuilder, approximate: ir.Value, bits: int, bound: int):
@@ -229,12 +235,16 @@ def _grow(b: TorchBuilder, expansion: list[ir.Value], term: ir.Value) -> list[ir
 
 def _is_positive(b: TorchBuilder, expansion: list[ir.Value]) -> ir.Value:
     """The sign of a nonoverlapping expansion is its largest nonzero component's."""
+    return _compare(b, "aten.gt.Tensor", _largest_nonzero(b, expansion), _zero(b))
+
+
+def _largest_nonzero(b: TorchBuilder, expansion: list[ir.Value]) -> ir.Value:
     last_nonzero = expansion[0]
     for component in expansion[1:]:
         nonzero = _compare(b, "aten.ne.Tensor", component, _zero(b))
         last_nonzero = b.op("aten.where.self", b.broadcast_type(component, last_nonzero), nonzero, component,
                             last_nonzero)
-    return _compare(b, "aten.gt.Tensor", last_nonzero, _zero(b))
+    return last_nonzero
 
 
 def _compare(b: TorchBuilder, op: str, x: ir.Value, y: ir.Value) -> ir.Value:
