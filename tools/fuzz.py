@@ -252,8 +252,10 @@ def run_fuzz(args) -> Counter:
     counts: Counter = Counter()
     started = time.monotonic()
 
+    indices = args.index or range(args.start, args.start + args.count)
+
     def tasks():
-        for index in range(args.start, args.start + args.count):
+        for index in indices:
             mutation = make_mutation(cases, args.seed, index)
             if args.keep:
                 Path(args.keep).mkdir(parents=True, exist_ok=True)
@@ -277,7 +279,8 @@ def run_fuzz(args) -> Counter:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     summary = ", ".join(f"{outcome} {sum(n for (_, o), n in counts.items() if o == outcome)}" for outcome in OUTCOMES)
-    print(f"fuzz: seed {args.seed}, mutations {args.start}..{args.start + args.count - 1} on "
+    span = f"{len(args.index)} listed" if args.index else f"{args.start}..{args.start + args.count - 1}"
+    print(f"fuzz: seed {args.seed}, mutations {span} on "
           f"{', '.join(backends)} in {time.monotonic() - started:.0f} s: {summary}")
     return counts
 
@@ -358,6 +361,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--start", type=int, default=0, help="first mutation index")
     parser.add_argument("--count", type=int, default=300, help="number of mutations")
+    parser.add_argument("--index", type=int, action="append", default=[],
+                        help="only this mutation index (repeatable; instead of --start and --count): a rerun of findings")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per compile before it counts as a hang")
     parser.add_argument("--backend", action="append", default=[], help="only this backend (repeatable)")
@@ -370,7 +375,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     # A terminated run still removes its scratch directory and its running children's files.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    counts = run_fuzz(args) if args.count > 0 else Counter()
+    counts = run_fuzz(args) if args.count > 0 or args.index else Counter()
     if args.report:
         write_report(Path(args.results), Path(args.report))
     bad = sum(n for (_, outcome), n in counts.items() if outcome in FAILING)

@@ -271,3 +271,10 @@ def test_initializer_that_contradicts_its_graph_input(data_type, dims, spelled):
     node = helper.make_node("Add", ["x", "w"], ["y"], name="add")
     model = model_of([node], [value("x", F, [3]), value("w", F, [3])], [value("y", F, [3])], [weight])
     assert f"graph input 'w' is declared float[3] but its initializer is {spelled}" in refusal(model)
+
+
+def test_negative_dim_is_unknown_to_the_element_count_check():
+    """seed 1 mutation 3983: a dim of -5 is read as unknown by the importer, not as a count."""
+    shape = numpy_helper.from_array(np.array([1, 36, 4], np.int64), "s")
+    node = helper.make_node("Reshape", ["x", "s"], ["y"], name="r")
+    import_onnx(model_of([node], [value("x", F, [1, 9, -5, 4])], [value("y", F, [1, 36, 4])], [shape]))

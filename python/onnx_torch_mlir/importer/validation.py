@@ -155,13 +155,14 @@ def _bound_inputs(schema, node: onnx.NodeProto) -> dict[str, list[str]]:
 
 
 def _sizes(type_proto: onnx.TypeProto | None) -> list | None:
-    """A tensor's dims (None per unknown dim), or None when it is not a tensor of known rank."""
+    """A tensor's dims (None per unknown dim: a negative dim_value too, as the importer reads it),
+    or None when it is not a tensor of known rank."""
     if type_proto is None or type_proto.WhichOneof("value") != "tensor_type":
         return None
     tensor = type_proto.tensor_type
     if not tensor.HasField("shape"):
         return None
-    return [dim.dim_value if dim.HasField("dim_value") else None for dim in tensor.shape.dim]
+    return [dim.dim_value if dim.HasField("dim_value") and dim.dim_value >= 0 else None for dim in tensor.shape.dim]
 
 
 def _small_constants(graph: onnx.GraphProto) -> dict[str, onnx.TensorProto]:
