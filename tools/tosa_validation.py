@@ -36,7 +36,11 @@ def first_error(case) -> str | None:
     from torch_mlir import ir
     from torch_mlir.passmanager import PassManager
 
-    model, _ = case.load()
+    from onnx_torch_mlir import sequence_io
+
+    model, data_sets = case.load()
+    if sequence_io.has_sequence_io(model):  # specialized as the conformance run does
+        model = sequence_io.specialize(model, *data_sets[0]).model
     module = compiler.import_model(model, "ours", make_context())
     compiler.convert_to_torch(module, "ours", target="tosa")
     pipelines.lower_torch_to_backend(module, "tosa")
@@ -94,7 +98,7 @@ def main(argv=None) -> int:
 def _write_document(cases, failures, invalid) -> None:
     out = ["# TOSA validation of our TOSA output", "",
            "Written by `tools/tosa_validation.py --update`; do not edit by hand.", "",
-           " ".join(__doc__.split("\n\n")[1].split()), "",
+           " ".join(__doc__.split("\n\n")[2].split()), "",
            f"**{len(cases) - invalid} of {len(cases)}** conformance cases that pass on TOSA give TOSA that validates; "
            f"{invalid} do not. By first error:", "",
            "| cases | first error | cases (up to 8) |", "|---|---|---|"]

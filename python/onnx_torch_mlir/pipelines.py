@@ -103,6 +103,9 @@ def lower_torch_to_backend(
     refuse_static_broadcast_mismatches(module)  # StableHLO's lowering aborts on some
     if output_type == "tosa":
         refuse_dims_over_int32(module)
+        from .transforms.tosa_scalar_comparisons import compare_with_literals
+
+        compare_with_literals(module)  # else compared in float64, valid for no TOSA profile
     if output_type == "linalg-on-tensors":
         from .transforms.empty_tensors import replace_empty_results
 
