@@ -22,7 +22,8 @@ the kernel `w: [O, C/G, K...]` and G feature groups:
 
 Only convolutions with a dynamic spatial input dim are rewritten (a dynamic batch alone is lowered
 as a convolution). An input dilation (a transposed convolution) or a `batch_group_count` keeps the
-convolution, which the consumers then refuse by name (transforms/stablehlo_dynamic.py).
+convolution, which the consumers then refuse by name (transforms/stablehlo_dynamic.py); so does a
+kernel of more than MAX_WINDOW_POSITIONS positions.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ from torch_mlir import ir
 from torch_mlir._mlir_libs import _stablehlo
 
 DYNAMIC = ir.ShapedType.get_dynamic_size()
+# One slice per window position: a larger window (EfficientNet's 320x320 pooler, ~10^5 slices) is
+# left to the refusal, which names the op and suggests fixing the dims.
+MAX_WINDOW_POSITIONS = 64
 
 
 def dynamic_convolutions_as_patches(module: ir.Module) -> int:
@@ -82,6 +86,9 @@ def _qualifies(op: ir.Operation) -> bool:
         return False
     count = len(spatial)
     if _integers(op, "lhs_dilation", count, 1) != [1] * count or _integer(op, "batch_group_count") != 1:
+        return False
+    kernel_positions = int(np.prod([types[1].shape[d] for d in numbers.kernel_spatial_dimensions]))
+    if kernel_positions > MAX_WINDOW_POSITIONS:
         return False
     return min((value for pair in _padding(op, count) for value in pair), default=0) >= 0
 
@@ -287,7 +294,6 @@ def _dot(emit: _Emitter, lhs: ir.Value, rhs: ir.Value, shape: list[int], batched
 # `stablehlo.reduce_window` on dynamic sizes (pools): the same windows, combined elementwise.
 
 _COMBINERS = ("stablehlo.maximum", "stablehlo.minimum", "stablehlo.add")
-MAX_WINDOW_POSITIONS = 64
 
 
 def dynamic_reduce_windows_as_slices(module: ir.Module) -> int:
