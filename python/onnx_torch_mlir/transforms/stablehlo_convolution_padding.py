@@ -17,22 +17,16 @@ import re
 import numpy as np
 from torch_mlir import ir
 
+from .torch_rewriting import defining_op, ops_named
+
 _DIMENSION_NUMBERS = re.compile(r"\[([^\]]*)\]x\[([^\]]*)\]->\[([^\]]*)\]")
 
 
 def trim_convolution_padding(module: ir.Module) -> int:
     """Fold zero pads into convolutions and drop unread high padding; the convolutions changed."""
-    convolutions: list[ir.Operation] = []
-
-    def collect(operation: ir.Operation) -> ir.WalkResult:
-        if operation.name == "stablehlo.convolution":
-            convolutions.append(operation)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)
     changed = 0
     with module.context:
-        for convolution in convolutions:
+        for convolution in ops_named(module, {"stablehlo.convolution"}):
             layout = _spatial_layout(convolution)
             if layout is None:
                 continue
@@ -81,7 +75,7 @@ def _fold_zero_pad(convolution: ir.Operation, layout) -> bool:
     """`conv(pad(x, 0))` padding only spatial dims, by non-negative amounts, as `conv(x)` with them."""
     input_positions = layout[0]
     source = convolution.operands[0]
-    pad = _defining_op(source)
+    pad = defining_op(source)
     if pad is None or pad.name != "stablehlo.pad" or len(list(source.uses)) != 1:
         return False
     rank = len(source.type.shape)
@@ -103,20 +97,14 @@ def _fold_zero_pad(convolution: ir.Operation, layout) -> bool:
     return True
 
 
-def _defining_op(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    owner = owner.operation if hasattr(owner, "operation") else owner
-    return owner if isinstance(owner, ir.Operation) else None
-
-
 _VALUE_PRESERVING = {"stablehlo.reshape", "stablehlo.convert", "stablehlo.broadcast_in_dim"}
 
 
 def _is_zero(value: ir.Value) -> bool:
     """Whether `value` is a constant zero (looking through reshapes, converts and broadcasts)."""
-    owner = _defining_op(value)
+    owner = defining_op(value)
     while owner is not None and owner.name in _VALUE_PRESERVING:
-        owner = _defining_op(owner.operands[0])
+        owner = defining_op(owner.operands[0])
     if owner is None or owner.name not in ("stablehlo.constant", "arith.constant"):
         return False
     try:

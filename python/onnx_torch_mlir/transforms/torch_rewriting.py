@@ -89,8 +89,10 @@ def as_operation(owner):
     return owner.operation if hasattr(owner, "operation") else owner
 
 
-def defining_op(value: ir.Value):
-    return as_operation(value.owner)
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    """The operation that produces `value`, or None for a block argument."""
+    owner = as_operation(value.owner)
+    return owner if isinstance(owner, ir.Operation) else None
 
 
 def is_op(candidate, name: str) -> bool:
