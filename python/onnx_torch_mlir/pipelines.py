@@ -108,8 +108,13 @@ def lower_torch_to_backend(
         compare_with_literals(module)  # else compared in float64, valid for no TOSA profile
     if output_type == "linalg-on-tensors":
         from .transforms.empty_tensors import replace_empty_results
+        from .transforms.static_views import give_views_their_static_type
 
         replace_empty_results(module)  # torch-mlir's Linalg lowering divides by zero dims
+        if give_views_their_static_type(module):  # it faults on views of static tensors typed `?`
+            # ... and on the ops after them typed `?` too: torch-mlir's shape refinement passes it on.
+            run_passes(module, "func.func(canonicalize),torch-shape-refinement-pipeline,func.func(canonicalize)",
+                       stage="view types")
     if output_type in ("tosa", "stablehlo"):
         drop_runtime_asserts(module)
         from .transforms.backend_control_flow import has_torch_control_flow, lower_control_flow_for_backend
