@@ -34,6 +34,8 @@ import numpy as np
 from torch_mlir import ir
 from torch_mlir._mlir_libs import _stablehlo
 
+from .torch_rewriting import ops_named
+
 DYNAMIC = ir.ShapedType.get_dynamic_size()
 # One slice per window position: a larger window (EfficientNet's 320x320 pooler, ~10^5 slices) is
 # left to the refusal, which names the op and suggests fixing the dims.
@@ -42,14 +44,7 @@ MAX_WINDOW_POSITIONS = 64
 
 def dynamic_convolutions_as_patches(module: ir.Module) -> int:
     """Rewrite the convolutions of `module` whose spatial input sizes are dynamic; the count."""
-    found: list[ir.Operation] = []
-
-    def collect(operation: ir.Operation) -> ir.WalkResult:
-        if operation.name == "stablehlo.convolution":
-            found.append(operation)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)
+    found = ops_named(module, {"stablehlo.convolution"})
     rewritten = 0
     with module.context, ir.Location.unknown():
         for op in found:
@@ -303,14 +298,7 @@ def dynamic_reduce_windows_as_slices(module: ir.Module) -> int:
     lowers with a dynamic dim. With the body one `maximum`, `minimum` or `add` and the initial
     value its identity (-inf, +inf, 0; padding reads it), the pool is that op over the strided
     slices of the padded input, one per window offset (as the convolution's windows above)."""
-    found: list[ir.Operation] = []
-
-    def collect(operation: ir.Operation) -> ir.WalkResult:
-        if operation.name == "stablehlo.reduce_window":
-            found.append(operation)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)
+    found = ops_named(module, {"stablehlo.reduce_window"})
     rewritten = 0
     with module.context, ir.Location.unknown():
         for op in found:

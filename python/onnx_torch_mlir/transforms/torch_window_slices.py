@@ -12,22 +12,16 @@ sizes, a kernel of at most 64 positions. Anything else is left to torch-mlir's l
 
 from torch_mlir import ir
 
+from .torch_rewriting import ops_named
+
 MAX_KERNEL_POSITIONS = 64
 
 
 def max_pools_as_slices(module: ir.Module) -> int:
     """Rewrite the qualifying `aten.max_pool2d` ops of `module` in place; the count rewritten."""
-    found: list[ir.Operation] = []
-
-    def collect(operation: ir.Operation) -> ir.WalkResult:
-        if operation.name == "torch.aten.max_pool2d":
-            found.append(operation)
-        return ir.WalkResult.ADVANCE
-
     rewritten = 0
     with module.context, ir.Location.unknown():
-        module.operation.walk(collect)
-        for op in found:
+        for op in ops_named(module, {"torch.aten.max_pool2d"}):
             rewritten += _rewrite(op)
     return rewritten
 
