@@ -69,8 +69,11 @@ def remember_terminal() -> None:
 def shown(stream=None, enabled: bool = True):
     """Show progress on `stream` (stderr) while the block runs, if enabled and a terminal."""
     global _line
-    stream = stream if stream is not None else sys.stderr
-    terminal = stream.isatty() if stderr_is_terminal is None else stderr_is_terminal
+    if stream is None:  # stderr: a pipe in the command line's child, so asked before the fork
+        stream = sys.stderr
+        terminal = stream.isatty() if stderr_is_terminal is None else stderr_is_terminal
+    else:
+        terminal = stream.isatty()
     if not enabled or _line is not None or not terminal:
         yield
         return
