@@ -23,7 +23,6 @@ import onnx
 import onnxruntime
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
 
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
