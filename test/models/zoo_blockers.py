@@ -30,6 +30,12 @@ _DYNAMIC_STABLEHLO = (
     "`dynamic_broadcast_in_dim` without expansion hints, or refuses the dynamic input)"
 )
 
+_DYNAMIC_WINDOW = (
+    "a convolution or pool on a dynamic image size that the rewrite into strided slices and a product "
+    "(transforms/stablehlo_dynamic_convolution.py; neither StableHLO consumer lowers dynamic spatial dims) does "
+    "not take, so it is refused with a pointer to `--dim`; issue 11 item 2"
+)
+
 _TOSA_NEEDS_STATIC = (
     "dynamic dims on TOSA: TOSA's shapes are compile-time constants, so a form that needs a run-time size is "
     "refused with a pointer to `--dim NAME=SIZE` (transforms/tosa_dynamic.py keeps `?` elsewhere; docs/dynamic-shapes.md "
@@ -71,10 +77,19 @@ BLOCKERS: tuple[Blocker, ...] = (
             "a Gather with run-time indices into a dynamically shaped table becomes `stablehlo.dynamic_gather`, which "
             "IREE's StableHLO input does not lower: issue 11 item 2 (`--dim` fixes it)", backend="stablehlo",
             consumer="iree"),
+    Blocker("AveragePool\"(\"model.onnx\":0:0)): stablehlo.convolution on tensor<",
+            _DYNAMIC_WINDOW + " (EfficientNet's pooler: an AveragePool with a 320x320 window and stride, whose divisor "
+            "torch-mlir computes as a convolution with that kernel; the rewrite takes windows of at most 64 positions, "
+            "one slice each; a window as large as its stride wants a sum form)", backend="stablehlo"),
+    Blocker("node_avg_pool2d\"(\"model.onnx\":0:0)): stablehlo.convolution on tensor<",
+            _DYNAMIC_WINDOW + " (EfficientNet's pooler: an AveragePool with a 320x320 window and stride, whose divisor "
+            "torch-mlir computes as a convolution with that kernel; the rewrite takes windows of at most 64 positions, "
+            "one slice each; a window as large as its stride wants a sum form)", backend="stablehlo"),
+    Blocker("stablehlo.convolution on tensor<?x64x?x?xf32>",
+            _DYNAMIC_WINDOW + " (UNet's ConvTranspose: a transposed convolution is one with input dilation, which the "
+            "rewrite does not take)", backend="stablehlo"),
     Blocker("stablehlo.convolution on tensor<",
-            "a convolution with a dynamic image size: neither StableHLO consumer (IREE, stablehlo-legalize-to-linalg) "
-            "lowers dynamic spatial dims, so it is refused with a pointer to `--dim` (with `--dim height=48 --dim "
-            "width=80` ResNet passes on both); issue 11 item 2", backend="stablehlo"),
+            _DYNAMIC_WINDOW, backend="stablehlo"),
     Blocker("failed to legalize operation 'torch.constant.float'",
             _DYNAMIC_STABLEHLO + " (Resize by scales of a dynamic image size)", backend="stablehlo"),
     Blocker("failed to legalize operation 'torch.aten.matmul'", _DYNAMIC_TOSA + " (a MatMul of a dynamic image "
