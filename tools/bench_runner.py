@@ -161,14 +161,16 @@ def _median(runs: list[dict], key: str) -> float | None:
     return statistics.median(run[key] for run in runs) if runs else None
 
 
+def _cell(runs: dict, errors: dict, consumer: str) -> str:
+    """One consumer's median wall time and peak, or why it failed."""
+    if not runs[consumer]:
+        return f"failed: {errors.get(consumer, '')}"
+    return f"{_median(runs[consumer], 'wall'):.1f} s, {_median(runs[consumer], 'peak_mib'):.0f} MiB"
+
+
 def describe(row) -> str:
     name, size, runs, errors, difference = row
-    parts = []
-    for consumer in CONSUMERS:
-        if runs[consumer]:
-            parts.append(f"{consumer} {_median(runs[consumer], 'wall'):.1f} s, {_median(runs[consumer], 'peak_mib'):.0f} MiB")
-        else:
-            parts.append(f"{consumer} failed: {errors.get(consumer)}")
+    parts = [f"{consumer} {_cell(runs, errors, consumer)}" for consumer in CONSUMERS]
     return f"{name} ({size / 2**20:.0f} MiB): " + "; ".join(parts) + (f"; max |ours - IREE| {difference:.2g}" if difference is not None else "")
 
 
@@ -181,12 +183,7 @@ def write_document(rows, repeat: int) -> None:
            "| model | weights | `run` (ours) | `run --consumer iree` | ours / IREE wall | max abs difference | target |",
            "|---|---|---|---|---|---|---|"]
     for name, size, runs, errors, difference in rows:
-        cells = []
-        for consumer in CONSUMERS:
-            if runs[consumer]:
-                cells.append(f"{_median(runs[consumer], 'wall'):.1f} s, {_median(runs[consumer], 'peak_mib'):.0f} MiB")
-            else:
-                cells.append(f"failed: {errors.get(consumer, '')}")
+        cells = [_cell(runs, errors, consumer) for consumer in CONSUMERS]
         ratio = ""
         if runs["reference"] and runs["iree"]:
             ratio = f"{_median(runs['reference'], 'wall') / _median(runs['iree'], 'wall'):.2f}"

@@ -10,6 +10,8 @@ around a channels-last convolution; IREE does the same itself. Static convolutio
 
 from torch_mlir import ir
 
+from onnx_torch_mlir.ir_walk import ops_named
+
 CHANNELS_FIRST = {
     1: "[b, f, 0]x[o, i, 0]->[b, f, 0]",
     2: "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
@@ -24,17 +26,9 @@ CHANNELS_LAST = {
 
 def dynamic_convolutions_to_channels_last(module: ir.Module) -> int:
     """Rewrite the channels-first dynamically shaped convolutions of `module`; the count."""
-    found: list[ir.Operation] = []
-
-    def collect(operation: ir.Operation) -> ir.WalkResult:
-        if operation.name == "stablehlo.convolution":
-            found.append(operation)
-        return ir.WalkResult.ADVANCE
-
     rewritten = 0
     with module.context, ir.Location.unknown():
-        module.operation.walk(collect)
-        for op in found:
+        for op in ops_named(module, {"stablehlo.convolution"}):
             rewritten += _rewrite(op)
     return rewritten
 

@@ -26,22 +26,16 @@ combine in that order.
 from torch_mlir import ir
 from torch_mlir._mlir_libs import _stablehlo
 
+from onnx_torch_mlir.ir_walk import ops_named
+
 _ULT = 6  # arith.cmpi predicate: unsigned less than (a negative index is a large unsigned one)
 
 
 def scatters_to_loops(module: ir.Module) -> int:
     """Rewrite the single-operand `stablehlo.scatter` ops of `module`; the count."""
-    found: list[ir.Operation] = []
-
-    def collect(operation: ir.Operation) -> ir.WalkResult:
-        if operation.name == "stablehlo.scatter":
-            found.append(operation)
-        return ir.WalkResult.ADVANCE
-
     rewritten = 0
     with module.context, ir.Location.unknown():
-        module.operation.walk(collect)
-        for op in found:
+        for op in ops_named(module, {"stablehlo.scatter"}):
             rewritten += _rewrite(op)
     return rewritten
 

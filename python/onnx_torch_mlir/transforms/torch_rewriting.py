@@ -2,19 +2,9 @@
 
 from torch_mlir import ir
 
+from ..ir_walk import ops_named  # noqa: F401 - the transforms import it from here
+
 INT = "!torch.int"
-
-
-def ops_named(module: ir.Module, names) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def collect(operation: ir.Operation) -> ir.WalkResult:
-        if names is None or operation.name in names:
-            found.append(operation)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)
-    return found
 
 
 class TorchOpBuilder:

@@ -1,0 +1,17 @@
+"""Finding ops in a module: the one walk the transforms and the runtime's rewrites share."""
+
+from torch_mlir import ir
+
+
+def ops_named(module: ir.Module, names) -> list[ir.Operation]:
+    """The ops of `module` (nested ones included) whose name is in `names` (None: every op), in
+    walk order, collected before any is rewritten."""
+    found: list[ir.Operation] = []
+
+    def collect(operation: ir.Operation) -> ir.WalkResult:
+        if names is None or operation.name in names:
+            found.append(operation)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    return found
