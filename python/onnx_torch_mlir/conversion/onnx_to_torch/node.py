@@ -518,12 +518,15 @@ class OnnxNode:
         return None if value is None else [v.decode() if isinstance(v, bytes) else v for v in value]
 
     def attr_tensor(self, name: str, default=_REQUIRED) -> np.ndarray | None:
-        """A TENSOR attribute as numpy (dense elements); fails on forms numpy cannot read."""
+        """A TENSOR attribute as numpy (dense elements, or a `dense_resource` blob of up to
+        MAX_READ_ELEMENTS, as the importer stores tensor attributes); fails on forms numpy cannot read."""
         value = self._attr(name, default)
         if value is None or isinstance(value, np.ndarray):
             return value
         if isinstance(value, onnx.TensorProto):
             return onnx.numpy_helper.to_array(value)
+        if isinstance(value, ir.Attribute) and (blob := read_resource(value)) is not None:
+            return blob
         self.fail(f"attribute '{name}' is a {type(value).__name__}, which this conversion cannot read")
 
     def attr_literal(self, name: str, b: TorchBuilder) -> ir.Value:

@@ -1,0 +1,288 @@
+"""TreeEnsemble (domain `ai.onnx.ml`, version 5): a forest whose structure is all constant attributes.
+
+Every tree is walked for every sample at once, one depth level per step, with gathers over
+constant tables. The entries of the tables are the interior nodes `0..M-1` followed by the
+leaves `M..M+L-1`; a leaf's successor is itself, so a walk that has reached its leaf stays there,
+and `max depth` steps take every walk from its root to its leaf:
+
+    position[n, t] = tree_roots[t]
+    repeat depth times:
+        x        = X[n, feature[position]]
+        go_true  = compare(mode[position], x, split[position]) or (isnan(x) and tracks_true[position])
+        position = where(go_true, true_next[position], false_next[position])
+
+The comparisons are BRANCH_LEQ, LT, GTE, GT, EQ, NEQ (with IEEE NaN semantics) and BRANCH_MEMBER:
+x equal to one of the node's members (`membership_values`, one NaN-delimited run per MEMBER node,
+in node order). Each lookup is an `aten.gather` along dim 1 of a table broadcast to [N, entries].
+
+The leaf reached in each tree adds its weight to its target (aggregate SUM, AVERAGE: the sum over
+the number of trees, MIN, MAX; a target no leaf reaches is 0, as in onnxruntime: ONNX's reference
+leaves the type's largest / lowest finite value there for MIN / MAX), then `post_transform`:
+NONE, SOFTMAX, LOGISTIC or SOFTMAX_ZERO (softmax over the nonzero scores, zeros stay 0). PROBIT
+needs the inverse error function, which torch-mlir does not lower: it fails.
+
+The tree structure is checked at conversion time (ids in range, no cycle), which also gives the
+depth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from torch_mlir import ir
+
+from .builder import TorchBuilder
+from .node import OnnxNode
+from .registry import converts
+
+ML = "ai.onnx.ml"
+LEQ, LT, GTE, GT, EQ, NEQ, MEMBER = range(7)
+COMPARISONS = {LEQ: "aten.le.Tensor", LT: "aten.lt.Tensor", GTE: "aten.ge.Tensor", GT: "aten.gt.Tensor",
+               EQ: "aten.eq.Tensor", NEQ: "aten.ne.Tensor"}
+AVERAGE, SUM, MIN, MAX = range(4)
+NUMPY_TYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "si64": np.int64, "i1": np.bool_}
+NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO, PROBIT = range(5)
+
+
+@dataclass
+class Forest:
+    """The constant tables over entries (interior nodes, then leaves) and the walk's facts."""
+
+    features: np.ndarray  # int64 [entries]
+    splits: np.ndarray  # float64 [entries]
+    modes: np.ndarray  # int64 [entries]
+    true_next: np.ndarray  # int64 [entries]
+    false_next: np.ndarray  # int64 [entries]
+    tracks_true: np.ndarray  # bool [entries]
+    members: np.ndarray  # float64 [max set size, entries], NaN-padded
+    roots: np.ndarray  # int64 [trees]
+    depth: int
+    leaf_offset: int
+
+
+def _members(node: OnnxNode, modes: np.ndarray) -> list[list[float]]:
+    """One list of members per MEMBER node, in node order, from the NaN-delimited attribute."""
+    member_nodes = int(np.sum(modes == MEMBER))
+    if member_nodes == 0:
+        return []
+    values = node.attr_tensor("membership_values", None)
+    if values is None:
+        node.fail("BRANCH_MEMBER nodes need 'membership_values'")
+    runs, current = [], []
+    for value in np.asarray(values, dtype=np.float64).reshape(-1):
+        if np.isnan(value):
+            runs.append(current)
+            current = []
+        else:
+            current.append(float(value))
+    if current:
+        runs.append(current)
+    if len(runs) != member_nodes:
+        node.fail(f"'membership_values' has {len(runs)} sets for {member_nodes} BRANCH_MEMBER nodes")
+    return runs
+
+
+def _depth(node: OnnxNode, roots, true_next, false_next, interior: int) -> int:
+    """The largest number of interior nodes on a root-to-leaf path; fails on a cycle."""
+    depth_of: dict[int, int] = {}
+
+    def visit(entry: int, path: set[int]) -> int:
+        if entry >= interior:
+            return 0
+        if entry in path:
+            node.fail(f"the trees have a cycle through node {entry}")
+        if entry not in depth_of:
+            path.add(entry)
+            depth_of[entry] = 1 + max(visit(int(true_next[entry]), path), visit(int(false_next[entry]), path))
+            path.discard(entry)
+        return depth_of[entry]
+
+    return max((visit(int(root), set()) for root in roots), default=0)
+
+
+def _forest(node: OnnxNode) -> Forest:
+    features = np.asarray(node.attr_ints("nodes_featureids"), dtype=np.int64)
+    interior = len(features)
+    modes = np.asarray(node.attr_tensor("nodes_modes"), dtype=np.int64).reshape(-1)
+    splits = np.asarray(node.attr_tensor("nodes_splits"), dtype=np.float64).reshape(-1)
+    true_ids, false_ids = node.attr_ints("nodes_truenodeids"), node.attr_ints("nodes_falsenodeids")
+    true_leafs, false_leafs = node.attr_ints("nodes_trueleafs"), node.attr_ints("nodes_falseleafs")
+    tracks = node.attr_ints("nodes_missing_value_tracks_true", None) or [0] * interior
+    leaves = len(node.attr_ints("leaf_targetids"))
+    arrays = {"nodes_modes": modes, "nodes_splits": splits, "nodes_truenodeids": true_ids,
+              "nodes_falsenodeids": false_ids, "nodes_trueleafs": true_leafs, "nodes_falseleafs": false_leafs,
+              "nodes_missing_value_tracks_true": tracks}
+    for name, values in arrays.items():
+        if len(values) != interior:
+            node.fail(f"'{name}' has {len(values)} entries, 'nodes_featureids' {interior}")
+    if np.any((modes < LEQ) | (modes > MEMBER)):
+        node.fail(f"'nodes_modes' has a mode outside 0..6: {sorted(set(modes.tolist()))}")
+
+    def successors(ids, is_leaf):
+        targets = []
+        for index, (target, leaf) in enumerate(zip(ids, is_leaf)):
+            limit = leaves if leaf else interior
+            if not 0 <= target < limit:
+                node.fail(f"node {index} points to {'leaf' if leaf else 'node'} {target}, outside [0, {limit})")
+            targets.append(interior + target if leaf else target)
+        return np.asarray(targets + list(range(interior, interior + leaves)), dtype=np.int64)
+
+    true_next, false_next = successors(true_ids, true_leafs), successors(false_ids, false_leafs)
+    roots = np.asarray(node.attr_ints("tree_roots"), dtype=np.int64)
+    if len(roots) == 0 or np.any((roots < 0) | (roots >= interior)):
+        node.fail(f"'tree_roots' must be node ids in [0, {interior})")
+    member_sets = _members(node, modes)
+    width = max((len(run) for run in member_sets), default=0)
+    members = np.full((width, interior + leaves), np.nan)
+    for entry, run in zip(np.flatnonzero(modes == MEMBER), member_sets):
+        members[: len(run), entry] = run
+    pad = np.zeros(leaves, dtype=np.int64)
+    return Forest(
+        features=np.concatenate([features, pad]), splits=np.concatenate([splits, pad.astype(np.float64)]),
+        modes=np.concatenate([modes, pad]), true_next=true_next, false_next=false_next,
+        tracks_true=np.concatenate([np.asarray(tracks, dtype=bool), pad.astype(bool)]), members=members,
+        roots=roots, depth=_depth(node, roots, true_next, false_next, interior), leaf_offset=interior,
+    )
+
+
+class _Walk:
+    """Gathers from constant per-entry tables at the walk's positions ([N, trees] si64)."""
+
+    def __init__(self, b: TorchBuilder, batch, trees: int):
+        self.b, self.batch, self.trees = b, batch, trees
+
+    def lookup(self, table: np.ndarray, element: str, positions: ir.Value) -> ir.Value:
+        b = self.b
+        literal = b.unsqueeze(b.literal(table.astype(NUMPY_TYPES[element]), element), 0)
+        wide = b.op("aten.broadcast_to", b.tensor_type([b.static_dim(self.batch), len(table)], element), literal,
+                    b.int_list([self.batch, len(table)]))
+        return b.op("aten.gather", b.tensor_type(b.info(positions).sizes, element), wide, b.constant_int(1),
+                    positions, b.constant_bool(False))
+
+    def compare(self, op: str, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self.b.op(op, self.b.tensor_type(self.b.info(x).sizes, "i1"), x, y)
+
+    def both(self, op: str, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self.b.op(op, self.b.type_like(x), x, y)
+
+
+def _goes_true(walk: _Walk, forest: Forest, x: ir.Value, features: ir.Value, positions: ir.Value,
+               element: str) -> ir.Value:
+    """Whether each walk takes its node's true branch (a leaf's answer does not matter)."""
+    present = sorted(set(forest.modes[: forest.leaf_offset].tolist()))
+    values = walk.b.op("aten.gather", walk.b.tensor_type(walk.b.info(positions).sizes, element), x,
+                       walk.b.constant_int(1), features, walk.b.constant_bool(False))
+    mode = walk.lookup(forest.modes, "si64", positions) if len(present) > 1 else None
+    split = walk.lookup(forest.splits, element, positions) if set(present) - {MEMBER} else None
+    result = None
+    for code in present:
+        if code == MEMBER:
+            decision = None
+            for row in forest.members:
+                hit = walk.compare("aten.eq.Tensor", values, walk.lookup(row, element, positions))
+                decision = hit if decision is None else walk.both("aten.logical_or", decision, hit)
+        else:
+            decision = walk.compare(COMPARISONS[code], values, split)
+        if mode is not None:
+            is_mode = walk.b.op("aten.eq.Scalar", walk.b.type_like(decision), mode, walk.b.constant_int(code))
+            decision = walk.both("aten.logical_and", decision, is_mode)
+        result = decision if result is None else walk.both("aten.logical_or", result, decision)
+    if forest.tracks_true.any():
+        missing = walk.b.op("aten.isnan", walk.b.type_like(result), values)
+        tracked = walk.lookup(forest.tracks_true, "i1", positions)
+        result = walk.both("aten.logical_or", result, walk.both("aten.logical_and", missing, tracked))
+    return result
+
+
+def _aggregate(node: OnnxNode, b: TorchBuilder, weights: ir.Value, targets: ir.Value, n_targets: int,
+               trees: int, element: str) -> ir.Value:
+    """[N, trees] leaf weights and targets -> [N, n_targets] scores."""
+    function = node.attr_int("aggregate_function")
+    batch = b.static_dim(b.dim(weights, 0))
+    spread_sizes = [batch, trees, n_targets]
+    hit = b.op("aten.eq.Tensor", b.tensor_type(spread_sizes, "i1"), b.unsqueeze(targets, -1), b.arange(n_targets))
+    if function in (AVERAGE, SUM):
+        fill = 0.0
+    elif function == MIN:
+        fill = float(np.finfo(NUMPY_TYPES[element]).max)
+    elif function == MAX:
+        fill = float(np.finfo(NUMPY_TYPES[element]).min)
+    else:
+        node.fail(f"aggregate_function {function} is not one of AVERAGE (0), SUM (1), MIN (2), MAX (3)")
+    spread = b.op("aten.where.ScalarOther", b.tensor_type(spread_sizes, element), hit, b.unsqueeze(weights, -1),
+                  b.constant_float(fill))
+    result_type = b.tensor_type([batch, n_targets], element)
+    false = b.constant_bool(False)
+    if function in (AVERAGE, SUM):
+        scores = b.op("aten.sum.dim_IntList", result_type, spread, b.int_list([1]), false, b.dtype(element))
+        return b.scalar_op("aten.div.Scalar", scores, float(trees)) if function == AVERAGE else scores
+    extreme = b.op("aten.amin" if function == MIN else "aten.amax", result_type, spread, b.int_list([1]), false)
+    reached = b.op("aten.any.dim", b.tensor_type([batch, n_targets], "i1"), hit, b.constant_int(1), false)
+    return b.op("aten.where.ScalarOther", result_type, reached, extreme, b.constant_float(0.0))
+
+
+def _post_transform(node: OnnxNode, b: TorchBuilder, scores: ir.Value) -> ir.Value:
+    transform = node.attr_int("post_transform")
+    if transform == NONE:
+        return scores
+    if transform == LOGISTIC:
+        return b.unary("aten.sigmoid", scores)
+    none = b.constant_none()
+    if transform == SOFTMAX:
+        return b.op("aten.softmax.int", b.type_like(scores), scores, b.constant_int(1), none)
+    if transform == SOFTMAX_ZERO:
+        nonzero = b.op("aten.ne.Scalar", b.tensor_type(b.info(scores).sizes, "i1"), scores, b.constant_float(0.0))
+        lowest = b.op("aten.where.ScalarOther", b.type_like(scores), nonzero, scores, b.constant_float(-np.inf))
+        largest = b.op("aten.amax", b.reduced_type(scores, [1], True), lowest, b.int_list([1]), b.constant_bool(True))
+        exponent = b.unary("aten.exp", b.binary("aten.sub.Tensor", scores, largest))
+        kept = b.op("aten.where.ScalarOther", b.type_like(scores), nonzero, exponent, b.constant_float(0.0))
+        total = b.op("aten.sum.dim_IntList", b.reduced_type(scores, [1], True), kept, b.int_list([1]),
+                     b.constant_bool(True), none)
+        # A row of zeros stays zeros: 0 / max(total, tiny) is 0.
+        total = b.op("aten.clamp_min", b.type_like(total), total, b.constant_float(1e-30))
+        return b.binary("aten.div.Tensor", kept, total)
+    if transform == PROBIT:
+        node.fail("post_transform PROBIT needs the inverse error function, which torch-mlir does not lower")
+    node.fail(f"post_transform {transform} is not one of NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO, PROBIT (0..4)")
+
+
+@converts("TreeEnsemble", since=5, domain=ML)
+def tree_ensemble(node: OnnxNode, b: TorchBuilder):
+    """Y[n, t] = aggregate over trees of the weights of the leaves X[n] reaches with target t."""
+    x = node.input(0)
+    info = node.input_info(0)
+    if info.rank != 2:
+        node.fail(f"input 'X' must be [N, F] (rank 2), not rank {info.rank}")
+    element = info.element
+    if element not in ("f16", "f32", "f64"):
+        node.fail(f"input 'X' has element type {element}, not a float type")
+    forest = _forest(node)
+    features_count = info.sizes[1]
+    if features_count is not None and forest.features.max(initial=0) >= features_count:
+        node.fail(f"a node reads feature {int(forest.features.max())} of an input with {features_count} features")
+    target_ids = np.asarray(node.attr_ints("leaf_targetids"), dtype=np.int64)
+    n_targets = node.attr_int("n_targets", None)
+    if n_targets is None:
+        n_targets = int(target_ids.max(initial=-1)) + 1
+    if np.any((target_ids < 0) | (target_ids >= n_targets)):
+        node.fail(f"'leaf_targetids' must be in [0, {n_targets})")
+    leaf_weights = np.asarray(node.attr_tensor("leaf_weights"), dtype=np.float64).reshape(-1)
+    if len(leaf_weights) != len(target_ids):
+        node.fail(f"'leaf_weights' has {len(leaf_weights)} entries, 'leaf_targetids' {len(target_ids)}")
+
+    batch, trees = b.dim(x, 0), len(forest.roots)
+    walk = _Walk(b, batch, trees)
+    positions = b.op("aten.broadcast_to", b.tensor_type([b.static_dim(batch), trees], "si64"),
+                     b.unsqueeze(b.literal(forest.roots, "si64"), 0), b.int_list([batch, trees]))
+    for _ in range(forest.depth):
+        features = walk.lookup(forest.features, "si64", positions)
+        go_true = _goes_true(walk, forest, x, features, positions, element)
+        on_true = walk.lookup(forest.true_next, "si64", positions)
+        on_false = walk.lookup(forest.false_next, "si64", positions)
+        positions = b.op("aten.where.self", b.type_like(positions), go_true, on_true, on_false)
+    leaves = b.op("aten.sub.Scalar", b.type_like(positions), positions, b.constant_int(forest.leaf_offset), b.constant_int(1))
+    weights = walk.lookup(leaf_weights, element, leaves)
+    targets = walk.lookup(target_ids, "si64", leaves)
+    scores = _aggregate(node, b, weights, targets, n_targets, trees, element)
+    return b.cast_to(_post_transform(node, b, scores), node.result_type())
