@@ -30,6 +30,11 @@ Pipeline (see `lowering.py` for the exact pass lists):
    Compiler-runtime functions LLVM calls (`__truncdfhf2` for f64 -> f16) are
    bound to libgcc_s or an exact numpy fallback (`compiler_runtime.py`); a JIT
    failure's RunnerError carries LLVM's stderr message.
+7. Compiled programs are kept on disk (`program_cache.py`, keyed on the LLVM
+   dialect module, torch-mlir's version and the host CPU): compiling the same
+   program again loads a shared library linked from the first compilation's
+   object file instead of running LLVM (`compile_for_cpu(cache=False)` or
+   `ONNX_TORCH_MLIR_PROGRAM_CACHE=off` turns it off).
 
 Element types: f16, bf16 (ml_dtypes), f32, f64, i1 (bool), i8..i64 (passed as
 signed or unsigned numpy integers of the same width; results come back signed

@@ -313,9 +313,12 @@ def erase_unused_declarations(module: ir.Module) -> None:
             op.operation.erase()
 
 
-def register(engine, bindings: list[_Binding]) -> None:
-    for binding in bindings:
-        engine.register_runtime(f"{CALLBACK_PREFIX}{binding.index}", binding.callback)
+def symbols(bindings: list[_Binding]) -> dict[str, int]:
+    """The callbacks' addresses by the linker names the compiled code calls them by."""
+    return {
+        f"_mlir_ciface_{CALLBACK_PREFIX}{binding.index}": ctypes.cast(binding.callback, ctypes.c_void_p).value
+        for binding in bindings
+    }
 
 
 class ProgramWithCustomOps:

@@ -6,6 +6,7 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from collections.abc import Sequence
@@ -15,13 +16,12 @@ import numpy as np
 from torch_mlir import execution_engine, ir
 
 from onnx_torch_mlir.errors import RunnerError, UnsupportedTypeError
-from onnx_torch_mlir.runtime import assertions, calling_convention, compiler_runtime, lowering, weights
+from onnx_torch_mlir.runtime import assertions, calling_convention, lowering, native_code, program_cache, weights
 from onnx_torch_mlir.runtime import custom_ops as custom_op_runtime
 from onnx_torch_mlir.runtime.dtypes import accepts_input_dtype, canonical_input, numpy_dtype_for
-from onnx_torch_mlir.runtime.memref import UnrankedMemRef, copy_out_unranked, ranked_descriptor_of
+from onnx_torch_mlir.runtime.memref import ranked_descriptor_of
 
 _OPT_LEVEL = 2
-_ConsumerCallback = ctypes.CFUNCTYPE(None, ctypes.POINTER(UnrankedMemRef))
 
 
 @dataclass(frozen=True)
@@ -59,14 +59,14 @@ class _TensorSpec:
 
 
 class CompiledProgram:
-    """A program JIT-compiled for the host CPU; call it with numpy arrays."""
+    """A compiled program for the host CPU; call it with numpy arrays."""
 
     def __init__(
         self,
         signature: calling_convention.Signature,
         inputs,
-        results,
-        engine,
+        symbols: native_code.RuntimeSymbols,
+        code: "native_code.JitCode | native_code.LoadedLibrary",
         runtime_assertions: "list[assertions.Assertion] | None" = None,
         hoisted_weights: "list[np.ndarray] | None" = None,
     ):
@@ -76,38 +76,31 @@ class CompiledProgram:
         self.input_types = signature.input_types
         self.result_types = signature.result_types
         self._inputs: list[_TensorSpec] = inputs
-        self._engine = engine
+        self._code = code
         self._lock = threading.Lock()
-        # The consumers fill this list; they must not refer to `self`, because
-        # ctypes callbacks are invisible to the garbage collector and a cycle
-        # through them would keep the program (and its JIT code) alive forever.
-        self._outputs: list[np.ndarray | None] = [None] * len(results)
-        self._consumers = [_consumer(self._outputs, index, spec.dtype) for index, spec in enumerate(results)]
-        for index, consumer in enumerate(self._consumers):
-            engine.register_runtime(calling_convention.RESULT_CONSUMER_PREFIX + str(index), consumer)
-        # Failed runtime assertions are recorded here by number (same care as above).
+        # The result consumers fill `outputs`; failed runtime assertions are recorded by number.
+        self._symbols = symbols
+        self._outputs = symbols.outputs
+        self._failed_assertions = symbols.failed_assertions
         self._assertions = list(runtime_assertions or [])
-        self._failed_assertions: list[int] = []
-        self._assertion_recorder = assertions.recorder(self._failed_assertions)
-        engine.raw_register_runtime(
-            assertions.ASSERTION_CALLBACK, ctypes.cast(self._assertion_recorder, ctypes.c_void_p)
-        )
-        compiler_runtime.register(engine)
-        # The JIT compiles on the first lookup; LLVM reports failures (such as
+        # A JIT compiles on the first lookup; LLVM reports failures (such as
         # an unresolved symbol) on stderr only.
         with _captured_stderr() as llvm_messages:
             try:
-                self._function = engine.lookup(self.entry)
+                self._function = code.entry_function(self.entry)
             except RuntimeError:
-                failed = True
-            else:
-                failed = False
-        if failed:
+                self._function = None
+        if self._function is None:
             detail = "; ".join(line.strip() for line in llvm_messages if line.strip())[:500]
             raise RunnerError(
                 f"JIT compilation of @{self.entry} failed; a function it calls may be missing "
                 f"from the process: {detail or 'LLVM gave no details'}"
             )
+
+    @property
+    def from_program_cache(self) -> bool:
+        """Whether the machine code came from the program cache (program_cache.py) instead of LLVM."""
+        return self._code.from_cache
 
     @property
     def weights_passed_as_arguments(self) -> int:
@@ -160,27 +153,22 @@ def _captured_stderr() -> Iterator[list[str]]:
             lines += capture.read().decode(errors="replace").splitlines()
 
 
-def _consumer(outputs: list, index: int, dtype: np.dtype):
-    """The callback for `@otm_consume_result_<index>`: copies the result into `outputs[index]`."""
-
-    def consume(unranked) -> None:
-        outputs[index] = copy_out_unranked(unranked.contents, dtype)
-
-    return _ConsumerCallback(consume)
-
-
 def compile_for_cpu(
     module: "ir.Module | str",
     *,
     input_dialect: str = "linalg-on-tensors",
     entry: str | None = None,
     custom_ops: dict | None = None,
+    cache: "program_cache.ProgramCache | bool | None" = None,
 ) -> CompiledProgram:
     """Lower `module` (Linalg-on-tensors, TOSA or StableHLO) to native code and JIT it.
 
     `custom_ops` maps custom-op names to Python implementations (see custom_ops.py).
+    `cache`: where compiled programs are kept between runs (program_cache.py): None or True for the
+    default (the environment's choice), False for none, or a ProgramCache.
     """
     lowering.check_input_dialect(input_dialect)
+    cache = program_cache.resolve(cache)
     hoisted_module, hoisted = (None, []) if isinstance(module, str) else weights.without_large_weights(module, entry)
     with lowering.runner_context() as runner:
         program = lowering.parse_module(hoisted_module or module)
@@ -193,9 +181,16 @@ def compile_for_cpu(
         results = [_TensorSpec.of(t, f"result {i}") for i, t in enumerate(function.type.results)]
         calling_convention.make_callable_from_python(program, function)
         runtime_assertions = lowering.lower_to_llvm(runner, program, input_dialect, signature.entry)
-        engine = _jit(runner.context, program)
-        custom_op_runtime.register(engine, custom_op_bindings)
-    compiled = CompiledProgram(signature, inputs, results, engine, runtime_assertions, hoisted)
+        symbols = native_code.RuntimeSymbols([spec.dtype for spec in results], custom_op_runtime.symbols(custom_op_bindings))
+        key = cache.key_of(program, _OPT_LEVEL) if cache else None
+        code = cache.load(key, symbols.addresses) if cache else None
+        started = time.thread_time()  # CPU time: a loaded machine must not make small programs look costly
+        if code is None:
+            code = native_code.JitCode(_jit(runner.context, program, position_independent=cache is not None))
+            code.bind(symbols.addresses)
+    compiled = CompiledProgram(signature, inputs, symbols, code, runtime_assertions, hoisted)
+    if cache and not code.from_cache:
+        cache.store(key, code.engine, list(symbols.addresses), time.thread_time() - started)
     return custom_op_runtime.ProgramWithCustomOps(compiled, custom_op_bindings) if custom_op_bindings else compiled
 
 
@@ -238,10 +233,12 @@ def _reinterpret(output: np.ndarray, dtype, index: int) -> np.ndarray:
     return output.view(dtype)
 
 
-def _jit(context: ir.Context, module: ir.Module) -> execution_engine.ExecutionEngine:
+def _jit(context: ir.Context, module: ir.Module, position_independent: bool) -> execution_engine.ExecutionEngine:
+    """The ExecutionEngine for `module`; position-independent code when it may be linked into a
+    shared library for the program cache."""
     with lowering.collected_diagnostics(context) as diagnostics:
         try:
-            return execution_engine.ExecutionEngine(module, opt_level=_OPT_LEVEL)
+            return execution_engine.ExecutionEngine(module, opt_level=_OPT_LEVEL, enable_pic=position_independent)
         except RuntimeError as error:
             detail = "; ".join(diagnostics[:2]) or str(error)
             raise RunnerError(f"JIT compilation failed: {detail}") from None
