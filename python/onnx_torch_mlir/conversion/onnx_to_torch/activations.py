@@ -75,12 +75,22 @@ def prelu(node: OnnxNode, b: TorchBuilder):
     return _prelu(node, b, node.input(1))
 
 
+_HALF_FLOATS = ("f16", "bf16")
+
+
 def _elu(node: OnnxNode, b: TorchBuilder, alpha: float, scale: float, input_scale: float):
-    """aten.elu(x, alpha, scale, input_scale) = scale * (max(0,x) + min(0, alpha*(exp(input_scale*x)-1)))."""
-    return b.op(
-        "aten.elu", node.result_type(), node.input(0),
+    """aten.elu(x, alpha, scale, input_scale) = scale * (max(0,x) + min(0, alpha*(exp(input_scale*x)-1))).
+
+    A 16-bit float input is computed in float32 and rounded once: computed in its own type, the
+    exponential and the `- 1` are each rounded to 16 bits, a unit in the last place off the
+    reference's expm1 rounded once (Celu in bfloat16)."""
+    x, result = node.input(0), node.result_info()
+    compute = "f32" if result.element in _HALF_FLOATS else result.element
+    wide = b.op(
+        "aten.elu", b.tensor_type(result.sizes, compute), b.to_dtype(x, compute),
         b.constant_float(alpha), b.constant_float(scale), b.constant_float(input_scale),
     )
+    return b.to_dtype(wide, result.element)
 
 
 @converts("Elu", since=1)
