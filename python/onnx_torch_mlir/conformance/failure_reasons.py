@@ -209,7 +209,6 @@ RULES: tuple[Rule, ...] = (
         message=r"\(Gradient, domain 'ai\.onnx\.preview\.training'",
     ),
     Rule(NOT_YET_SUPPORTED, "ai.onnx.ml operators: no conversion yet", message=r"domain 'ai\.onnx\.ml'.*has no conversion to torch yet"),
-    Rule(NOT_YET_SUPPORTED, "TfIdfVectorizer: no conversion yet", message=r"\(TfIdfVectorizer, domain"),
     Rule(
         NOT_YET_SUPPORTED,
         "Dropout with a run-time 'training_mode' input (a training-mode Dropout is random as well)",
