@@ -114,14 +114,17 @@ func.func @group_query_attention_decode(%q: !torch.vtensor<[?,1,64],f32>, %k: !t
   // CHECK: %[[FROM:.*]] = torch.aten.add.Scalar %[[LENGTHS]], %int0
   // CHECK: torch.aten.index_select %arg7, {{.*}} -> !torch.vtensor<[?,8],f32>
   // CHECK: torch.aten.index_select %arg8, {{.*}} -> !torch.vtensor<[?,8],f32>
-  // CHECK: %[[TOTAL:.*]] = torch.aten.item %arg6 : !torch.vtensor<[],si32> -> !torch.int
   // CHECK: %[[PAST:.*]] = torch.aten.size.int %arg3, %int2
+  // CHECK: %[[TOTAL:.*]] = torch.aten.item %arg6 : !torch.vtensor<[],si32> -> !torch.int
   // CHECK: %[[LENGTH:.*]] = torch.prim.max.int %[[TOTAL]], %[[PAST]]
   // CHECK: %[[NEW_K:.*]] = torch.aten.gather %{{.*}}, %int2{{.*}} : !torch.vtensor<[?,2,1,16],f32>, !torch.int, !torch.vtensor<[?,2,?,16],si64>, !torch.bool -> !torch.vtensor<[?,2,?,16],f32>
-  // CHECK: torch.aten.constant_pad_nd %arg3
+  // CHECK: %[[ZEROS_K:.*]] = torch.aten.full {{.*}} -> !torch.vtensor<[?,2,?,16],f32>
+  // CHECK: torch.prim.ListConstruct %arg3, %[[ZEROS_K]]
+  // CHECK: torch.aten.cat {{.*}} -> !torch.vtensor<[?,2,?,16],f32>
   // CHECK: %[[PRESENT_K:.*]] = torch.aten.where.self {{.*}} -> !torch.vtensor<[?,2,?,16],f32>
   // CHECK: torch.aten.gather
-  // CHECK: torch.aten.constant_pad_nd %arg4
+  // CHECK: %[[ZEROS_V:.*]] = torch.aten.full
+  // CHECK: torch.prim.ListConstruct %arg4, %[[ZEROS_V]]
   // CHECK: %[[PRESENT_V:.*]] = torch.aten.where.self {{.*}} -> !torch.vtensor<[?,2,?,16],f32>
   // CHECK: torch.aten.broadcast_to %{{.*}} : !torch.vtensor<[?,2,1,?,16],f32>, !torch.list<int> -> !torch.vtensor<[?,2,2,?,16],f32>
   // CHECK: torch.aten.bmm {{.*}} -> !torch.vtensor<[?,1,?],f32>
@@ -130,6 +133,37 @@ func.func @group_query_attention_decode(%q: !torch.vtensor<[?,1,64],f32>, %k: !t
   // CHECK: return %{{.*}}, %[[PRESENT_K]], %[[PRESENT_V]]
   %0:3 = torch.operator "com.microsoft.GroupQueryAttention"(%q, %k, %v, %pk, %pv, %seqlens, %total, %cos, %sin) {torch.onnx.num_heads = 4 : si64, torch.onnx.kv_num_heads = 2 : si64, torch.onnx.do_rotary = 1 : si64} : (!torch.vtensor<[?,1,64],f32>, !torch.vtensor<[?,1,32],f32>, !torch.vtensor<[?,1,32],f32>, !torch.vtensor<[?,2,?,16],f32>, !torch.vtensor<[?,2,?,16],f32>, !torch.vtensor<[?],si32>, !torch.vtensor<[],si32>, !torch.vtensor<[32,8],f32>, !torch.vtensor<[32,8],f32>) -> (!torch.vtensor<[?,1,64],f32>, !torch.vtensor<[?,2,?,16],f32>, !torch.vtensor<[?,2,?,16],f32>)
   return %0#0, %0#1, %0#2 : !torch.vtensor<[?,1,64],f32>, !torch.vtensor<[?,2,?,16],f32>, !torch.vtensor<[?,2,?,16],f32>
+}
+
+// -----
+
+// onnxruntime-genai's exports: total_sequence_length is Shape(attention_mask)[1] cast to int32,
+// a dim, so the present length is max of two dims (no aten.item: StableHLO takes it as a run-time
+// size); the past is zero-extended to it by a concatenation.
+// CHECK-LABEL: func.func @group_query_attention_total_from_shape
+func.func @group_query_attention_total_from_shape(%qkv: !torch.vtensor<[1,?,128],f32>, %pk: !torch.vtensor<[1,2,?,16],f32>, %pv: !torch.vtensor<[1,2,?,16],f32>, %seqlens: !torch.vtensor<[1],si32>, %mask: !torch.vtensor<[1,?],si64>) -> (!torch.vtensor<[1,?,64],f32>, !torch.vtensor<[1,2,?,16],f32>, !torch.vtensor<[1,2,?,16],f32>) attributes {torch.onnx_meta.opset_version = 17 : si64, torch.onnx_meta.opset_versions = {com.microsoft = 1 : si64}} {
+  // CHECK: %[[TOTAL:.*]] = torch.aten.size.int %arg4, %int1
+  // CHECK-NOT: torch.aten.item
+  // CHECK: %[[PAST:.*]] = torch.aten.size.int %arg1, %int2
+  // CHECK-NOT: torch.aten.item
+  // CHECK: %[[LENGTH:.*]] = torch.prim.max.int %[[TOTAL]], %[[PAST]]
+  // CHECK-NOT: torch.aten.item
+  // CHECK: torch.aten.arange %[[LENGTH]]
+  // CHECK-NOT: torch.aten.item
+  // CHECK: torch.aten.sub.int %[[LENGTH]]
+  // CHECK-NOT: torch.aten.item
+  // CHECK: torch.aten.cat {{.*}} -> !torch.vtensor<[1,2,?,16],f32>
+  // CHECK-NOT: torch.aten.item
+  // CHECK: return
+  %int1 = torch.constant.int 1
+  %int3 = torch.constant.int 3
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %n = torch.aten.size.int %mask, %int1 : !torch.vtensor<[1,?],si64>, !torch.int -> !torch.int
+  %n64 = torch.prim.NumToTensor.Scalar %n : !torch.int -> !torch.vtensor<[],si64>
+  %total = torch.aten.to.dtype %n64, %int3, %false, %false, %none : !torch.vtensor<[],si64>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[],si32>
+  %0:3 = torch.operator "com.microsoft.GroupQueryAttention"(%qkv, %none, %none, %pk, %pv, %seqlens, %total) {torch.onnx.num_heads = 4 : si64, torch.onnx.kv_num_heads = 2 : si64} : (!torch.vtensor<[1,?,128],f32>, !torch.none, !torch.none, !torch.vtensor<[1,2,?,16],f32>, !torch.vtensor<[1,2,?,16],f32>, !torch.vtensor<[1],si32>, !torch.vtensor<[],si32>) -> (!torch.vtensor<[1,?,64],f32>, !torch.vtensor<[1,2,?,16],f32>, !torch.vtensor<[1,2,?,16],f32>)
+  return %0#0, %0#1, %0#2 : !torch.vtensor<[1,?,64],f32>, !torch.vtensor<[1,2,?,16],f32>, !torch.vtensor<[1,2,?,16],f32>
 }
 
 // -----

@@ -13,8 +13,10 @@ seqlens_k [batch] (each entry's total length - 1), total_sequence_length (the ba
   batches have different p_b).
 - present [batch, kv_heads, L, head], L = max(total_sequence_length, past length) (the past's
   length when the buffers are shared): rows [0, p_b) from the past, rows [p_b, p_b + seq) the
-  new K/V, later rows 0 (as the kernel leaves them). L is the declared dim when static, else
-  read from total_sequence_length at run time (which TOSA and StableHLO cannot: give static dims).
+  new K/V, later rows 0 (as the kernel leaves them). L is the declared dim when static; else,
+  when total_sequence_length is a dim read from a shape (onnxruntime-genai's exports take it from
+  Shape(attention_mask)[1]), max of two dims, a run-time size StableHLO and Linalg take (TOSA
+  cannot: --dim); else read from its value at run time (Linalg only: a data-dependent size).
 - do_rotary: Q and new K rotated (cos_cache/sin_cache [max_seq, rotary/2]) at positions p_b + i,
   or position_ids (input 9) when given (the first prompt uses position_ids[0, 0] + i).
 - Query i of entry b sees keys t <= p_b + i (causal), and with local_window_size w > 0 only
@@ -215,8 +217,7 @@ def _present(node: OnnxNode, b: TorchBuilder, index: int, new: ir.Value, start: 
         return present
     if isinstance(past_length, int) and isinstance(length, int) and length < past_length:
         node.fail(f"present length {length} is shorter than the past's {past_length}")
-    padding = b.list([b.constant_int(0)] * 3 + [int_value(b, sub(b, length, past_length))], "!torch.int")
-    padded = b.op("aten.constant_pad_nd", gathered.type, past, padding, b.constant_float(0.0))
+    padded = _zero_extend(b, past, 2, length)
     return b.op("aten.where.self", gathered.type, rows_where("aten.lt.Scalar", 0), padded, present)
 
 
@@ -315,9 +316,7 @@ def group_query_attention(node: OnnxNode, b: TorchBuilder):
     scores = b.scalar_op("aten.mul.Scalar", scores, attention_scale(node, head_size))
     bias = node.optional_input(10)
     if bias is not None:
-        padding = b.list([b.constant_int(0), int_value(b, sub(b, length, dim_of(b, bias, 3)))], "!torch.int")
-        padded_type = b.tensor_type([*b.info(bias).sizes[:3], static(length)], element)
-        bias = b.op("aten.constant_pad_nd", padded_type, bias, padding, b.constant_float(0.0))
+        bias = _zero_extend(b, bias, 3, length)
         scores = b.binary("aten.add.Tensor", scores, bias, scores.type)
     softcap = node.attr_float("softcap", 0.0)
     if softcap > 0:
@@ -335,19 +334,88 @@ def group_query_attention(node: OnnxNode, b: TorchBuilder):
 
 
 def _present_length(node: OnnxNode, b: TorchBuilder, total: ir.Value, sequence):
-    """L = max(total_sequence_length, past length): the declared dim when static, the sequence
-    without a past, else read from total_sequence_length at run time."""
+    """L = max(total_sequence_length, past length), onnxruntime's present length: the declared dim
+    when static; the sequence without a past; dim arithmetic when total_sequence_length is a dim
+    read from a shape; else total_sequence_length's value read at run time (Linalg only)."""
     if node.num_results > 1:
         declared = node.result_info(1).sizes
         if declared is not None and len(declared) == 4 and declared[2] is not None:
             return declared[2]
     if not node.has_input(3):
         return sequence
+    past_length = dim_of(b, node.input(3), 2)
+    total_dim = _dim_behind(b, node.constant_input(6), node.input(6))
+    if total_dim is not None:
+        if isinstance(total_dim, int) and isinstance(past_length, int):
+            return max(total_dim, past_length)
+        if node.target == "tosa":
+            node.fail("the present length (max of total_sequence_length and the past length) is a run-time size "
+                      "here, which tosa cannot express (its shapes are compile-time constants, and no TOSA op "
+                      "builds a tensor of a run-time length): fix the total and past lengths at compile time "
+                      "with --dim NAME=SIZE (Python: dims={'NAME': SIZE}), NAME the symbolic dims they come from")
+        return b.op("prim.max.int", b.type("!torch.int"), int_value(b, total_dim), int_value(b, past_length))
     if node.target in ("tosa", "stablehlo"):
         node.fail(f"the present length (max of total_sequence_length and the past length) must be static on "
-                  f"{node.target}: declare present_key's shape, or fix its dims with --dim")
+                  f"{node.target}, or total_sequence_length a dim read from a shape (Shape, Gather, Cast, as "
+                  "onnxruntime-genai's exports compute it from attention_mask): its value is data here, and a "
+                  f"size read from data is not expressible on {node.target}; declare present_key's shape, or fix "
+                  "the dims it depends on with --dim")
     as_int = b.op("aten.item", b.type("!torch.int"), total)
-    return b.op("prim.max.int", b.type("!torch.int"), as_int, int_value(b, dim_of(b, node.input(3), 2)))
+    return b.op("prim.max.int", b.type("!torch.int"), as_int, int_value(b, past_length))
+
+
+def _dim_behind(b: TorchBuilder, constant, total: ir.Value):
+    """total_sequence_length as a dim when it is one: a literal, or a dim of a shape (`Shape`
+    then `Gather` gives `prim.NumToTensor` of an `aten.size.int`, or `aten.tensor` of a one-dim
+    list) through integer casts to int32 or int64; else None. A cast to int32 is taken as exact:
+    a dim of 2**31 or more (a 16 GiB int64 attention-mask row) is not handled."""
+    if constant is not None:
+        return int(constant.reshape(-1)[0]) if constant.size == 1 and constant.dtype.kind in "iu" else None
+    producer = _producer(total)
+    while producer is not None and producer.name == "torch.aten.to.dtype":
+        if b.info(producer.result).element not in ("si32", "si64") or b.info(producer.operands[0]).element not in (
+            "si32", "si64",
+        ):
+            return None
+        producer = _producer(producer.operands[0])
+    if producer is not None and producer.name == "torch.aten.tensor":
+        producer = _producer(producer.operands[0])
+        if producer is None or producer.name != "torch.prim.ListConstruct" or len(producer.operands) != 1:
+            return None
+        return _int_or_value(producer.operands[0])
+    if producer is not None and producer.name == "torch.prim.NumToTensor.Scalar":
+        return _int_or_value(producer.operands[0])
+    return None
+
+
+def _producer(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    return owner if isinstance(owner, ir.Operation) else None
+
+
+def _int_or_value(value: ir.Value):
+    """A `!torch.int` as a Python int when a `torch.constant.int` gives it, else the value."""
+    producer = _producer(value)
+    if producer is not None and producer.name == "torch.constant.int":
+        return ir.IntegerAttr(producer.attributes["value"]).value
+    return value
+
+
+def _zero_extend(b: TorchBuilder, x: ir.Value, dim: int, length) -> ir.Value:
+    """x padded with zeros after its end along `dim` to `length` (at least x's size there): a
+    pad when the amount is static, else a concatenation with zeros (StableHLO's lowering of
+    `constant_pad_nd` takes static amounts only)."""
+    info = b.info(x)
+    sizes = list(info.sizes)
+    sizes[dim] = static(length)
+    extra = sub(b, length, dim_of(b, x, dim))
+    if isinstance(extra, int):
+        amounts = [0] * (2 * (info.rank - 1 - dim) + 1) + [extra]  # (before, after) pairs from the last dim
+        padding = b.list([b.constant_int(amount) for amount in amounts], "!torch.int")
+        return b.op("aten.constant_pad_nd", b.tensor_type(sizes, info.element), x, padding, b.constant_float(0.0))
+    zeros = b.full([extra if i == dim else dim_of(b, x, i) for i in range(info.rank)], 0.0, info.element)
+    return b.op("aten.cat", b.tensor_type(sizes, info.element), b.tensor_list([x, zeros]), b.constant_int(dim))
 
 
 def _visible_keys(node: OnnxNode, b: TorchBuilder, query_positions: ir.Value, length) -> ir.Value:
