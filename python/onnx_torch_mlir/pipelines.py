@@ -142,6 +142,10 @@ def lower_torch_to_backend(
             lower_with_custom_ops(module, output_type, backend_legal_ops, custom_op_encoding)
         else:
             run_passes(module, TORCH_TO_BACKEND[output_type], stage=f"torch-to-{output_type}")
+        if output_type == "tosa":
+            from .transforms.tosa_exact_casts import exact_float_to_int64_casts
+
+            exact_float_to_int64_casts(module)  # no TOSA profile casts a float to i64
         if output_type == "stablehlo":
             # Dynamic shapes and unsigned constants in forms the consumers lower.
             from .transforms.stablehlo_dynamic_convolution import (

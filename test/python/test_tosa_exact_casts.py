@@ -1,0 +1,53 @@
+"""Float-to-int64 casts on TOSA in a form TOSA's profiles take (transforms/tosa_exact_casts.py), with
+the answers of the direct `tosa.cast`, which no profile takes, on every value class."""
+
+import numpy as np
+import pytest
+from torch_mlir import ir
+from torch_mlir.passmanager import PassManager
+
+import onnx_torch_mlir.conversion  # noqa: F401 - the transforms package imports the conversion first
+from onnx_torch_mlir.mlir_context import make_context
+from onnx_torch_mlir.runtime import compile_for_cpu
+from onnx_torch_mlir.transforms.tosa_exact_casts import exact_float_to_int64_casts
+
+_CAST = """func.func @main(%x: tensor<{n}x{element}>) -> tensor<{n}xi64> {{
+  %0 = tosa.cast %x : (tensor<{n}x{element}>) -> tensor<{n}xi64>
+  return %0 : tensor<{n}xi64>
+}}"""
+
+_VALUES = [0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.7, -3.7, 1e-3, 65504.0, -65504.0,
+           2.0**31 - 128, -(2.0**31), 2.0**31, -(2.0**31) - 256, 2.0**32, 2.0**40 + 2.0**17, -(2.0**62),
+           2.0**62 + 2.0**39, -(2.0**63), 2.0**63, 1e30, -1e30, np.inf, -np.inf]
+_TARGET = ("tosa-attach-target{specification_version=1.1.draft profiles=pro_int,pro_fp extensions=int64,bf16 "
+           "level=none},tosa-validate{strict-op-spec-alignment}")
+
+
+def _run(element: str, x: np.ndarray, rewrite: bool) -> np.ndarray:
+    with make_context():
+        module = ir.Module.parse(_CAST.format(n=len(x), element=element))
+        if rewrite:
+            assert exact_float_to_int64_casts(module) == 1
+            PassManager.parse(f"builtin.module({_TARGET})").run(module.operation)  # raises if not valid
+        (result,) = compile_for_cpu(module, input_dialect="tosa")(x)
+    return result
+
+
+@pytest.mark.parametrize("element, dtype", [("f32", np.float32), ("f16", np.float16), ("bf16", None)])
+def test_same_answers_as_the_direct_cast(element, dtype):
+    if dtype is None:
+        import ml_dtypes
+
+        dtype = ml_dtypes.bfloat16
+    with np.errstate(over="ignore"):
+        x = np.array(_VALUES, dtype)
+    expected = _run(element, x, rewrite=False)
+    assert _run(element, x, rewrite=True).tolist() == expected.tolist()
+    in_range = np.abs(x.astype(np.float64)) < 2.0**63
+    assert expected[in_range].tolist() == np.rint(x[in_range].astype(np.float64)).astype(np.int64).tolist()
+
+
+def test_nan_saturates_as_an_f32_nan_does():
+    """ONNX leaves a NaN cast to an integer undefined; the rewrite gives INT64_MAX like the direct f32 cast."""
+    x = np.array([np.nan], np.float32)
+    assert _run("f32", x, rewrite=True).tolist() == _run("f32", x, rewrite=False).tolist() == [2**63 - 1]
