@@ -142,6 +142,10 @@ def lower_torch_to_backend(
             lower_with_custom_ops(module, output_type, backend_legal_ops, custom_op_encoding)
         else:
             run_passes(module, TORCH_TO_BACKEND[output_type], stage=f"torch-to-{output_type}")
+        if output_type == "linalg-on-tensors":
+            from .transforms.scf_while_rotation import rotate_while_loops
+
+            rotate_while_loops(module)  # IREE's stream conversion fails on torch-mlir's while form
         if output_type == "tosa":
             from .transforms.tosa_exact_casts import exact_float_to_int64_casts
 
