@@ -122,6 +122,10 @@ def lower_torch_to_backend(
         if has_torch_control_flow(module):  # prim.If/Loop -> stablehlo.if/while, tosa.cond_if/while_loop
             lower_control_flow_for_backend(module, output_type)
         erase_unused_shape_arithmetic(module)
+    if output_type == "stablehlo":
+        from .transforms.stablehlo_torch_forms import run_time_items_as_int_tensors
+
+        run_time_items_as_int_tensors(module)  # a run-time count also in a static signature (NonMaxSuppression)
     if output_type == "stablehlo" and dynamic:
         from .transforms import stablehlo_torch_forms
         from .transforms.stablehlo_upsampling import whole_number_upsamplings_as_blends
@@ -129,7 +133,6 @@ def lower_torch_to_backend(
 
         max_pools_as_slices(module)
         stablehlo_torch_forms.run_time_scalar_tensors_as_concatenations(module)
-        stablehlo_torch_forms.run_time_items_as_int_tensors(module)
         whole_number_upsamplings_as_blends(module)
         stablehlo_torch_forms.refuse_dynamic_interpolations(module)
     if output_type == "tosa" and dynamic:

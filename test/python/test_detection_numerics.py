@@ -221,5 +221,5 @@ def test_iree_max_unpool_on_stablehlo():
 
 def test_nms_without_a_static_count_fails_clearly_on_tosa():
     case = CASES["NonMaxSuppression-center0-threshold1-max3"]()
-    with pytest.raises(Exception, match="declare a static result shape"):
+    with pytest.raises(Exception, match="declare selected_indices with a static shape"):
         onnx_torch_mlir.compile(case.model(static=False), "tosa")

@@ -188,11 +188,21 @@ def _defining(value: ir.Value, name: str):
     return owner if isinstance(owner, ir.Operation) and owner.name == name else None
 
 
+def _is_static_size_of(value: ir.Value, tensor: ir.Value, dim: int) -> bool:
+    """Whether `value` is the constant static size of `tensor`'s dim `dim` (a slice of a static dim
+    to a run-time end, such as NonMaxSuppression's rows cut to the number selected)."""
+    tensor_type = tensor.type
+    if not isinstance(tensor_type, ir.RankedTensorType) or tensor_type.is_dynamic_dim(dim):
+        return False
+    return _constant_int(value) == tensor_type.get_dim_size(dim)
+
+
 def empty_slices_kept_empty(op: ir.Operation) -> int:
     """In the limits of a `stablehlo.real_dynamic_slice`, `select(end == 0, dim, end)` -> `end`; the
     count. torch-mlir's StableHLO slice lowering clamps `end` to [0, dim] and then takes an end of 0
-    for the whole dim, so a slice that is empty at run time (`x[:, :-1]` of a dim of size 1)
-    returned all of it (wrong sizes and numbers on both consumers). An end of 0 is always empty."""
+    for the whole dim, so a slice that is empty at run time (`x[:, :-1]` of a dim of size 1, or a
+    static dim cut to a run-time count of 0) returned all of it (wrong sizes and numbers on both
+    consumers). An end of 0 is always empty; `dim` is a `tensor.dim` or, for a static dim, its size."""
     limits = _defining(op.operands[2], "tensor.from_elements")
     if limits is None:
         return 0
@@ -207,7 +217,7 @@ def empty_slices_kept_empty(op: ir.Operation) -> int:
             continue
         if compare.operands[0] != end or _constant_int(compare.operands[1]) != 0:
             continue
-        if not _is_dim_of(whole, op.operands[0], position):
+        if not (_is_dim_of(whole, op.operands[0], position) or _is_static_size_of(whole, op.operands[0], position)):
             continue
         limits.operands[position] = end
         fixed += 1

@@ -17,9 +17,12 @@ Each selected box's row is the number of selected boxes before it (a product wit
 matrix), and output row k sums the literal triple of the box whose row is k (a matrix product
 again).
 
-The number of rows is the declared result's when it is static (TOSA and StableHLO need
-that: a model that declares a wrong count gets zero rows or loses rows), else the number selected,
-read with `aten.item` (Linalg only).
+The number of rows is the declared result's when it is static (a model that declares a wrong
+count gets zero rows or loses rows). Else it is the number selected, known only at run time: the
+rows are computed padded to the most that can be selected (groups x min(boxes,
+max_output_boxes_per_class)) and cut to the count read with `aten.item`, one `aten.slice.Tensor`
+with a run-time end, which Linalg and StableHLO lower (`stablehlo.real_dynamic_slice`). TOSA's
+shapes are compile-time constants: there the run-time count is refused.
 """
 
 from __future__ import annotations
@@ -96,9 +99,11 @@ def non_max_suppression(node: OnnxNode, b: TorchBuilder):
         node.fail(f"center_point_box {center_point_box} is not 0 or 1")
     t = _Tensors(b)
     result_sizes = node.static_result_sizes()
-    if result_sizes is None and node.target in ("tosa", "stablehlo"):
-        node.fail(f"the number of selected boxes is only known at run time, which {node.target} cannot express: "
-                  "declare a static result shape")
+    if result_sizes is None and node.target == "tosa":
+        node.fail("the number of selected boxes depends on the data, and TOSA's shapes are compile-time constants "
+                  "(--dim cannot fix a data-dependent size): declare selected_indices with a static shape "
+                  "[num_selected, 3] in the model (rows beyond those selected are zeros, and a run that selects more "
+                  "loses rows), or compile to linalg-on-tensors or stablehlo, which take the run-time count")
     if not node.has_input(2):  # no max_output_boxes_per_class: nothing is selected
         return _empty_or_zero_rows(b, node, result_sizes)
     boxes = b.to_dtype(node.input(0), "f32")
@@ -243,7 +248,13 @@ def _select(b: TorchBuilder, x, dim: int, index: int):
 
 def _selected_triples(node, b: TorchBuilder, t: _Tensors, selected, before, groups, classes, count, result_sizes):
     """The [rows, 3] result: row k holds (batch, class, box) of the selected box whose position in
-    the (batch, class, precedence) order is k."""
+    the (batch, class, precedence) order is k.
+
+    With a declared static row count, that many rows. Else the rows are computed padded to the most
+    that can be selected (every group's min(boxes, max_output_boxes_per_class)), then cut to the
+    number selected with a slice whose end is read at run time: the only dynamic op, which
+    StableHLO lowers as `real_dynamic_slice` (the run-time count is `aten.item` of an integer
+    0-d tensor, which `transforms/stablehlo_torch_forms.py` makes an `aten.Int.Tensor`)."""
     selected = b.reshape(selected, [groups, count])
     before = b.reshape(before, [groups, count])
     per_group = b.op(
@@ -255,21 +266,44 @@ def _selected_triples(node, b: TorchBuilder, t: _Tensors, selected, before, grou
     position = b.flatten(t.arith("add", before, group_start))  # [G*S]
     flags = b.flatten(selected)
     if result_sizes is not None:
-        rows = result_sizes[0]
         if result_sizes[1:] != [3]:
             node.fail(f"selected_indices is declared {result_sizes}, not [num_selected, 3]")
-        row_numbers = b.literal(np.arange(rows, dtype=np.float32), "f32")
-    else:
-        total = b.op("aten.sum", b.tensor_type([], "f32"), flags, b.constant_none())
-        rows = b.item(b.to_dtype(total, "si64"))
-        row_numbers = b.to_dtype(b.arange(rows), "f32")
-    static_rows = b.static_dim(rows)
-    if static_rows is not None and static_rows * groups * count >= MAX_EXACT_FLOAT:
+        values = _triples_at_rows(node, b, t, position, flags, groups, classes, count, result_sizes[0])
+        return b.cast_to(values, node.result_type())
+    padded_rows = groups * _most_selected_per_group(node, count)
+    values = _triples_at_rows(node, b, t, position, flags, groups, classes, count, padded_rows, "si64")
+    total = b.item(b.to_dtype(b.op("aten.sum", b.tensor_type([], "f32"), flags, b.constant_none()), "si64"))
+    cut = b.op("aten.slice.Tensor", b.tensor_type([None, 3], "si64"), values, b.constant_int(0), b.constant_int(0),
+               total, b.constant_int(1))
+    return b.cast_to(cut, node.result_type())
+
+
+def _most_selected_per_group(node: OnnxNode, count: int) -> int:
+    """An upper bound of the boxes one (batch, class) selects: all of them, or fewer when
+    max_output_boxes_per_class is a literal."""
+    limit = node.constant_input(2)
+    if limit is None or limit.size != 1:
+        return count
+    return max(0, min(count, int(limit.reshape(-1)[0])))
+
+
+def _triples_at_rows(node, b: TorchBuilder, t: _Tensors, position, flags, groups, classes, count, rows: int,
+                     element: str = "f32"):
+    """[rows, 3] si64: row k is the triple of the selected box at `position` k, zeros where none is.
+
+    The triples are summed by a matrix product in `element`: f32 (which TOSA takes), or si64 for
+    the padded form that is cut at run time (an f32 product converted to si64 before a dynamic
+    slice and a concatenation of its columns fails to compile in IREE: "unbounded stack
+    allocation")."""
+    if rows * groups * count >= MAX_EXACT_FLOAT:
         node.fail("too many boxes: the result is computed in float32")
-    row_column = b.unsqueeze(row_numbers, 1)  # [rows, 1]
-    matches = t.as_float(t.compare("eq", row_column, b.unsqueeze(position, 0)))  # [rows, G*S]
-    matches = t.binary("aten.mul.Tensor", matches, b.unsqueeze(flags, 0))
+    if rows == 0:
+        return b.full([0, 3], 0, "si64")
+    row_column = b.literal(np.arange(rows, dtype=np.float32).reshape(rows, 1), "f32")  # [rows, 1]
+    matches = t.both(t.compare("eq", row_column, b.unsqueeze(position, 0)),
+                     b.unsqueeze(t.compare("gt", flags, 0.0), 0))  # [rows, G*S]
     group, box = np.divmod(np.arange(groups * count), count)
-    triples = np.stack([group // classes, group % classes, box], axis=1).astype(np.float32)
-    values = b.op("aten.mm", b.tensor_type([static_rows, 3], "f32"), matches, b.literal(triples, "f32"))
-    return b.cast_to(b.to_dtype(values, "si64"), node.result_type())
+    triples = np.stack([group // classes, group % classes, box], axis=1)
+    values = b.op("aten.mm", b.tensor_type([rows, 3], element), b.to_dtype(matches, element),
+                  b.literal(triples.astype(np.float32 if element == "f32" else np.int64), element))
+    return b.to_dtype(values, "si64")

@@ -1,0 +1,154 @@
+"""NonMaxSuppression whose number of selected boxes is only known at run time (selected_indices
+declared [?, 3], or not at all), on Linalg and StableHLO, run on the reference CPU runner and on
+IREE and compared with onnxruntime. One compiled module runs on inputs that select different
+numbers of boxes, none included, so the count is read from the data, not fixed at compile time.
+Downstream ops read the selected rows as the detection post-processing of an SSD does (Gather of
+columns, GatherND of boxes and scores). TOSA refuses the run-time count with a message that says
+why and what to do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnx_torch_mlir
+from onnx_torch_mlir import runtime
+from onnx_torch_mlir.runtime.iree import compile_with_iree
+
+BACKENDS = ("linalg-on-tensors", "stablehlo")
+CONSUMERS = ("reference", "iree")
+BATCHES, CLASSES, BOXES = 2, 3, 10
+
+
+def _inputs(seed: int, score_scale: float = 1.0) -> dict:
+    """Boxes that overlap at many IoUs (some identical, some flipped) and scores with ties."""
+    rng = np.random.default_rng(seed)
+    boxes = rng.uniform(0, 10, (BATCHES, BOXES, 4)).round(1).astype(np.float32)
+    boxes[0, 4] = boxes[0, 3]
+    scores = rng.choice([0.1, 0.3, 0.5, 0.7, 0.9], (BATCHES, CLASSES, BOXES)) * score_scale
+    return {"boxes": boxes, "scores": scores.astype(np.float32)}
+
+
+def _model(extra_nodes=(), outputs=(("selected", TensorProto.INT64, [None, 3]),), limit_as_input=False):
+    """NonMaxSuppression (opset 11) with iou_threshold 0.3, score_threshold 0.4 and
+    max_output_boxes_per_class 3 (a literal, or a graph input)."""
+    nms = helper.make_node("NonMaxSuppression", ["boxes", "scores", "limit", "iou", "score_threshold"], ["selected"])
+    inputs = [helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [BATCHES, BOXES, 4]),
+              helper.make_tensor_value_info("scores", TensorProto.FLOAT, [BATCHES, CLASSES, BOXES])]
+    constants = {"iou": np.array([0.3], np.float32), "score_threshold": np.array([0.4], np.float32),
+                 "limit": np.array([3], np.int64), "box_columns": np.array([0, 2], np.int64),
+                 "class_column": np.array([1], np.int64), "last_axis": np.array([-1], np.int64)}
+    if limit_as_input:
+        inputs.append(helper.make_tensor_value_info("limit", TensorProto.INT64, [1]))
+        del constants["limit"]
+    graph = helper.make_graph(
+        [nms, *extra_nodes], "nms", inputs,
+        [helper.make_tensor_value_info(name, element, dims) for name, element, dims in outputs],
+        [numpy_helper.from_array(value, name) for name, value in constants.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=10)
+
+
+def _downstream_model():
+    """The selected rows read as SSD post-processing reads them: each detection's box and score."""
+    n = helper.make_node
+    nodes = [
+        n("Gather", ["selected", "box_columns"], ["batch_box"], axis=1),  # [N, 2]
+        n("GatherND", ["boxes", "batch_box"], ["detection_boxes"]),  # [N, 4]
+        n("GatherND", ["scores", "selected"], ["detection_scores"]),  # [N]
+        n("Gather", ["selected", "class_column"], ["class_values"], axis=1),
+        n("Squeeze", ["class_values", "last_axis"], ["detection_classes"]),  # [N]
+    ]
+    outputs = (("detection_boxes", TensorProto.FLOAT, ["detections", 4]),
+               ("detection_scores", TensorProto.FLOAT, ["detections"]),
+               ("detection_classes", TensorProto.INT64, ["detections"]))
+    return _model(nodes, outputs)
+
+
+def _count_model():
+    """Only the number of selected rows leaves the graph (its signature is static)."""
+    nodes = [helper.make_node("Shape", ["selected"], ["shape"]),
+             helper.make_node("Gather", ["shape", "class_column"], ["count"], axis=0)]
+    return _model(nodes, (("count", TensorProto.INT64, [1]),))
+
+
+MODELS = {
+    "limit-literal": lambda: _model(),
+    "limit-input": lambda: _model(limit_as_input=True),
+    "undeclared-shape": lambda: _model(outputs=(("selected", TensorProto.INT64, None),)),
+    "downstream-gathers": _downstream_model,
+}
+# Seeds and score scales: 18 (the most: 2 batches x 3 classes x 3), 17 and 0 boxes selected
+# (at scale 0.3 no score passes the threshold).
+RUNS = [(1, 1.0), (2, 0.6), (3, 0.3)]
+
+
+def _feeds(model: onnx.ModelProto, seed: int, scale: float) -> dict:
+    feeds = _inputs(seed, scale)
+    if any(value.name == "limit" for value in model.graph.input):
+        feeds["limit"] = np.array([3], np.int64)
+    return feeds
+
+
+def _expected(model: onnx.ModelProto, feeds: dict) -> list:
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3  # not the warnings about initializers a model leaves unused
+    session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)
+
+
+def _program(module, backend: str, consumer: str):
+    if consumer == "iree":
+        return compile_with_iree(module, backend)
+    compiled = runtime.compile_for_cpu(module, input_dialect=backend)
+    return lambda *arrays: compiled(*arrays)
+
+
+def _assert_matches(outputs, expected):
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected):
+        assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype, want.dtype)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", list(MODELS))
+def test_run_time_count_matches_onnxruntime(name, backend, consumer):
+    model = MODELS[name]()
+    module = onnx_torch_mlir.compile(model, backend)
+    program = _program(module, backend, consumer)
+    counts = set()
+    for seed, scale in RUNS:
+        feeds = _feeds(model, seed, scale)
+        expected = _expected(model, feeds)
+        _assert_matches(program(*feeds.values()), expected)
+        counts.add(expected[0].shape[0])
+    assert len(counts) == len(RUNS) and 0 in counts  # the count really changes with the data
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_count_read_in_a_static_signature(backend):
+    model = _count_model()
+    program = _program(onnx_torch_mlir.compile(model, backend), backend, "reference")
+    for seed, scale in RUNS:
+        feeds = _feeds(model, seed, scale)
+        _assert_matches(program(*feeds.values()), _expected(model, feeds))
+
+
+def test_stablehlo_cuts_the_padded_rows_with_a_dynamic_slice():
+    text = str(onnx_torch_mlir.compile(_model(), "stablehlo"))
+    # 2 batches x 3 classes x min(10 boxes, limit 3) rows, cut to the run-time count.
+    assert "stablehlo.real_dynamic_slice" in text and "tensor<18x3xi64>" in text
+    assert "torch." not in text
+
+
+def test_run_time_count_fails_clearly_on_tosa():
+    with pytest.raises(Exception, match="TOSA's shapes are compile-time constants") as error:
+        onnx_torch_mlir.compile(_model(), "tosa")
+    assert "declare selected_indices with a static shape" in str(error.value)
+    assert "linalg-on-tensors or stablehlo" in str(error.value)
