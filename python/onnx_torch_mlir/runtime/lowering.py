@@ -18,7 +18,7 @@ from torch_mlir._mlir_libs import _stablehlo
 from onnx_torch_mlir.errors import RunnerError
 from onnx_torch_mlir.mlir_context import make_context
 from onnx_torch_mlir.runtime import assertions, calling_convention, small_floats, stablehlo_layout
-from onnx_torch_mlir.runtime import stablehlo_scatter
+from onnx_torch_mlir.runtime import stablehlo_scatter, stablehlo_sort
 
 INPUT_DIALECTS = ("linalg-on-tensors", "tosa", "stablehlo")
 
@@ -179,6 +179,7 @@ def lower_to_llvm(
     if input_dialect == "stablehlo":
         stablehlo_layout.dynamic_convolutions_to_channels_last(module)
         stablehlo_scatter.scatters_to_loops(module)  # stablehlo-legalize-to-linalg lowers none
+        stablehlo_sort.sorts_to_loops(module)  # nor any sort (TopK beyond a small k)
         from onnx_torch_mlir import conversion  # noqa: F401 - conversion imports transforms first (a cycle otherwise)
         from onnx_torch_mlir.transforms.stablehlo_to_scf import stablehlo_control_flow_to_scf
 
