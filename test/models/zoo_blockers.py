@@ -119,10 +119,10 @@ BLOCKERS: tuple[Blocker, ...] = (
             "flow.tensor.load %t[%c0] : tensor<4xf32> %zero = arith.constant 0.0 : f32 %k = arith.cmpf ogt, %e, "
             "%zero : f32 scf.yield %k, %z : i1, tensor<4xf32> } util.return %r : tensor<4xf32> }` (with the i1 also "
             "forwarded, `scf.condition(%a) %a, %t`, it converts)", consumer="iree"),
-    Blocker("the number of selected boxes is only known at run time",
-            "NonMaxSuppression selects a data-dependent number of boxes, and torch-mlir's TOSA and StableHLO "
-            "lowerings take static shapes only (no `aten.item`, no dynamic dims): a fixed-size result needs the "
-            "model to declare the count (a [K, 3] `selected_indices`); issue 11"),
+    Blocker("the number of selected boxes depends on the data",
+            "NonMaxSuppression selects a data-dependent number of boxes, and TOSA's shapes are compile-time "
+            "constants (`--dim` cannot fix a size the data decides): a fixed-size result needs the model to declare "
+            "the count (a [K, 3] `selected_indices`); Linalg and StableHLO take the run-time count", backend="tosa"),
     Blocker("on tosa the step outputs would grow at run time",
             "an LSTM/GRU over a run-time sequence length is a while loop whose Y grows by a step per iteration, and "
             "torch-mlir's TOSA lowering takes no size that changes at run time (StableHLO runs it as "
