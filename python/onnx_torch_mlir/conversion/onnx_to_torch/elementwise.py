@@ -1,5 +1,5 @@
 """Elementwise arithmetic: Add, Sub, Mul, Div, Neg, Abs, Exp, Log, Sqrt, Reciprocal, ...;
-Identity, and Dropout (at inference the identity, with an all-ones mask).
+Identity, and Dropout (at inference the identity, with an all-ones mask; in training random).
 
 Binary ops broadcast multidirectionally (numpy rules) from opset 7 on, which is
 what torch's `aten.*.Tensor` ops do. Before opset 7 (since_versions 1 and 6) they
@@ -8,6 +8,8 @@ up with A's from `axis` on (or with A's trailing dims when `axis` is absent).
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from .builder import TorchBuilder
 from .node import OnnxNode
@@ -139,13 +141,46 @@ def dropout_attributes(node: OnnxNode, b: TorchBuilder):
 
 @converts("Dropout", since=12)
 def dropout(node: OnnxNode, b: TorchBuilder):
-    """From opset 12, `ratio` and `training_mode` are inputs; training with ratio > 0 is random."""
-    if node.has_input(2):
-        training = node.constant_input(2)
-        if training is None:
-            node.fail("'training_mode' must be a constant")
-        ratio = node.constant_input(1) if node.has_input(1) else None
-        random = not node.has_input(1) or ratio is None or float(ratio.reshape(-1)[0]) != 0.0  # default 0.5
-        if bool(training.reshape(-1)[0]) and random:
-            node.fail("training_mode=1 with a nonzero ratio (random dropout) is not supported")
-    return _dropout(node, b)
+    """From opset 12, `ratio` (default 0.5) and `training_mode` (default false) are inputs.
+
+    Without training, or with a ratio of 0, the result is the input and the mask all ones. Else,
+    with u uniform on [0, 1) in X's shape: mask = u >= ratio or not training, and
+    Y = X / (1 - ratio) where mask (X where not training), 0 elsewhere. The draw is random:
+    no two runtimes agree on the values, only on the distribution.
+    """
+    training = node.constant_input(2) if node.has_input(2) else np.array(False)
+    ratio = node.constant_input(1) if node.has_input(1) else np.array(0.5)
+    if training is not None and not bool(training.reshape(-1)[0]):
+        return _dropout(node, b)
+    if ratio is not None and float(ratio.reshape(-1)[0]) == 0.0:
+        return _dropout(node, b)
+    return _random_dropout(node, b)
+
+
+def _random_dropout(node: OnnxNode, b: TorchBuilder):
+    x = node.input(0)
+    info = node.input_info(0)
+    if not info.is_float:
+        node.fail(f"input 'data' has element type {info.element}, not a float type")
+    scalar = b.tensor_type([], "f32")
+    ratio = b.to_dtype(b.reshape(node.input(1), [], []), "f32") if node.has_input(1) else \
+        b.scalar_tensor_literal(0.5, "f32")
+    training = b.reshape(node.input(2), [], [])
+    if b.info(training).element != "i1":
+        training = b.to_dtype(training, "i1")
+    none = b.constant_none()
+    draws = b.op("aten.uniform", b.tensor_type(info.sizes, "f32"), b.to_dtype(x, "f32"), b.constant_float(0.0),
+                 b.constant_float(1.0), none)
+    kept = b.op("aten.ge.Tensor", b.tensor_type(info.sizes, "i1"), draws, ratio)
+    mask = b.op("aten.logical_or", kept.type, kept, b.op("aten.logical_not", training.type, training))
+    keep_rate = b.op("aten.rsub.Scalar", scalar, ratio, b.constant_float(1.0), b.constant_int(1))
+    scale = b.op("aten.where.ScalarOther", scalar, training, b.op("aten.reciprocal", scalar, keep_rate),
+                 b.constant_float(1.0))
+    scaled = b.binary("aten.mul.Tensor", x, b.to_dtype(scale, info.element))
+    y = b.op("aten.where.ScalarOther", b.type_like(x), mask, scaled, b.constant_float(0.0))
+    outputs = [b.cast_to(y, node.result_type())]
+    if node.num_results > 1 and node.result_is_used(1):
+        outputs.append(b.cast_to(mask, node.result_type(1)))
+    elif node.num_results > 1:
+        outputs.append(None)
+    return outputs if node.num_results > 1 else outputs[0]
