@@ -2,14 +2,17 @@
 // gathers from constant tables (interior nodes, then leaves that point to themselves).
 // RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch | FileCheck %s
 
-// Three interior nodes (LEQ, MEMBER, GT) of depth 2, four leaves, two targets, SUM.
+// Three interior nodes (LEQ, MEMBER, GT) of depth 2, four leaves, two targets, SUM. Table lookups
+// are index_selects at the flattened positions.
 // CHECK-LABEL: func.func @tree_ensemble
 func.func @tree_ensemble(%x: !torch.vtensor<[?,2],f32>) -> !torch.vtensor<[?,2],f32> attributes {torch.onnx_meta.opset_version = 21 : si64, torch.onnx_meta.opset_versions = {ai.onnx.ml = 5 : si64}} {
   // CHECK: %[[ROOTS:.*]] = torch.vtensor.literal(dense<0> : tensor<1xsi64>)
   // CHECK: %[[START:.*]] = torch.aten.broadcast_to %{{.*}} -> !torch.vtensor<[?,1],si64>
   // The features of the nodes, then a 0 per leaf.
-  // CHECK: torch.vtensor.literal(dense<[0, 1, 0, 0, 0, 0, 0]> : tensor<7xsi64>)
-  // CHECK: %[[FEATURE:.*]] = torch.aten.gather %{{.*}}, %{{.*}}, %[[START]], %{{.*}} -> !torch.vtensor<[?,1],si64>
+  // CHECK: %[[FLAT:.*]] = torch.aten.flatten.using_ints %[[START]]
+  // CHECK: %[[FEATURES:.*]] = torch.vtensor.literal(dense<[0, 1, 0, 0, 0, 0, 0]> : tensor<7xsi64>)
+  // CHECK: %[[PICKED:.*]] = torch.aten.index_select %[[FEATURES]], %{{.*}}, %[[FLAT]] : !torch.vtensor<[7],si64>, !torch.int, !torch.vtensor<[?],si64> -> !torch.vtensor<[?],si64>
+  // CHECK: %[[FEATURE:.*]] = torch.aten.reshape %[[PICKED]], %{{.*}} -> !torch.vtensor<[?,1],si64>
   // CHECK: %[[VALUE:.*]] = torch.aten.gather %arg0, %{{.*}}, %[[FEATURE]], %{{.*}} -> !torch.vtensor<[?,1],f32>
   // The mode of each entry picks the comparison.
   // CHECK: torch.vtensor.literal(dense<[0, 6, 3, 0, 0, 0, 0]> : tensor<7xsi64>)
@@ -25,7 +28,7 @@ func.func @tree_ensemble(%x: !torch.vtensor<[?,2],f32>) -> !torch.vtensor<[?,2],
   // CHECK: torch.vtensor.literal(dense<[2, 5, 6, 3, 4, 5, 6]> : tensor<7xsi64>)
   // CHECK: %[[NEXT:.*]] = torch.aten.where.self
   // Depth 2: a second step.
-  // CHECK: torch.aten.gather %{{.*}}, %{{.*}}, %[[NEXT]], %{{.*}}
+  // CHECK: torch.aten.flatten.using_ints %[[NEXT]]
   // CHECK: %[[LAST:.*]] = torch.aten.where.self
   // CHECK: %[[LEAF:.*]] = torch.aten.sub.Scalar %[[LAST]], %{{.*}}, %{{.*}} : !torch.vtensor<[?,1],si64>
   // CHECK-NOT: torch.aten.where.self

@@ -13,7 +13,8 @@ and `max depth` steps take every walk from its root to its leaf:
 
 The comparisons are BRANCH_LEQ, LT, GTE, GT, EQ, NEQ (with IEEE NaN semantics) and BRANCH_MEMBER:
 x equal to one of the node's members (`membership_values`, one NaN-delimited run per MEMBER node,
-in node order). Each lookup is an `aten.gather` along dim 1 of a table broadcast to [N, entries].
+in node order). Each table lookup is an `aten.index_select` at the flattened positions; the feature
+values are an `aten.gather` along dim 1 of X.
 
 The leaf reached in each tree adds its weight to its target (aggregate SUM, AVERAGE: the sum over
 the number of trees, MIN, MAX; a target no leaf reaches is 0, as in onnxruntime: ONNX's reference
@@ -147,18 +148,25 @@ def _forest(node: OnnxNode) -> Forest:
 
 
 class _Walk:
-    """Gathers from constant per-entry tables at the walk's positions ([N, trees] si64)."""
+    """Lookups in constant per-entry tables at the walk's positions ([N, trees] si64): an
+    `aten.index_select` of the 1-D table at the flattened positions (no [N, entries] copy)."""
 
     def __init__(self, b: TorchBuilder, batch, trees: int):
         self.b, self.batch, self.trees = b, batch, trees
+        self._flattened: tuple[ir.Value, ir.Value] | None = None
+
+    def _flat(self, positions: ir.Value) -> ir.Value:
+        if self._flattened is None or self._flattened[0] != positions:
+            self._flattened = (positions, self.b.flatten(positions))
+        return self._flattened[1]
 
     def lookup(self, table: np.ndarray, element: str, positions: ir.Value) -> ir.Value:
         b = self.b
-        literal = b.unsqueeze(b.literal(table.astype(NUMPY_TYPES[element]), element), 0)
-        wide = b.op("aten.broadcast_to", b.tensor_type([b.static_dim(self.batch), len(table)], element), literal,
-                    b.int_list([self.batch, len(table)]))
-        return b.op("aten.gather", b.tensor_type(b.info(positions).sizes, element), wide, b.constant_int(1),
-                    positions, b.constant_bool(False))
+        flat = self._flat(positions)
+        literal = b.literal(table.astype(NUMPY_TYPES[element]), element)
+        picked = b.op("aten.index_select", b.tensor_type(b.info(flat).sizes, element), literal, b.constant_int(0),
+                      flat)
+        return b.reshape(picked, [self.batch, self.trees], [b.static_dim(self.batch), self.trees])
 
     def compare(self, op: str, x: ir.Value, y: ir.Value) -> ir.Value:
         return self.b.op(op, self.b.tensor_type(self.b.info(x).sizes, "i1"), x, y)

@@ -518,15 +518,19 @@ class OnnxNode:
         return None if value is None else [v.decode() if isinstance(v, bytes) else v for v in value]
 
     def attr_tensor(self, name: str, default=_REQUIRED) -> np.ndarray | None:
-        """A TENSOR attribute as numpy (dense elements, or a `dense_resource` blob of up to
-        MAX_READ_ELEMENTS, as the importer stores tensor attributes); fails on forms numpy cannot read."""
+        """A TENSOR attribute as numpy (dense elements, or a `dense_resource` blob of integers, f32 or f64
+        of up to MAX_BOOL_BLOB_ELEMENTS, as the importer stores tensor attributes: a forest's node tables
+        are read whole); fails on forms numpy cannot read."""
         value = self._attr(name, default)
         if value is None or isinstance(value, np.ndarray):
             return value
         if isinstance(value, onnx.TensorProto):
             return onnx.numpy_helper.to_array(value)
-        if isinstance(value, ir.Attribute) and (blob := read_resource(value)) is not None:
+        if isinstance(value, ir.Attribute) and (blob := read_resource(value, MAX_BOOL_BLOB_ELEMENTS)) is not None:
             return blob
+        if isinstance(value, ir.Attribute) and (shaped := shaped_type(value)) is not None:
+            self.fail(f"attribute '{name}' is a resource blob of {shaped.element_type} ({shaped}), which this "
+                      f"conversion cannot read (it reads blobs of up to {MAX_BOOL_BLOB_ELEMENTS} integers, f32 or f64)")
         self.fail(f"attribute '{name}' is a {type(value).__name__}, which this conversion cannot read")
 
     def attr_literal(self, name: str, b: TorchBuilder) -> ir.Value:
