@@ -153,6 +153,9 @@ def lower_torch_to_backend(
             from .transforms.tosa_exact_casts import exact_float_to_int64_casts
 
             exact_float_to_int64_casts(module)  # no TOSA profile casts a float to i64
+            from .transforms.tosa_narrow_integers import widen_narrow_integer_ops
+
+            widen_narrow_integer_ops(module)  # pro_int computes and compares on i32 only
         if output_type == "stablehlo":
             # Dynamic shapes and unsigned constants in forms the consumers lower.
             from .transforms.stablehlo_dynamic_convolution import (

@@ -51,3 +51,42 @@ def test_nan_saturates_as_an_f32_nan_does():
     """ONNX leaves a NaN cast to an integer undefined; the rewrite gives INT64_MAX like the direct f32 cast."""
     x = np.array([np.nan], np.float32)
     assert _run("f32", x, rewrite=True).tolist() == _run("f32", x, rewrite=False).tolist() == [2**63 - 1]
+
+
+_NARROW = """func.func @main(%a: tensor<6xi8>, %b: tensor<6xi8>, %c: tensor<6xi16>, %d: tensor<6xi16>, %e: tensor<6xi64>)
+    -> (tensor<6xi8>, tensor<6xi8>, tensor<6xi16>, tensor<6xi16>, tensor<6xi1>, tensor<6xi1>, tensor<6xi64>, tensor<6xi16>) {
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %sum = tosa.add %a, %b : (tensor<6xi8>, tensor<6xi8>) -> tensor<6xi8>
+  %product = tosa.mul %a, %b, %shift : (tensor<6xi8>, tensor<6xi8>, tensor<1xi8>) -> tensor<6xi8>
+  %difference = tosa.sub %c, %d : (tensor<6xi16>, tensor<6xi16>) -> tensor<6xi16>
+  %largest = tosa.maximum %c, %d : (tensor<6xi16>, tensor<6xi16>) -> tensor<6xi16>
+  %greater = tosa.greater %a, %b : (tensor<6xi8>, tensor<6xi8>) -> tensor<6xi1>
+  %same = tosa.equal %greater, %greater : (tensor<6xi1>, tensor<6xi1>) -> tensor<6xi1>
+  %wide = tosa.cast %a : (tensor<6xi8>) -> tensor<6xi64>
+  %narrow = tosa.cast %e : (tensor<6xi64>) -> tensor<6xi16>
+  return %sum, %product, %difference, %largest, %greater, %same, %wide, %narrow
+    : tensor<6xi8>, tensor<6xi8>, tensor<6xi16>, tensor<6xi16>, tensor<6xi1>, tensor<6xi1>, tensor<6xi64>, tensor<6xi16>
+}"""
+
+
+def test_narrow_integer_ops_on_i32_give_the_same_answers():
+    """i8/i16 arithmetic, comparisons, i1 equality and casts from and to i64 (transforms/tosa_narrow_integers.py),
+    overflowing values included: the wrapped results of the narrow ops."""
+    from onnx_torch_mlir.transforms.tosa_narrow_integers import widen_narrow_integer_ops
+
+    a = np.array([127, -128, 100, -7, 0, 64], np.int8)
+    b = np.array([1, -1, 100, 3, -128, 2], np.int8)
+    c = np.array([32767, -32768, 300, -5, 0, 255], np.int16)
+    d = np.array([1, 1, -300, 9, -32768, 255], np.int16)
+    e = np.array([2**40 + 5, -(2**33) - 1, 70000, -70000, 2**63 - 1, -(2**63)], np.int64)
+    results = []
+    for rewrite in (False, True):
+        with make_context():
+            module = ir.Module.parse(_NARROW)
+            if rewrite:
+                assert widen_narrow_integer_ops(module) == 8
+                PassManager.parse(f"builtin.module({_TARGET})").run(module.operation)  # raises if not valid
+            results.append([r.tolist() for r in compile_for_cpu(module, input_dialect="tosa")(a, b, c, d, e)])
+    assert results[1] == results[0]
+    assert results[0][0] == (a.astype(np.int32) + b).astype(np.int8).tolist()
+    assert results[0][7] == e.astype(np.int16).tolist()
