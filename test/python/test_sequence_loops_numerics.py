@@ -220,7 +220,8 @@ def test_a_sequence_loop_with_a_run_time_trip_count_is_refused():
     trips = next(node for node in graph.node if node.output[0] == "trips")
     graph.node.remove(trips)
     graph.input.append(_info("trips", INT64, []))
-    with pytest.raises(Exception, match="carries a sequence .* needs a trip count known at conversion time; "
+    with pytest.raises(Exception, match="carries a sequence .* needs a number of iterations known at conversion "
+                                        "time, but the trip count .input 0. is only known at run time: .* "
                                         "torch-mlir lowers no list carried by a torch.prim.Loop"):
         onnx_torch_mlir.compile(model, "linalg-on-tensors")
 

@@ -55,12 +55,24 @@ def _origin(value: ir.Value) -> str:
     if owner is not None and owner.name == UNREALIZED_CAST and len(owner.operands) == 1:
         return _origin(owner.operands[0])  # the ONNX dialect's bridge
     if owner is None:
+        carried = _loop_carried_position(value)
+        if carried is not None:
+            return f"loop-carried value {carried} of a Loop body, which converts once for every iteration"
         return "a graph (or subgraph) input"
     if owner.name == "torch.operator":
         return f"the output of {ir.StringAttr(owner.attributes['name']).value}, which did not convert"
     if owner.name.startswith("onnx."):
         return f"the output of {owner.name}, which did not convert"
     return f"produced by {owner.name}"
+
+
+def _loop_carried_position(value: ir.Value) -> int | None:
+    """N if `value` is the body argument for loop-carried value N of an ONNX Loop, else None."""
+    if not isinstance(value, ir.BlockArgument) or value.arg_number < 2:
+        return None
+    parent = value.owner.owner.operation
+    name = ir.StringAttr(parent.attributes["name"]).value if parent.name == "torch.operator" else parent.name
+    return value.arg_number - 2 if name == "onnx.Loop" else None
 
 
 def _in_loop_body(node: OnnxNode) -> bool:
@@ -528,10 +540,10 @@ def optional_content(node: OnnxNode, index: int) -> tuple[bool | ir.Value, ir.Va
         inner = defining_op(wrapped)
         if tensor_info(flag.type) is not None and inner is not None and inner.name == DEREFINE:
             return flag, inner.operands[0]
-    node.fail(
-        f"whether optional input {index} holds a value is not known at compile time: it is {_origin(value)}; "
-        "only optionals built in the graph by Optional convert"
-    )
+    why = ("a Loop carries no optional (torch-mlir has no run-time optional, and whether it holds a value may "
+           "change from one iteration to the next)" if _loop_carried_position(value) is not None else
+           "only optionals built in the graph by Optional convert")
+    node.fail(f"whether optional input {index} holds a value is not known at compile time: it is {_origin(value)}; {why}")
 
 
 def retyped(node: OnnxNode, b: TorchBuilder, value: ir.Value, target: ir.Type) -> ir.Value:

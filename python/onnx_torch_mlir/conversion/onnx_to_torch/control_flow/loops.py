@@ -285,11 +285,14 @@ def _unrolled(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, trip_coun
     target): needs a constant trip count and a condition that cannot stop the loop early."""
     where = (f"on {node.target} a Loop is unrolled" if not with_lists else
              "a Loop that carries a sequence (or reads one at its iteration number) is unrolled")
+    if with_lists and (not for_like or not isinstance(trip_count, int)):
+        node.fail(f"{where}, which needs a number of iterations known at conversion time, but "
+                  f"{_run_time_iterations(node, block, trip_count)}: the sequence's length would only be known "
+                  "at run time, and torch-mlir lowers no list carried by a torch.prim.Loop (its backends take a "
+                  "list only as a torch.prim.ListConstruct whose length is known at conversion time)")
     if not for_like or not isinstance(trip_count, int):
         reason = "a trip count known at conversion time" if for_like else "no early exit on its condition"
-        why = ("torch-mlir lowers torch.prim.Loop only to linalg-on-tensors" if not with_lists else
-               "torch-mlir lowers no list carried by a torch.prim.Loop")
-        node.fail(f"{where}, which needs {reason}; {why}")
+        node.fail(f"{where}, which needs {reason}; torch-mlir lowers torch.prim.Loop only to linalg-on-tensors")
     if trip_count > UNROLL_LIMIT:
         node.fail(f"{where}, and {trip_count} iterations are over the limit of {UNROLL_LIMIT}")
     carried_count = len(inits)
@@ -315,6 +318,20 @@ def _unrolled(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, trip_coun
             sizes = tensor_info(row_type(node, b, index, body_type)).sizes
             results.append(b.full([0, *(size or 0 for size in sizes)], 0, node.result_info(index).element))
     return results
+
+
+def _run_time_iterations(node: OnnxNode, block: ir.Block, trip_count) -> str:
+    """Why the number of iterations is only known at run time, for a diagnostic."""
+    reasons = []
+    if trip_count is None:
+        reasons.append("there is no trip count (input 0)")
+    elif not isinstance(trip_count, int):
+        reasons.append("the trip count (input 0) is only known at run time")
+    if node.has_input(1) and node.constant_input(1) is None:
+        reasons.append("the initial condition (input 1) is only known at run time")
+    if node.has_input(1) and not _body_keeps_condition(block):
+        reasons.append("the body computes the condition, which may stop the loop early")
+    return " and ".join(reasons)
 
 
 def _declared_list(node: OnnxNode, b: TorchBuilder, index: int, value: ir.Value) -> ir.Value:
