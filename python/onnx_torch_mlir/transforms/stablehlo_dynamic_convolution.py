@@ -7,7 +7,9 @@ stopped at its first convolution. Slices, pads, concatenations, reshapes and `do
 on dynamic sizes, and a convolution is made of them. With the input channels last, `x: [N, S..., C]`,
 the kernel `w: [O, C/G, K...]` and G feature groups:
 
-- `x` is padded with zeros by the convolution's (static, non-negative) padding: `[N, P..., C]`;
+- `x` is padded with zeros by the convolution's (static, non-negative) padding: `[N, P..., C]`; an
+  input dilation `d` (a transposed convolution: ONNX's `ConvTranspose` is a convolution of the input
+  with `d - 1` zeros between its elements, `d` its stride) is the pad's interior padding;
 - for every kernel offset `k` the window `k * dilation :: stride` of `P`, `out` positions long, is a
   `tensor.extract_slice` whose size is computed at run time, `out = (P - dilation * (K - 1) - 1) /
   stride + 1` (`tensor.dim` and `arith` on index values);
@@ -21,9 +23,11 @@ the kernel `w: [O, C/G, K...]` and G feature groups:
 - the result goes back to the convolution's layout by a transpose.
 
 Only convolutions with a dynamic spatial input dim are rewritten (a dynamic batch alone is lowered
-as a convolution). An input dilation (a transposed convolution) or a `batch_group_count` keeps the
-convolution, which the consumers then refuse by name (transforms/stablehlo_dynamic.py); so does a
-kernel of more than MAX_WINDOW_POSITIONS positions.
+as a convolution). A kernel of more than MAX_WINDOW_POSITIONS positions is taken when its windows
+tile the input (as large as their stride, no dilation: EfficientNet's 320x320 ceil-mode pooler),
+as blocks of a reshape (stablehlo_dynamic_blocks.py); otherwise, or with a `batch_group_count` or a
+negative padding, the convolution is kept, and the consumers then refuse it by name
+(transforms/stablehlo_dynamic.py).
 """
 
 from __future__ import annotations
@@ -34,11 +38,13 @@ import numpy as np
 from torch_mlir import ir
 from torch_mlir._mlir_libs import _stablehlo
 
+from .stablehlo_dynamic_blocks import convolution_blocks, is_ones_kernel, pool_blocks, tiles, window_sums
+from .stablehlo_window_emitter import DYNAMIC, Emitter, edge_padding, integer, integers
 from .torch_rewriting import ops_named
 
-DYNAMIC = ir.ShapedType.get_dynamic_size()
-# One slice per window position: a larger window (EfficientNet's 320x320 pooler, ~10^5 slices) is
-# left to the refusal, which names the op and suggests fixing the dims.
+# One slice per window position: a larger window (EfficientNet's 320x320 pooler would be ~10^5
+# slices) is taken only as blocks (stablehlo_dynamic_blocks.py), else left to the refusal, which
+# names the op and suggests fixing the dims.
 MAX_WINDOW_POSITIONS = 64
 
 
@@ -54,23 +60,6 @@ def dynamic_convolutions_as_patches(module: ir.Module) -> int:
     return rewritten
 
 
-def _integers(op: ir.Operation, name: str, count: int, default: int) -> list[int]:
-    if name not in op.attributes:
-        return [default] * count
-    return list(ir.DenseI64ArrayAttr(op.attributes[name]))
-
-
-def _integer(op: ir.Operation, name: str) -> int:
-    return ir.IntegerAttr(op.attributes[name]).value if name in op.attributes else 1
-
-
-def _padding(op: ir.Operation, count: int) -> list[tuple[int, int]]:
-    if "padding" not in op.attributes:
-        return [(0, 0)] * count
-    pairs = np.array(ir.DenseIntElementsAttr(op.attributes["padding"]), np.int64).reshape(count, 2)
-    return [(int(low), int(high)) for low, high in pairs]
-
-
 def _qualifies(op: ir.Operation) -> bool:
     types = [op.operands[0].type, op.operands[1].type, op.results[0].type]
     if not all(isinstance(t, ir.RankedTensorType) for t in types) or not types[1].has_static_shape:
@@ -80,87 +69,31 @@ def _qualifies(op: ir.Operation) -> bool:
     if not any(types[0].is_dynamic_dim(d) for d in spatial) or types[0].is_dynamic_dim(numbers.input_feature_dimension):
         return False
     count = len(spatial)
-    if _integers(op, "lhs_dilation", count, 1) != [1] * count or _integer(op, "batch_group_count") != 1:
+    if integer(op, "batch_group_count") != 1:
         return False
-    kernel_positions = int(np.prod([types[1].shape[d] for d in numbers.kernel_spatial_dimensions]))
-    if kernel_positions > MAX_WINDOW_POSITIONS:
+    if _large_kernel(op) and not _kernel_tiles(op):
         return False
-    return min((value for pair in _padding(op, count) for value in pair), default=0) >= 0
+    return min((value for pair in edge_padding(op, count) for value in pair), default=0) >= 0
 
 
-class _Emitter:
-    """Creates ops before the convolution being rewritten."""
+def _large_kernel(op: ir.Operation) -> bool:
+    """Whether the kernel has more than MAX_WINDOW_POSITIONS positions (too many for a slice each)."""
+    numbers = _stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    shape = op.operands[1].type.shape
+    return int(np.prod([shape[d] for d in numbers.kernel_spatial_dimensions])) > MAX_WINDOW_POSITIONS
 
-    def __init__(self, op: ir.Operation):
-        self.ip = ir.InsertionPoint(op)
-        self.loc = op.location
-        self.index = ir.IndexType.get()
-        self.i64 = ir.IntegerType.get_signless(64)
 
-    def create(self, name: str, result_type: ir.Type, operands: list, **attributes) -> ir.Value:
-        return ir.Operation.create(name, results=[result_type], operands=operands, attributes=attributes,
-                                   loc=self.loc, ip=self.ip).results[0]
-
-    def index_constant(self, value: int) -> ir.Value:
-        return self.create("arith.constant", self.index, [], value=ir.IntegerAttr.get(self.index, value))
-
-    def size(self, value: ir.Value, dim: int) -> ir.Value:
-        """The size of `value` in `dim` as an index value (a constant when static)."""
-        if not value.type.is_dynamic_dim(dim):
-            return self.index_constant(value.type.get_dim_size(dim))
-        return self.create("tensor.dim", self.index, [value, self.index_constant(dim)])
-
-    def arith(self, name: str, lhs: ir.Value, rhs: int) -> ir.Value:
-        return self.create(f"arith.{name}", self.index, [lhs, self.index_constant(rhs)])
-
-    def transpose(self, value: ir.Value, permutation: list[int]) -> ir.Value:
-        if permutation == list(range(len(permutation))):
-            return value
-        shape = [value.type.shape[d] for d in permutation]
-        return self.create("stablehlo.transpose", ir.RankedTensorType.get(shape, value.type.element_type), [value],
-                           permutation=ir.DenseI64ArrayAttr.get(permutation))
-
-    def reshape(self, value: ir.Value, shape: list[int]) -> ir.Value:
-        """A static reshape (of the kernel)."""
-        return self.create("stablehlo.reshape", ir.RankedTensorType.get(shape, value.type.element_type), [value])
-
-    def collapse(self, value: ir.Value, reassociation: list[list[int]], shape: list[int]) -> ir.Value:
-        return self.create("tensor.collapse_shape", ir.RankedTensorType.get(shape, value.type.element_type), [value],
-                           reassociation=ir.Attribute.parse(str(reassociation)))
-
-    def expand(self, value: ir.Value, reassociation: list[list[int]], shape: list[int],
-               sizes: list[ir.Value]) -> ir.Value:
-        """`tensor.expand_shape` to `shape`; `sizes` has the index value of every dim."""
-        dynamic = [size for dim, size in zip(shape, sizes) if dim == DYNAMIC]
-        return self.create("tensor.expand_shape", ir.RankedTensorType.get(shape, value.type.element_type),
-                           [value, *dynamic], reassociation=ir.Attribute.parse(str(reassociation)),
-                           static_output_shape=ir.DenseI64ArrayAttr.get(shape))
-
-    def window(self, value: ir.Value, offsets: list[int], sizes: list[tuple[int, ir.Value]],
-               strides: list[int]) -> ir.Value:
-        """`tensor.extract_slice` at static offsets and strides; `sizes` are (static or DYNAMIC, index
-        value) pairs. Every window of an op shares the same size values: IREE passes each distinct
-        one to a dispatch as a constant, at most 64 (ConvNeXt's 7x7 windows as `real_dynamic_slice`s
-        had 68)."""
-        dynamic = [size for static, size in sizes if static == DYNAMIC]
-        shape = [static for static, _ in sizes]
-        return self.create("tensor.extract_slice", ir.RankedTensorType.get(shape, value.type.element_type),
-                           [value, *dynamic], static_offsets=ir.DenseI64ArrayAttr.get(offsets),
-                           static_sizes=ir.DenseI64ArrayAttr.get(shape),
-                           static_strides=ir.DenseI64ArrayAttr.get(strides),
-                           operandSegmentSizes=ir.DenseI32ArrayAttr.get([1, 0, len(dynamic), 0]))
-
-    def zero(self, element_type: ir.Type) -> ir.Value:
-        scalar = ir.RankedTensorType.get([], element_type)
-        if isinstance(element_type, ir.IntegerType):
-            value = ir.DenseElementsAttr.get_splat(scalar, ir.IntegerAttr.get(element_type, 0))
-        else:
-            value = ir.DenseElementsAttr.get_splat(scalar, ir.FloatAttr.get(element_type, 0.0))
-        return self.create("stablehlo.constant", scalar, [], value=value)
+def _kernel_tiles(op: ir.Operation) -> bool:
+    """Whether the kernel's windows tile the input (stablehlo_dynamic_blocks.py takes those)."""
+    numbers = _stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    count = len(numbers.kernel_spatial_dimensions)
+    kernel = [op.operands[1].type.shape[d] for d in numbers.kernel_spatial_dimensions]
+    return (integers(op, "lhs_dilation", count, 1) == [1] * count
+            and tiles(kernel, integers(op, "window_strides", count, 1), integers(op, "rhs_dilation", count, 1)))
 
 
 def _rewrite(op: ir.Operation) -> None:
-    emit = _Emitter(op)
+    emit = Emitter(op)
     numbers = _stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
     spatial = list(numbers.input_spatial_dimensions)
     count = len(spatial)
@@ -169,15 +102,21 @@ def _rewrite(op: ir.Operation) -> None:
     kernel_order = [numbers.kernel_output_feature_dimension, numbers.kernel_input_feature_dimension]
     w = emit.transpose(op.operands[1], kernel_order + list(numbers.kernel_spatial_dimensions))
     kernel = list(w.type.shape[2:])
-    strides = _integers(op, "window_strides", count, 1)
-    dilations = _integers(op, "rhs_dilation", count, 1)
-    padded = _padded(emit, x, _padding(op, count))
-    outputs = [_output_size(emit, padded, 1 + i, kernel[i], strides[i], dilations[i]) for i in range(count)]
-    groups = _integer(op, "feature_group_count")
+    strides = integers(op, "window_strides", count, 1)
+    dilations = integers(op, "rhs_dilation", count, 1)
+    padded = _padded(emit, x, edge_padding(op, count), integers(op, "lhs_dilation", count, 1))
+    groups = integer(op, "feature_group_count")
     # IREE turns an unbatched product with one column into a reshape it cannot lower: batch it.
     batched = groups > 1 or w.type.shape[0] == 1
-    patches = _patches(emit, padded, groups, batched, outputs, kernel, strides, dilations)
-    result = _contract(emit, patches, w, groups, batched, outputs)  # [N, OUT..., O]
+    if not _large_kernel(op):
+        outputs = [_output_size(emit, padded, 1 + i, kernel[i], strides[i], dilations[i]) for i in range(count)]
+        patches = _patches(emit, padded, groups, batched, outputs, kernel, strides, dilations)
+        result = _contract(emit, patches, w, groups, batched, outputs)  # [N, OUT..., O]
+    elif groups == 1 and w.type.shape[0] == 1 and is_ones_kernel(op.operands[1]):
+        result = window_sums(emit, padded, kernel)
+    else:
+        patches, outputs = convolution_blocks(emit, padded, kernel, batched, groups)
+        result = _contract(emit, patches, w, groups, batched, outputs)
     output_order = [numbers.output_batch_dimension, *numbers.output_spatial_dimensions,
                     numbers.output_feature_dimension]
     result = emit.transpose(result, [output_order.index(d) for d in range(len(output_order))])
@@ -191,20 +130,27 @@ def _rewrite(op: ir.Operation) -> None:
     op.erase()
 
 
-def _padded(emit: _Emitter, x: ir.Value, padding: list[tuple[int, int]]) -> ir.Value:
+def _padded(emit: Emitter, x: ir.Value, padding: list[tuple[int, int]], dilation: list[int]) -> ir.Value:
     """`x` ([N, S..., C]) padded with zeros in its spatial dims."""
-    if not any(low or high for low, high in padding):
+    if not any(low or high for low, high in padding) and all(d == 1 for d in dilation):
         return x
     low = [0] + [pair[0] for pair in padding] + [0]
     high = [0] + [pair[1] for pair in padding] + [0]
-    shape = [size if size == DYNAMIC else size + low[d] + high[d] for d, size in enumerate(x.type.shape)]
+    interior = [0] + [d - 1 for d in dilation] + [0]
+    shape = [size if size == DYNAMIC else _dilated(size, interior[d]) + low[d] + high[d]
+             for d, size in enumerate(x.type.shape)]
     padded_type = ir.RankedTensorType.get(shape, x.type.element_type)
     return emit.create("stablehlo.pad", padded_type, [x, emit.zero(x.type.element_type)],
                        edge_padding_low=ir.DenseI64ArrayAttr.get(low), edge_padding_high=ir.DenseI64ArrayAttr.get(high),
-                       interior_padding=ir.DenseI64ArrayAttr.get([0] * len(low)))
+                       interior_padding=ir.DenseI64ArrayAttr.get(interior))
 
 
-def _output_size(emit: _Emitter, padded: ir.Value, dim: int, kernel: int, stride: int, dilation: int):
+def _dilated(size: int, interior: int) -> int:
+    """The length of `size` elements with `interior` zeros between each two."""
+    return size + (size - 1) * interior if size else 0
+
+
+def _output_size(emit: Emitter, padded: ir.Value, dim: int, kernel: int, stride: int, dilation: int):
     """(static size or DYNAMIC, index value) of the output along `dim`: (P - d(K - 1) - 1) / s + 1."""
     reach = dilation * (kernel - 1) + 1
     if not padded.type.is_dynamic_dim(dim):
@@ -214,7 +160,7 @@ def _output_size(emit: _Emitter, padded: ir.Value, dim: int, kernel: int, stride
     return DYNAMIC, emit.arith("addi", windows, 1)
 
 
-def _patches(emit: _Emitter, padded: ir.Value, groups: int, batched: bool, outputs, kernel, strides,
+def _patches(emit: Emitter, padded: ir.Value, groups: int, batched: bool, outputs, kernel, strides,
              dilations) -> ir.Value:
     """The windows of every kernel offset, concatenated along the channels: [N, OUT..., (G,) K*C/G]."""
     count = len(kernel)
@@ -244,7 +190,7 @@ def _patches(emit: _Emitter, padded: ir.Value, groups: int, batched: bool, outpu
                        dimension=ir.IntegerAttr.get(emit.i64, len(shape) - 1))
 
 
-def _contract(emit: _Emitter, patches: ir.Value, w: ir.Value, groups: int, batched: bool, outputs) -> ir.Value:
+def _contract(emit: Emitter, patches: ir.Value, w: ir.Value, groups: int, batched: bool, outputs) -> ir.Value:
     """The patches times the kernel laid out in their order, as [N, OUT..., O]: one matrix product
     [N*OUT..., K*C] x [K*C, O], or with groups one batched over them, [G, N*OUT..., K*C/G] x
     [G, K*C/G, O/G] (the forms IREE lowers without a reshape of its own)."""
@@ -277,7 +223,7 @@ def _contract(emit: _Emitter, patches: ir.Value, w: ir.Value, groups: int, batch
                        out_sizes + [emit.index_constant(out_channels)])
 
 
-def _dot(emit: _Emitter, lhs: ir.Value, rhs: ir.Value, shape: list[int], batched: bool) -> ir.Value:
+def _dot(emit: Emitter, lhs: ir.Value, rhs: ir.Value, shape: list[int], batched: bool) -> ir.Value:
     batch = [0] if batched else []
     numbers = _stablehlo.DotDimensionNumbers.get(
         lhs_batching_dimensions=batch, rhs_batching_dimensions=batch,
@@ -297,7 +243,9 @@ def dynamic_reduce_windows_as_slices(module: ir.Module) -> int:
     torch-mlir lowers max and average pools to `stablehlo.reduce_window`, which neither consumer
     lowers with a dynamic dim. With the body one `maximum`, `minimum` or `add` and the initial
     value its identity (-inf, +inf, 0; padding reads it), the pool is that op over the strided
-    slices of the padded input, one per window offset (as the convolution's windows above)."""
+    slices of the padded input, one per window offset (as the convolution's windows above); a
+    window of more than MAX_WINDOW_POSITIONS as large as its stride is a `stablehlo.reduce` of
+    blocks (stablehlo_dynamic_blocks.py)."""
     found = ops_named(module, {"stablehlo.reduce_window"})
     rewritten = 0
     with module.context, ir.Location.unknown():
@@ -317,10 +265,13 @@ def _window_combiner(op: ir.Operation) -> str | None:
     if not isinstance(operand_type, ir.RankedTensorType) or operand_type.has_static_shape:
         return None
     rank = operand_type.rank
-    window = _integers(op, "window_dimensions", rank, 1)
-    if _integers(op, "base_dilations", rank, 1) != [1] * rank or int(np.prod(window)) > MAX_WINDOW_POSITIONS:
+    window = integers(op, "window_dimensions", rank, 1)
+    if integers(op, "base_dilations", rank, 1) != [1] * rank:
         return None
-    if min((value for pair in _padding(op, rank) for value in pair), default=0) < 0:
+    strides, dilations = integers(op, "window_strides", rank, 1), integers(op, "window_dilations", rank, 1)
+    if int(np.prod(window)) > MAX_WINDOW_POSITIONS and not tiles(window, strides, dilations):
+        return None
+    if min((value for pair in edge_padding(op, rank) for value in pair), default=0) < 0:
         return None
     body = list(op.regions[0].blocks[0].operations)
     if len(body) != 2 or body[0].name not in _COMBINERS or body[1].name != "stablehlo.return":
@@ -347,13 +298,13 @@ def _is_identity(init: ir.Value, combiner: str) -> bool:
 
 
 def _rewrite_window(op: ir.Operation, combiner: str) -> None:
-    emit = _Emitter(op)
+    emit = Emitter(op)
     x, init = op.operands
     rank = x.type.rank
-    window = _integers(op, "window_dimensions", rank, 1)
-    strides = _integers(op, "window_strides", rank, 1)
-    dilations = _integers(op, "window_dilations", rank, 1)
-    padding = _padding(op, rank)
+    window = integers(op, "window_dimensions", rank, 1)
+    strides = integers(op, "window_strides", rank, 1)
+    dilations = integers(op, "window_dilations", rank, 1)
+    padding = edge_padding(op, rank)
     padded = x
     if any(low or high for low, high in padding):
         shape = [s if s == DYNAMIC else s + low + high for s, (low, high) in zip(x.type.shape, padding)]
@@ -361,13 +312,21 @@ def _rewrite_window(op: ir.Operation, combiner: str) -> None:
                              edge_padding_low=ir.DenseI64ArrayAttr.get([pair[0] for pair in padding]),
                              edge_padding_high=ir.DenseI64ArrayAttr.get([pair[1] for pair in padding]),
                              interior_padding=ir.DenseI64ArrayAttr.get([0] * rank))
+    if int(np.prod(window)) > MAX_WINDOW_POSITIONS:
+        _replace(op, pool_blocks(emit, padded, init, combiner, window))
+        return
     outputs = [_output_size(emit, padded, d, window[d], strides[d], dilations[d]) for d in range(rank)]
     out_type = ir.RankedTensorType.get([static for static, _ in outputs], x.type.element_type)
     result = None
     for offsets in itertools.product(*(range(w) for w in window)):
         slice_ = emit.window(padded, [o * d for o, d in zip(offsets, dilations)], outputs, strides)
         result = slice_ if result is None else emit.create(combiner, out_type, [result, slice_])
+    _replace(op, result)
+
+
+def _replace(op: ir.Operation, result: ir.Value) -> None:
+    """Replace `op`'s one result by `result` (cast to its type) and erase `op`."""
     if result.type != op.results[0].type:
-        result = emit.create("tensor.cast", op.results[0].type, [result])
+        result = Emitter(op).create("tensor.cast", op.results[0].type, [result])
     op.results[0].replace_all_uses_with(result)
     op.erase()

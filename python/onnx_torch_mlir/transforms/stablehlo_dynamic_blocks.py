@@ -1,0 +1,120 @@
+"""Windows as large as their stride on dynamic sizes, as blocks of a reshape instead of one slice per
+window position (stablehlo_dynamic_convolution.py takes windows of at most 64 positions that way).
+
+When every window is as long as its stride (no dilation), the windows tile the input: along a dim
+of padded size `P` with window `K` there are `OUT = P / K` of them (rounded down), and the first
+`OUT * K` positions of the dim, reshaped to `[OUT, K]`, hold one window per row. So
+
+- a convolution's patches are that input (`[N, P..., C]`) cropped to `OUT * K` (a
+  `tensor.extract_slice` with run-time sizes), expanded to `[N, OUT1, K1, OUT2, K2, ..., C]` and
+  transposed to `[N, OUT..., K..., C]`: the layout of the slice form's patches, for the same
+  contraction with the kernel;
+- with a kernel of ones and one output channel (the sums torch-mlir computes an `AveragePool` with:
+  EfficientNet's ceil-mode 320x320 pooler, its numerator and its divisor), the convolution is a
+  `stablehlo.reduce` adding up the window and channel axes of the expanded input, no transpose;
+- a `reduce_window` (a pool) is a `stablehlo.reduce` over the window axes with its own body and
+  initial value.
+
+The reshape is `tensor.expand_shape` with the run-time `OUT` sizes, which both consumers lower.
+"""
+
+from __future__ import annotations
+
+from torch_mlir import ir
+
+from .stablehlo_window_emitter import DYNAMIC, Emitter
+
+
+def tiles(windows: list[int], strides: list[int], dilations: list[int]) -> bool:
+    """Whether windows of these sizes, strides and dilations are as long as their stride."""
+    return all(w == s for w, s in zip(windows, strides)) and all(d == 1 for d in dilations)
+
+
+def blocked(emit: Emitter, x: ir.Value, windows: list[int]):
+    """`x` cut into its windows: every dim `d` with `windows[d] > 1` cropped to `OUT * K` and split
+    into `(OUT, K)`. Returns the blocks, the axes of the windows in them and the (static or DYNAMIC,
+    index value) size of every dim of the result of the windowed op (OUT, or the dim itself)."""
+    rank = x.type.rank
+    outputs, cropped, shape, sizes, reassociation, window_axes = [], [], [], [], [], []
+    for d in range(rank):
+        static, size = x.type.shape[d], emit.size(x, d)
+        k = windows[d]
+        if k == 1:
+            outputs.append((static, size))
+            cropped.append((static, size))
+            reassociation.append([len(shape)])
+            shape.append(static)
+            sizes.append(size)
+            continue
+        if static == DYNAMIC:
+            out = (DYNAMIC, emit.arith("divsi", size, k))
+        else:
+            out = (static // k, emit.index_constant(static // k))
+        outputs.append(out)
+        cropped.append((DYNAMIC if static == DYNAMIC else out[0] * k, emit.arith("muli", out[1], k)))
+        reassociation.append([len(shape), len(shape) + 1])
+        window_axes.append(len(shape) + 1)
+        shape += [out[0], k]
+        sizes += [out[1], emit.index_constant(k)]
+    if any(k > 1 and (static == DYNAMIC or static % k) for k, static in zip(windows, x.type.shape)):
+        x = emit.window(x, [0] * rank, cropped, [1] * rank)
+    return emit.expand(x, reassociation, shape, sizes), window_axes, outputs
+
+
+def convolution_blocks(emit: Emitter, padded: ir.Value, kernel: list[int], batched: bool, groups: int):
+    """The patches of a convolution whose kernel is as large as its stride, laid out as the slice
+    form's (`[N, OUT..., (G,) K*C/G]`: offsets row-major, then channels), and the output sizes.
+    `padded` is `[N, P..., C]`."""
+    count = len(kernel)
+    channels = padded.type.get_dim_size(count + 1)
+    if batched:  # [N, P..., C] -> [N, P..., G, C/G]
+        reassociation = [[d] for d in range(count + 1)] + [[count + 1, count + 2]]
+        shape = list(padded.type.shape[:-1]) + [groups, channels // groups]
+        sizes = [emit.size(padded, d) for d in range(count + 1)]
+        padded = emit.expand(padded, reassociation, shape, sizes + [emit.index_constant(groups),
+                                                                    emit.index_constant(channels // groups)])
+    trailing = padded.type.rank - count - 1
+    blocks, window_axes, outputs = blocked(emit, padded, [1, *kernel] + [1] * trailing)
+    rank = blocks.type.rank
+    kept = [d for d in range(rank) if d not in window_axes]  # N, OUT..., (G,) C/G
+    order = kept[:-1] + window_axes + kept[-1:]
+    moved = emit.transpose(blocks, order)
+    depth = 1
+    for d in window_axes + kept[-1:]:
+        depth *= blocks.type.shape[d]
+    lead = len(kept) - 1
+    shape = list(moved.type.shape[:lead]) + [depth]
+    patches = emit.collapse(moved, [[d] for d in range(lead)] + [list(range(lead, rank))], shape)
+    return patches, outputs[1:count + 1]
+
+
+def is_ones_kernel(w: ir.Value) -> bool:
+    """Whether `w` is a `stablehlo.constant` splat of 1 (the kernel of torch-mlir's sum pools)."""
+    owner = w.owner
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    if not isinstance(owner, ir.Operation) or owner.name != "stablehlo.constant":
+        return False
+    value = ir.DenseElementsAttr(owner.attributes["value"])
+    if not value.is_splat:
+        return False
+    splat = value.get_splat_value()
+    return (splat.value if isinstance(splat, ir.FloatAttr) else ir.IntegerAttr(splat).value) == 1
+
+
+def window_sums(emit: Emitter, padded: ir.Value, kernel: list[int]) -> ir.Value:
+    """A convolution of `padded` (`[N, P..., C]`) by a kernel of ones with one output channel and as
+    large as its stride: the sum of every window over all channels, `[N, OUT..., 1]`."""
+    count = len(kernel)
+    blocks, window_axes, outputs = blocked(emit, padded, [1, *kernel, 1])
+    channel_axis = blocks.type.rank - 1
+    sums = emit.reduce(blocks, emit.zero(blocks.type.element_type), "stablehlo.add", window_axes + [channel_axis])
+    sizes = [size for _, size in outputs[:count + 1]] + [emit.index_constant(1)]
+    shape = list(sums.type.shape) + [1]
+    return emit.expand(sums, [[d] for d in range(count)] + [[count, count + 1]], shape, sizes)
+
+
+def pool_blocks(emit: Emitter, padded: ir.Value, init: ir.Value, combiner: str, windows: list[int]) -> ir.Value:
+    """A pool (`reduce_window` of `combiner` from `init`) whose windows are as large as their stride,
+    on its padded input."""
+    blocks, window_axes, _ = blocked(emit, padded, windows)
+    return emit.reduce(blocks, init, combiner, window_axes)
