@@ -123,16 +123,16 @@ def lower_torch_to_backend(
             lower_control_flow_for_backend(module, output_type)
         erase_unused_shape_arithmetic(module)
     if output_type == "stablehlo":
-        from .transforms.stablehlo_torch_forms import run_time_items_as_int_tensors
-
-        run_time_items_as_int_tensors(module)  # a run-time count also in a static signature (NonMaxSuppression)
-    if output_type == "stablehlo" and dynamic:
         from .transforms import stablehlo_torch_forms
+
+        # Run-time scalars also in a static signature (NonMaxSuppression's count, a Shape of its rows).
+        stablehlo_torch_forms.run_time_scalar_tensors_as_concatenations(module)
+        stablehlo_torch_forms.run_time_items_as_int_tensors(module)
+    if output_type == "stablehlo" and dynamic:
         from .transforms.stablehlo_upsampling import whole_number_upsamplings_as_blends
         from .transforms.torch_window_slices import max_pools_as_slices
 
         max_pools_as_slices(module)
-        stablehlo_torch_forms.run_time_scalar_tensors_as_concatenations(module)
         whole_number_upsamplings_as_blends(module)
         stablehlo_torch_forms.refuse_dynamic_interpolations(module)
     if output_type == "tosa" and dynamic:

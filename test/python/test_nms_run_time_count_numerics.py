@@ -41,7 +41,8 @@ def _model(extra_nodes=(), outputs=(("selected", TensorProto.INT64, [None, 3]),)
               helper.make_tensor_value_info("scores", TensorProto.FLOAT, [BATCHES, CLASSES, BOXES])]
     constants = {"iou": np.array([0.3], np.float32), "score_threshold": np.array([0.4], np.float32),
                  "limit": np.array([3], np.int64), "box_columns": np.array([0, 2], np.int64),
-                 "class_column": np.array([1], np.int64), "last_axis": np.array([-1], np.int64)}
+                 "class_column": np.array([1], np.int64), "first": np.array([0], np.int64),
+                 "last_axis": np.array([-1], np.int64)}
     if limit_as_input:
         inputs.append(helper.make_tensor_value_info("limit", TensorProto.INT64, [1]))
         del constants["limit"]
@@ -72,7 +73,7 @@ def _downstream_model():
 def _count_model():
     """Only the number of selected rows leaves the graph (its signature is static)."""
     nodes = [helper.make_node("Shape", ["selected"], ["shape"]),
-             helper.make_node("Gather", ["shape", "class_column"], ["count"], axis=0)]
+             helper.make_node("Gather", ["shape", "first"], ["count"], axis=0)]
     return _model(nodes, (("count", TensorProto.INT64, [1]),))
 
 

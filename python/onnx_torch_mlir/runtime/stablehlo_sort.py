@@ -81,7 +81,8 @@ def _loop_nest(op, dimension: int, depth: int, position: list, carried: list, ip
 def _place_one_element(op, dimension: int, position: list, carried: list, ip) -> list:
     """The results with the operands' elements at `position` inserted at their rank."""
     index_type = ir.IndexType.get()
-    elements = [_create("tensor.extract", [operand] + position, operand.type.element_type, ip) for operand in op.operands]
+    elements = [_create("tensor.extract", [operand] + position, operand.type.element_type, ip)
+                for operand in op.operands]
     loop = ir.Operation.create(
         "scf.for", results=[index_type], regions=1, ip=ip,
         operands=[_index(0, ip), _size(op.operands[0], dimension, ip), _index(1, ip), _index(0, ip)])

@@ -19,11 +19,10 @@ func.func @nms_static_count(%boxes: !torch.vtensor<[1,3,4],f32>, %scores: !torch
 module attributes {onnx.opset_version = 10 : i64} {
   func.func @nms_run_time_count(%boxes: tensor<2x3x4xf32>, %scores: tensor<2x1x3xf32>, %max: tensor<1xi64>) -> tensor<?x3xi64> {
     // CHECK-COUNT-3: torch.aten.bmm
-    // The rows padded to the most that can be selected (max_output_boxes_per_class is not a
-    // literal: all 2 x 3 boxes), then cut to the number selected, read at run time.
-    // CHECK: %[[ROWS:.*]] = torch.aten.mm {{.*}} : !torch.vtensor<[6,6],si64>, !torch.vtensor<[6,3],si64> -> !torch.vtensor<[6,3],si64>
+    // The row count is the number selected, read at run time.
     // CHECK: %[[COUNT:.*]] = torch.aten.item {{.*}} -> !torch.int
-    // CHECK: torch.aten.slice.Tensor %[[ROWS]], %{{.*}}, %{{.*}}, %[[COUNT]], %{{.*}} -> !torch.vtensor<[?,3],si64>
+    // CHECK: torch.aten.arange %[[COUNT]], {{.*}} -> !torch.vtensor<[?],si64>
+    // CHECK: torch.aten.mm {{.*}} : !torch.vtensor<[?,6],f32>, !torch.vtensor<[6,3],f32> -> !torch.vtensor<[?,3],f32>
     %none = "onnx.NoValue"() {value} : () -> none
     %0 = "onnx.NonMaxSuppression"(%boxes, %scores, %max, %none, %none) {center_point_box = 1 : si64} : (tensor<2x3x4xf32>, tensor<2x1x3xf32>, tensor<1xi64>, none, none) -> tensor<?x3xi64>
     return %0 : tensor<?x3xi64>
@@ -44,14 +43,3 @@ func.func @nms_greedy_loop(%boxes: !torch.vtensor<[1,70,4],f32>, %scores: !torch
   return %0 : !torch.vtensor<[?,3],si64>
 }
 
-// -----
-
-// CHECK-LABEL: func.func @nms_run_time_count_literal_limit
-func.func @nms_run_time_count_literal_limit(%boxes: !torch.vtensor<[2,5,4],f32>, %scores: !torch.vtensor<[2,3,5],f32>) -> !torch.vtensor<[?,3],si64> attributes {torch.onnx_meta.opset_version = 11 : si64} {
-  // 2 batches x 3 classes x at most 2 boxes (the literal limit): 12 padded rows.
-  // CHECK: torch.aten.mm {{.*}} : !torch.vtensor<[12,30],si64>, !torch.vtensor<[30,3],si64> -> !torch.vtensor<[12,3],si64>
-  // CHECK: torch.aten.slice.Tensor {{.*}} : !torch.vtensor<[12,3],si64>, {{.*}} -> !torch.vtensor<[?,3],si64>
-  %max = torch.vtensor.literal(dense<2> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
-  %0 = torch.operator "onnx.NonMaxSuppression"(%boxes, %scores, %max) : (!torch.vtensor<[2,5,4],f32>, !torch.vtensor<[2,3,5],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,3],si64>
-  return %0 : !torch.vtensor<[?,3],si64>
-}

@@ -21,8 +21,9 @@ The number of rows is the declared result's when it is static (a model that decl
 count gets zero rows or loses rows). Else it is the number selected, known only at run time: the
 rows are computed padded to the most that can be selected (groups x min(boxes,
 max_output_boxes_per_class)) and cut to the count read with `aten.item`, one `aten.slice.Tensor`
-with a run-time end, which Linalg and StableHLO lower (`stablehlo.real_dynamic_slice`). TOSA's
-shapes are compile-time constants: there the run-time count is refused.
+with a run-time end (`stablehlo.real_dynamic_slice`) on StableHLO; Linalg computes just the rows
+selected (an `arange` of the run-time count). TOSA's shapes are compile-time constants: there the
+run-time count is refused.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from .registry import converts
 UNROLL_LIMIT = 64
 MAX_UNROLLED_BOXES = 256
 MAX_EXACT_FLOAT = 2**24
+# StableHLO's rows padded to the most that can be selected: a [rows, boxes] matrix of at most this many elements.
+MAX_PADDED_MATCHES = 2**24
 
 
 class _Tensors:
@@ -250,11 +253,12 @@ def _selected_triples(node, b: TorchBuilder, t: _Tensors, selected, before, grou
     """The [rows, 3] result: row k holds (batch, class, box) of the selected box whose position in
     the (batch, class, precedence) order is k.
 
-    With a declared static row count, that many rows. Else the rows are computed padded to the most
-    that can be selected (every group's min(boxes, max_output_boxes_per_class)), then cut to the
-    number selected with a slice whose end is read at run time: the only dynamic op, which
-    StableHLO lowers as `real_dynamic_slice` (the run-time count is `aten.item` of an integer
-    0-d tensor, which `transforms/stablehlo_torch_forms.py` makes an `aten.Int.Tensor`)."""
+    With a declared static row count, that many rows. Else, on StableHLO, the rows are computed
+    padded to the most that can be selected (every group's min(boxes, max_output_boxes_per_class)),
+    then cut to the number selected with a slice whose end is read at run time: the only dynamic op,
+    which StableHLO lowers as `real_dynamic_slice` (the count is `aten.item` of an integer 0-d
+    tensor, which `transforms/stablehlo_torch_forms.py` makes an `aten.Int.Tensor`). Elsewhere
+    (Linalg) the rows are exactly the number selected: an `arange` of the run-time count."""
     selected = b.reshape(selected, [groups, count])
     before = b.reshape(before, [groups, count])
     per_group = b.op(
@@ -268,11 +272,27 @@ def _selected_triples(node, b: TorchBuilder, t: _Tensors, selected, before, grou
     if result_sizes is not None:
         if result_sizes[1:] != [3]:
             node.fail(f"selected_indices is declared {result_sizes}, not [num_selected, 3]")
-        values = _triples_at_rows(node, b, t, position, flags, groups, classes, count, result_sizes[0])
-        return b.cast_to(values, node.result_type())
-    padded_rows = groups * _most_selected_per_group(node, count)
-    values = _triples_at_rows(node, b, t, position, flags, groups, classes, count, padded_rows, "si64")
+        rows = result_sizes[0]
+        if rows * groups * count >= MAX_EXACT_FLOAT:
+            node.fail("too many boxes: the result is computed in float32")
+        row_numbers = b.literal(np.arange(rows, dtype=np.float32), "f32")
+        return b.cast_to(_triples_at_rows(b, t, row_numbers, position, flags, groups, classes, count, "f32"),
+                         node.result_type())
     total = b.item(b.to_dtype(b.op("aten.sum", b.tensor_type([], "f32"), flags, b.constant_none()), "si64"))
+    if node.target != "stablehlo":
+        row_numbers = b.to_dtype(b.arange(total), "f32")
+        return b.cast_to(_triples_at_rows(b, t, row_numbers, position, flags, groups, classes, count, "f32"),
+                         node.result_type())
+    padded_rows = groups * _most_selected_per_group(node, count)
+    if padded_rows * groups * count > MAX_PADDED_MATCHES:
+        node.fail(f"up to {padded_rows} selected boxes among {groups * count}: on stablehlo the rows are computed padded "
+                  f"to that count, a {padded_rows} x {groups * count} matrix, over the limit of {MAX_PADDED_MATCHES} "
+                  "elements: give max_output_boxes_per_class as a smaller literal, declare a static selected_indices "
+                  "shape, or compile to linalg-on-tensors")
+    if padded_rows == 0:
+        return b.cast_to(b.full([0, 3], 0, "si64"), node.result_type())
+    row_numbers = b.literal(np.arange(padded_rows, dtype=np.float32), "f32")
+    values = _triples_at_rows(b, t, row_numbers, position, flags, groups, classes, count, "si64")
     cut = b.op("aten.slice.Tensor", b.tensor_type([None, 3], "si64"), values, b.constant_int(0), b.constant_int(0),
                total, b.constant_int(1))
     return b.cast_to(cut, node.result_type())
@@ -287,23 +307,19 @@ def _most_selected_per_group(node: OnnxNode, count: int) -> int:
     return max(0, min(count, int(limit.reshape(-1)[0])))
 
 
-def _triples_at_rows(node, b: TorchBuilder, t: _Tensors, position, flags, groups, classes, count, rows: int,
-                     element: str = "f32"):
-    """[rows, 3] si64: row k is the triple of the selected box at `position` k, zeros where none is.
+def _triples_at_rows(b: TorchBuilder, t: _Tensors, row_numbers, position, flags, groups, classes, count, element: str):
+    """[rows, 3] si64: row k (of `row_numbers`, f32) is the triple of the selected box at `position`
+    k, zeros where none is.
 
-    The triples are summed by a matrix product in `element`: f32 (which TOSA takes), or si64 for
-    the padded form that is cut at run time (an f32 product converted to si64 before a dynamic
-    slice and a concatenation of its columns fails to compile in IREE: "unbounded stack
-    allocation")."""
-    if rows * groups * count >= MAX_EXACT_FLOAT:
-        node.fail("too many boxes: the result is computed in float32")
-    if rows == 0:
-        return b.full([0, 3], 0, "si64")
-    row_column = b.literal(np.arange(rows, dtype=np.float32).reshape(rows, 1), "f32")  # [rows, 1]
-    matches = t.both(t.compare("eq", row_column, b.unsqueeze(position, 0)),
+    The triples are summed by a matrix product in `element`: f32 (TOSA has no integer product of
+    this form), or si64 for StableHLO's padded rows (an f32 product converted to si64 before a
+    dynamic slice and a concatenation of its columns fails to compile in IREE: "'memref.alloca' op
+    expected no unbounded stack allocations")."""
+    matches = t.both(t.compare("eq", b.unsqueeze(row_numbers, 1), b.unsqueeze(position, 0)),
                      b.unsqueeze(t.compare("gt", flags, 0.0), 0))  # [rows, G*S]
     group, box = np.divmod(np.arange(groups * count), count)
     triples = np.stack([group // classes, group % classes, box], axis=1)
+    rows = b.info(row_numbers).sizes[0]
     values = b.op("aten.mm", b.tensor_type([rows, 3], element), b.to_dtype(matches, element),
                   b.literal(triples.astype(np.float32 if element == "f32" else np.int64), element))
     return b.to_dtype(values, "si64")
