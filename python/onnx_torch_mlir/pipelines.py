@@ -150,6 +150,9 @@ def lower_torch_to_backend(
 
             rotate_while_loops(module)  # IREE's stream conversion fails on torch-mlir's while form
         if output_type == "tosa":
+            from .transforms.tosa_wide_gathers import gathers_of_i64_as_i32_halves
+
+            gathers_of_i64_as_i32_halves(module)  # TOSA's gather has no i64; IREE refuses one
             from .transforms.tosa_exact_casts import exact_float_to_int64_casts
 
             exact_float_to_int64_casts(module)  # no TOSA profile casts a float to i64

@@ -287,9 +287,38 @@ def scatter_nd(node: OnnxNode, b: TorchBuilder):
     offset = b.flatten(_linear_index(b, indices, data_dims[:k]))
     count = b.dim(offset, 0)
     update_rows = b.reshape(updates, [count, width])
-    row_index = _expand(b, b.unsqueeze(offset, 1), [count, width])
-    scattered = _scatter_along(node, b, table.type, table, 0, row_index, update_rows, reduction)
+    scattered = None
+    if reduction == "none" and node.target == "tosa":
+        scattered = _rows_written_by_gather(b, table, offset, update_rows)
+    if scattered is None:
+        row_index = _expand(b, b.unsqueeze(offset, 1), [count, width])
+        scattered = _scatter_along(node, b, table.type, table, 0, row_index, update_rows, reduction)
     return b.reshape(scattered, data_dims, data_sizes)
+
+
+def _rows_written_by_gather(b: TorchBuilder, table, offset, update_rows):
+    """table [rows, width] with row offset[k] replaced by update_rows[k] (the last k wins), as one
+    row gather from [table; update_rows]: row p reads rows + (the last k with offset[k] = p), or
+    itself when no k writes it, i.e. the largest of p and rows + k over the k that hit p (a
+    [count, rows] comparison). For TOSA: torch-mlir lowers `scatter.src` to `tosa.scatter`, which
+    MLIR's TOSA-to-SCF turns into a loop of one-element copies; in IREE that is a dispatch per
+    element, and when every operand is constant IREE hoists the loop into an initializer where
+    its stream pipeline never converges ("maximum iteration count exceeded in fixed point
+    pipeline", T5's causal mask). None (keep the scatter) for dynamic sizes or above
+    MASKED_SCATTER_LIMIT pairs."""
+    (rows, width), count = b.info(table).sizes, b.info(update_rows).sizes[0]
+    if None in (rows, width, count) or rows * count > MASKED_SCATTER_LIMIT:
+        return None
+    if count == 0:
+        return table
+    hit = b.op("aten.eq.Tensor", b.tensor_type([count, rows], "i1"), b.unsqueeze(offset, 1), b.arange(rows))
+    update_positions = b.literal(np.arange(rows, rows + count, dtype=np.int32).reshape(count, 1), "si32")
+    own_positions = b.literal(np.arange(rows, dtype=np.int32), "si32")
+    candidates = b.op("aten.where.self", b.tensor_type([count, rows], "si32"), hit, update_positions, own_positions)
+    source = b.op("aten.amax", b.tensor_type([rows], "si32"), candidates, b.int_list([0]), b.constant_bool(False))
+    stacked_type = b.tensor_type([rows + count, width], b.info(table).element)
+    stacked = b.op("aten.cat", stacked_type, b.tensor_list([table, update_rows]), b.constant_int(0))
+    return b.op("aten.index_select", table.type, stacked, b.constant_int(0), source)
 
 
 # -- OneHot, NonZero, Compress, ReverseSequence ----------------------------------------------
