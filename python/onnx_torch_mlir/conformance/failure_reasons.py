@@ -266,11 +266,21 @@ RULES: tuple[Rule, ...] = (
         message=r"\(Resize, domain .*antialias=1 needs constant scales or sizes",
     ),
     Rule(NOT_YET_SUPPORTED, "no conversion yet", message=r"has no conversion to torch yet"),
+    Rule(
+        UPSTREAM_BUG,
+        "bfloat16 Attention: ONNX's reference sums the softmax denominator in bfloat16, one rounding per "
+        "term (ml_dtypes' reduction; its float16 sums accumulate in float32), where we accumulate in float32 "
+        "(a bfloat16 accumulator stops growing after 256 terms of 1); a bfloat16 unit in the last place is "
+        "0.4%, above rtol=1e-3. Reproducer: for node/test_attention_4d_causal_bf16, the reference with its sum "
+        "accumulated in float32 gives our Linalg output bit for bit",
+        case="node/test_attention_*bf16*",
+        message=r"values differ beyond rtol",
+    ),
     *(
         Rule(
             NOT_YET_SUPPORTED,
             "half-precision results a rounding step off the reference beyond rtol=1e-3 (where intermediates are "
-            "rounded to bf16/fp16); torch-mlir's path gives the same for CELU",
+            "rounded to bf16/fp16)",
             case=glob,
             message=r"values differ beyond rtol",
         )

@@ -197,8 +197,27 @@ def softmax_coerced(node: OnnxNode, b: TorchBuilder):
     return _coerced_2d(node, b, "aten.softmax.int")
 
 
+def _half_softmax(node: OnnxNode, b: TorchBuilder, axis: int):
+    """exp(x - max) / sum in the input's 16-bit type, each step rounded to it, the sum accumulated
+    in float32 and rounded once (numpy's float16 sum; torch-mlir's decomposition computes the
+    whole softmax in float32, a unit in the last place off the spec's half-precision result)."""
+    x, result = node.input(0), node.result_info()
+    keep = b.constant_bool(True)
+    largest = b.op("aten.amax", b.reduced_type(x, [axis], True), x, b.int_list([axis]), keep)
+    shifted = b.op("aten.sub.Tensor", x.type, x, largest, b.constant_int(1))
+    exponent = b.op("aten.exp", x.type, shifted)
+    total = b.op(
+        "aten.sum.dim_IntList", b.reduced_type(x, [axis], True, "f32"), b.to_dtype(exponent, "f32"),
+        b.int_list([axis]), keep, b.constant_none(),
+    )
+    return b.op("aten.div.Tensor", node.result_type(), exponent, b.to_dtype(total, result.element))
+
+
 @converts("Softmax", since=13)
 def softmax(node: OnnxNode, b: TorchBuilder):
+    rank = node.rank()
+    if rank and node.result_info().element in _HALF_FLOATS:
+        return _half_softmax(node, b, node.axis(node.attr_int("axis"), rank))
     return _along_axis(node, b, "aten.softmax.int")
 
 

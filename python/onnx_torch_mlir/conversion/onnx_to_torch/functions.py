@@ -126,12 +126,28 @@ def _typed_attribute_proto(node: OnnxNode, name: str, kind, value) -> AttributeP
     node.fail(f"attribute '{name}' of type {AttributeProto.AttributeType.Name(kind)} cannot be passed to its function body")
 
 
+# Attributes whose absent value the operator's spec defines from an input's type, where the
+# function body's builder picks a fixed type instead: Attention's softmax runs "in the same
+# precision as the input of softmax (Q and K)", but the body casts to float32 when the attribute
+# is absent (float16 and bfloat16 Attention were a unit in the last place off the reference).
+_TYPE_OF_INPUT_DEFAULTS = {("", "Attention", "softmax_precision"): 0}
+
+
+def _spec_default(node: OnnxNode, name: str) -> AttributeProto | None:
+    """The value the spec gives an absent attribute from an input's element type, if it does."""
+    index = _TYPE_OF_INPUT_DEFAULTS.get((normalize_domain(node.domain), node.op_type, name))
+    if index is None or not node.has_input(index):
+        return None
+    element = node.input_info(index).element
+    return helper.make_attribute(name, ELEMENT_TO_ONNX[element]) if element in ELEMENT_TO_ONNX else None
+
+
 def _node_proto(node: OnnxNode, schema) -> onnx.NodeProto:
     inputs = [f"in{i}" if node.has_input(i) else "" for i in range(node.num_inputs)]
     outputs = [f"out{i}" if not is_none_type(node.op.results[i].type) else "" for i in range(node.num_results)]
     proto = helper.make_node(node.op_type, inputs, outputs, domain=node.domain)
     for name, schema_attribute in schema.attributes.items():
-        attribute = _attribute_proto(node, name, schema_attribute)
+        attribute = _attribute_proto(node, name, schema_attribute) or _spec_default(node, name)
         if attribute is None and schema_attribute.default_value.type != AttributeProto.UNDEFINED:
             attribute = AttributeProto()
             attribute.CopyFrom(schema_attribute.default_value)
