@@ -53,11 +53,6 @@ KNOWN_INVALID = (
     KnownInvalid("4-bit integers", r"got \((i4,|[^)]*,i4\))",
                  "INT4/UINT4 data: EXT-INT4 takes i4 only as the weights of convolutions and matmuls, not in "
                  "casts or reshapes"),
-    KnownInvalid("int64 to float casts", r"'tosa.cast' op illegal.*got \(i64,(f32|f16|bf16)\)",
-                 "an int64-to-float cast (NonMaxSuppression, Range, Resize with sizes, MelWeightMatrix, Pow of "
-                 "an int64 exponent): EXT-INT64 casts i64 only to i1 and i32, and i32 is exact only below "
-                 "2^31; a correctly rounded form for every int64 (a round-to-odd reduction to 26 bits) is "
-                 "not written yet"),
     KnownInvalid("integer matmul and conv on i32", r"'tosa.(matmul|conv2d)' op illegal.*got \(i32,i32",
                  "MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv: our conversion subtracts the zero "
                  "points in i32 before the product, and TOSA's integer MATMUL and CONV2D take i8 or i16 "

@@ -153,9 +153,9 @@ def lower_torch_to_backend(
             from .transforms.tosa_wide_gathers import gathers_of_i64_as_i32_halves
 
             gathers_of_i64_as_i32_halves(module)  # TOSA's gather has no i64; IREE refuses one
-            from .transforms.tosa_exact_casts import exact_float_to_int64_casts
+            from .transforms.tosa_exact_casts import exact_casts_between_floats_and_int64
 
-            exact_float_to_int64_casts(module)  # no TOSA profile casts a float to i64
+            exact_casts_between_floats_and_int64(module)  # no TOSA profile casts between floats and i64
             from .transforms.tosa_narrow_integers import widen_narrow_integer_ops
 
             widen_narrow_integer_ops(module)  # pro_int computes and compares on i32 only

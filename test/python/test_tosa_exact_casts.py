@@ -9,7 +9,7 @@ from torch_mlir.passmanager import PassManager
 import onnx_torch_mlir.conversion  # noqa: F401 - the transforms package imports the conversion first
 from onnx_torch_mlir.mlir_context import make_context
 from onnx_torch_mlir.runtime import compile_for_cpu
-from onnx_torch_mlir.transforms.tosa_exact_casts import exact_float_to_int64_casts
+from onnx_torch_mlir.transforms.tosa_exact_casts import exact_casts_between_floats_and_int64
 
 _CAST = """func.func @main(%x: tensor<{n}x{element}>) -> tensor<{n}xi64> {{
   %0 = tosa.cast %x : (tensor<{n}x{element}>) -> tensor<{n}xi64>
@@ -27,7 +27,7 @@ def _run(element: str, x: np.ndarray, rewrite: bool) -> np.ndarray:
     with make_context():
         module = ir.Module.parse(_CAST.format(n=len(x), element=element))
         if rewrite:
-            assert exact_float_to_int64_casts(module) == 1
+            assert exact_casts_between_floats_and_int64(module) == 1
             PassManager.parse(f"builtin.module({_TARGET})").run(module.operation)  # raises if not valid
         (result,) = compile_for_cpu(module, input_dialect="tosa")(x)
     return result
@@ -90,3 +90,40 @@ def test_narrow_integer_ops_on_i32_give_the_same_answers():
     assert results[1] == results[0]
     assert results[0][0] == (a.astype(np.int32) + b).astype(np.int8).tolist()
     assert results[0][7] == e.astype(np.int16).tolist()
+
+
+def _int64_values() -> np.ndarray:
+    """Edges (2^24 + 1, ties, 2^31, INT64_MIN/MAX, f16's overflow at 65520) and random values of every
+    magnitude, many exactly halfway between two floats."""
+    rng = np.random.default_rng(0)
+    values = [0, 1, -1, 7, 2**24 + 1, 2**24 + 3, 2**25 + 2, -(2**24) - 1, 2**31 - 1, -(2**31), 2**53 + 1,
+              2**63 - 1, -(2**63), -(2**63) + 1, 65504, 65519, 65520, 2**40 + 2**16, 2**40 + 2**16 + 1]
+    values += [int(v) >> int(s) for v, s in zip(rng.integers(-(2**63), 2**63 - 1, 300, dtype=np.int64),
+                                                rng.integers(0, 63, 300))]
+    for _ in range(100):
+        mantissa, shift = int(rng.integers(2**24, 2**26)), int(rng.integers(1, 37))
+        values += [mantissa << shift, (mantissa << shift) + int(rng.integers(0, 2**shift)), -(mantissa << shift)]
+    return np.array(values, np.int64)
+
+
+_INT64_TO_FLOAT = """func.func @main(%x: tensor<{n}xi64>) -> tensor<{n}x{element}> {{
+  %0 = tosa.cast %x : (tensor<{n}xi64>) -> tensor<{n}x{element}>
+  return %0 : tensor<{n}x{element}>
+}}"""
+
+
+@pytest.mark.parametrize("element", ["f32", "f16", "bf16"])
+def test_int64_to_float_rounds_once_as_the_direct_cast(element):
+    x = _int64_values()
+    results = []
+    for rewrite in (False, True):
+        with make_context():
+            module = ir.Module.parse(_INT64_TO_FLOAT.format(n=len(x), element=element))
+            if rewrite:
+                assert exact_casts_between_floats_and_int64(module) == 1
+                PassManager.parse(f"builtin.module({_TARGET})").run(module.operation)  # raises if not valid
+            (result,) = compile_for_cpu(module, input_dialect="tosa")(x)
+            results.append(result.astype(np.float64).tolist())
+    assert results[1] == results[0]
+    if element == "f32":
+        assert results[0] == x.astype(np.float32).astype(np.float64).tolist()  # the C library rounds once

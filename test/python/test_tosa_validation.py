@@ -16,7 +16,7 @@ sys.path.insert(0, str(REPOSITORY / "test" / "models"))
 
 import tosa_validation  # noqa: E402
 
-# One or two cases per op family and per transform that made a form valid (float-to-int64 casts,
+# One or two cases per op family and per transform that made a form valid (casts between floats and int64,
 # i8/i16 arithmetic and comparisons, i1 equality), control flow and dynamic-free quantization.
 VALID = [
     "node/test_add_bcast", "node/test_conv_with_strides_padding", "node/test_convtranspose", "node/test_gemm_all_attributes",
@@ -26,7 +26,8 @@ VALID = [
     "node/test_slice", "node/test_lstm_defaults", "node/test_if", "node/test_erf",
     "node/test_dequantizelinear", "node/test_quantizelinear",
     "node/test_gridsample_bilinear", "node/test_resize_upsample_scales_linear", "node/test_roialign_aligned_true",
-    "node/test_onehot_with_axis", "node/test_cast_FLOAT_to_INT2",
+    "node/test_onehot_with_axis", "node/test_cast_FLOAT_to_INT2", "node/test_range_float_type_positive_delta",
+    "node/test_nonmaxsuppression_two_classes",
     "node/test_add_int8", "node/test_mul_int16", "node/test_greater_uint8", "node/test_equal_int16",
     "node/test_mod_mixed_sign_int8", "node/test_mod_broadcast", "node/test_bitshift_left_uint16",
     "node/test_clip_default_int8_max_expanded",
@@ -39,7 +40,6 @@ KNOWN_INVALID = {
     "node/test_cast_FLOAT_to_FLOAT8E4M3FNUZ": "FNUZ float8",
     "node/test_cast_FLOAT4E2M1_to_FLOAT": "float4 and E8M0",
     "node/test_cast_INT4_to_INT8": "4-bit integers",
-    "node/test_range_float_type_positive_delta": "int64 to float casts",
     "node/test_matmulinteger": "integer matmul and conv on i32",
 }
 
