@@ -137,6 +137,67 @@ def test_tree_ensemble_matches_onnxruntime(name, backend):
     np.testing.assert_allclose(actual, _expected(name, seed, x), rtol=1e-5, atol=1e-6)
 
 
+MODE_NAMES = ["BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"]
+REGRESSOR_CASES = {
+    "sum-v1": dict(trees=3, aggregate="SUM", post="NONE", modes=[0, 1, 2, 3, 4, 5], version=1),
+    "average-logistic-v1": dict(trees=4, aggregate="AVERAGE", post="LOGISTIC", modes=[0, 3], version=1),
+    "min-v3-tensors": dict(trees=2, aggregate="MIN", post="NONE", modes=[0, 2], version=3),
+    "max-softmax-v3": dict(trees=3, aggregate="MAX", post="SOFTMAX", modes=[1, 5], version=3),
+}
+
+
+def _regressor_node(seed: int, trees: int, aggregate: str, post: str, modes: list[int], version: int):
+    """A seeded forest in TreeEnsembleRegressor's encoding: per tree, interior nodes then LEAF nodes
+    (local ids), a leaf weighing on a random subset of the 3 targets, base values."""
+    rng = np.random.default_rng(seed)
+    columns = {name: [] for name in ("nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_modes",
+                                     "nodes_values", "nodes_truenodeids", "nodes_falsenodeids",
+                                     "nodes_missing_value_tracks_true", "target_treeids", "target_nodeids",
+                                     "target_ids", "target_weights")}
+
+    def add(**values):
+        for name, value in values.items():
+            columns[name].append(value)
+
+    for tree in range(trees):
+        interior, leaf_count = _random_tree(rng, 0, 0, 3, modes, [])
+        local = lambda target: target[0] + (len(interior) if target[1] else 0)  # noqa: E731
+        for index, n in enumerate(interior):
+            add(nodes_treeids=tree, nodes_nodeids=index, nodes_featureids=n["feature"],
+                nodes_modes=MODE_NAMES[n["mode"]], nodes_values=n["split"], nodes_truenodeids=local(n["true"]),
+                nodes_falsenodeids=local(n["false"]), nodes_missing_value_tracks_true=n["tracks"])
+        for leaf in range(leaf_count):
+            add(nodes_treeids=tree, nodes_nodeids=len(interior) + leaf, nodes_featureids=0, nodes_modes="LEAF",
+                nodes_values=0.0, nodes_truenodeids=0, nodes_falsenodeids=0, nodes_missing_value_tracks_true=0)
+            for target in range(3):
+                if rng.random() < 0.7:
+                    add(target_treeids=tree, target_nodeids=len(interior) + leaf, target_ids=target,
+                        target_weights=float(np.round(rng.normal(), 2)))
+    base = [0.5, -0.25, 0.0]
+    if version >= 3:
+        for name, values in (("nodes_values", columns.pop("nodes_values")),
+                             ("target_weights", columns.pop("target_weights")), ("base_values", base)):
+            columns[f"{name}_as_tensor"] = numpy_helper.from_array(np.asarray(values, np.float32))
+    else:
+        columns["base_values"] = base
+    return helper.make_node("TreeEnsembleRegressor", ["X"], ["Y"], domain=ML, n_targets=3,
+                            aggregate_function=aggregate, post_transform=post, **columns)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(REGRESSOR_CASES))
+def test_tree_ensemble_regressor_matches_onnxruntime(name, backend):
+    seed = sorted(REGRESSOR_CASES).index(name)
+    case = REGRESSOR_CASES[name]
+    node = _regressor_node(seed, **case)
+    x = _input(seed)
+    shapes = ([("X", TensorProto.FLOAT, [16, 3])], [("Y", TensorProto.FLOAT, [16, 3])])
+    expected = _onnxruntime(_model(node, *shapes, static=True, ml_opset=case["version"]), {"X": x})[0]
+    model = _model(node, *shapes, static=backend != "linalg-on-tensors", ml_opset=case["version"])
+    (actual,) = _run(model, backend, [x])
+    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_feature_extractor_and_binarizer_match_onnxruntime(backend):
     x = np.random.default_rng(7).normal(size=(5, 6)).astype(np.float32)

@@ -5,7 +5,7 @@
   result, not [K].
 - Binarizer(X): 1 where X > threshold, else 0, in X's type.
 
-TreeEnsemble, the other ai.onnx.ml operator with tensor semantics, is `ml_tree_ensemble.py`.
+TreeEnsemble and TreeEnsembleRegressor are `ml_tree_ensemble.py`.
 String operators (LabelEncoder on strings, ...) cannot be imported: torch has no string tensors.
 """
 

@@ -1,4 +1,5 @@
-"""TreeEnsemble (domain `ai.onnx.ml`, version 5): a forest whose structure is all constant attributes.
+"""TreeEnsemble (domain `ai.onnx.ml`, version 5) and TreeEnsembleRegressor (versions 1 and 3): a forest
+whose structure is all constant attributes.
 
 Every tree is walked for every sample at once, one depth level per step, with gathers over
 constant tables. The entries of the tables are the interior nodes `0..M-1` followed by the
@@ -24,6 +25,12 @@ needs the inverse error function, which torch-mlir does not lower: it fails.
 
 The tree structure is checked at conversion time (ids in range, no cycle), which also gives the
 depth.
+
+TreeEnsembleRegressor names nodes by (tree id, node id), marks leaves with mode LEAF and attaches
+weights by (tree id, node id, target): a leaf may weigh on several targets. Both encodings become
+the same tables, and per-leaf weights [leaves, targets] (with whether a leaf weighs on a target, for
+MIN and MAX) that are gathered at the leaves reached. The regressor adds `base_values` before the
+post transform (its aggregate and transform are named by strings), and its result is float32.
 """
 
 from __future__ import annotations
@@ -133,7 +140,15 @@ def _forest(node: OnnxNode) -> Forest:
     roots = np.asarray(node.attr_ints("tree_roots"), dtype=np.int64)
     if len(roots) == 0 or np.any((roots < 0) | (roots >= interior)):
         node.fail(f"'tree_roots' must be node ids in [0, {interior})")
-    member_sets = _members(node, modes)
+    return _tables(node, features, modes, splits, true_next, false_next, tracks, _members(node, modes), roots,
+                   leaves)
+
+
+def _tables(node: OnnxNode, features, modes, splits, true_next, false_next, tracks, member_sets, roots,
+            leaves: int) -> Forest:
+    """The Forest of `interior` nodes (the per-node arrays) followed by `leaves` leaves; `true_next`
+    and `false_next` already cover every entry (a leaf's successor is itself)."""
+    interior = len(features)
     width = max((len(run) for run in member_sets), default=0)
     members = np.full((width, interior + leaves), np.nan)
     for entry, run in zip(np.flatnonzero(modes == MEMBER), member_sets):
@@ -203,35 +218,38 @@ def _goes_true(walk: _Walk, forest: Forest, x: ir.Value, features: ir.Value, pos
     return result
 
 
-def _aggregate(node: OnnxNode, b: TorchBuilder, weights: ir.Value, targets: ir.Value, n_targets: int,
-               trees: int, element: str) -> ir.Value:
-    """[N, trees] leaf weights and targets -> [N, n_targets] scores."""
-    function = node.attr_int("aggregate_function")
-    batch = b.static_dim(b.dim(weights, 0))
-    spread_sizes = [batch, trees, n_targets]
-    hit = b.op("aten.eq.Tensor", b.tensor_type(spread_sizes, "i1"), b.unsqueeze(targets, -1), b.arange(n_targets))
-    if function in (AVERAGE, SUM):
-        fill = 0.0
-    elif function == MIN:
-        fill = float(np.finfo(NUMPY_TYPES[element]).max)
-    elif function == MAX:
-        fill = float(np.finfo(NUMPY_TYPES[element]).min)
-    else:
-        node.fail(f"aggregate_function {function} is not one of AVERAGE (0), SUM (1), MIN (2), MAX (3)")
-    spread = b.op("aten.where.ScalarOther", b.tensor_type(spread_sizes, element), hit, b.unsqueeze(weights, -1),
-                  b.constant_float(fill))
-    result_type = b.tensor_type([batch, n_targets], element)
+def _aggregate(node: OnnxNode, walk: _Walk, leaves: ir.Value, weights: np.ndarray, has: np.ndarray,
+               function: int, element: str) -> ir.Value:
+    """Leaves reached [N, trees] -> [N, targets] scores, from the per-leaf weights [leaves, targets]
+    (`has`: whether a leaf has a weight for a target, which MIN and MAX need)."""
+    b, trees, targets = walk.b, walk.trees, weights.shape[1]
+    batch = b.static_dim(walk.batch)
+
+    def rows(table: np.ndarray, table_element: str) -> ir.Value:
+        flat = b.flatten(leaves)
+        literal = b.literal(table.astype(NUMPY_TYPES[table_element]), table_element)
+        picked = b.op("aten.index_select", b.tensor_type([b.info(flat).sizes[0], targets], table_element), literal,
+                      b.constant_int(0), flat)
+        return b.reshape(picked, [walk.batch, trees, targets], [batch, trees, targets])
+
+    result_type = b.tensor_type([batch, targets], element)
     false = b.constant_bool(False)
     if function in (AVERAGE, SUM):
-        scores = b.op("aten.sum.dim_IntList", result_type, spread, b.int_list([1]), false, b.dtype(element))
+        scores = b.op("aten.sum.dim_IntList", result_type, rows(weights, element), b.int_list([1]), false,
+                      b.dtype(element))
         return b.scalar_op("aten.div.Scalar", scores, float(trees)) if function == AVERAGE else scores
+    if function not in (MIN, MAX):
+        node.fail(f"aggregate_function {function} is not one of AVERAGE (0), SUM (1), MIN (2), MAX (3)")
+    limits = np.finfo(NUMPY_TYPES[element])
+    hit = rows(has, "i1")
+    spread = b.op("aten.where.ScalarOther", b.tensor_type([batch, trees, targets], element), hit,
+                  rows(weights, element), b.constant_float(float(limits.max if function == MIN else limits.min)))
     extreme = b.op("aten.amin" if function == MIN else "aten.amax", result_type, spread, b.int_list([1]), false)
-    reached = b.op("aten.any.dim", b.tensor_type([batch, n_targets], "i1"), hit, b.constant_int(1), false)
+    reached = b.op("aten.any.dim", b.tensor_type([batch, targets], "i1"), hit, b.constant_int(1), false)
     return b.op("aten.where.ScalarOther", result_type, reached, extreme, b.constant_float(0.0))
 
 
-def _post_transform(node: OnnxNode, b: TorchBuilder, scores: ir.Value) -> ir.Value:
-    transform = node.attr_int("post_transform")
+def _post_transform(node: OnnxNode, b: TorchBuilder, scores: ir.Value, transform: int) -> ir.Value:
     if transform == NONE:
         return scores
     if transform == LOGISTIC:
@@ -258,17 +276,9 @@ def _post_transform(node: OnnxNode, b: TorchBuilder, scores: ir.Value) -> ir.Val
 @converts("TreeEnsemble", since=5, domain=ML)
 def tree_ensemble(node: OnnxNode, b: TorchBuilder):
     """Y[n, t] = aggregate over trees of the weights of the leaves X[n] reaches with target t."""
-    x = node.input(0)
-    info = node.input_info(0)
-    if info.rank != 2:
-        node.fail(f"input 'X' must be [N, F] (rank 2), not rank {info.rank}")
-    element = info.element
-    if element not in ("f16", "f32", "f64"):
-        node.fail(f"input 'X' has element type {element}, not a float type")
+    x, element = _checked_input(node)
     forest = _forest(node)
-    features_count = info.sizes[1]
-    if features_count is not None and forest.features.max(initial=0) >= features_count:
-        node.fail(f"a node reads feature {int(forest.features.max())} of an input with {features_count} features")
+    _check_features(node, forest)
     target_ids = np.asarray(node.attr_ints("leaf_targetids"), dtype=np.int64)
     n_targets = node.attr_int("n_targets", None)
     if n_targets is None:
@@ -279,6 +289,32 @@ def tree_ensemble(node: OnnxNode, b: TorchBuilder):
     if len(leaf_weights) != len(target_ids):
         node.fail(f"'leaf_weights' has {len(leaf_weights)} entries, 'leaf_targetids' {len(target_ids)}")
 
+    weights = np.zeros((len(target_ids), n_targets))
+    weights[np.arange(len(target_ids)), target_ids] = leaf_weights
+    has = np.zeros(weights.shape, dtype=bool)
+    has[np.arange(len(target_ids)), target_ids] = True
+    walk, leaves = _walk(b, x, forest, element)
+    scores = _aggregate(node, walk, leaves, weights, has, node.attr_int("aggregate_function"), element)
+    return b.cast_to(_post_transform(node, b, scores, node.attr_int("post_transform")), node.result_type())
+
+
+def _checked_input(node: OnnxNode) -> tuple[ir.Value, str]:
+    info = node.input_info(0)
+    if info.rank != 2:
+        node.fail(f"input 'X' must be [N, F] (rank 2), not rank {info.rank}")
+    if info.element not in ("f16", "f32", "f64"):
+        node.fail(f"input 'X' has element type {info.element}, not a float type")
+    return node.input(0), info.element
+
+
+def _check_features(node: OnnxNode, forest: Forest) -> None:
+    features_count = node.input_info(0).sizes[1]
+    if features_count is not None and forest.features.max(initial=0) >= features_count:
+        node.fail(f"a node reads feature {int(forest.features.max())} of an input with {features_count} features")
+
+
+def _walk(b: TorchBuilder, x: ir.Value, forest: Forest, element: str) -> tuple[_Walk, ir.Value]:
+    """Every tree walked for every row: the leaf (index among the leaves) each reaches, [N, trees]."""
     batch, trees = b.dim(x, 0), len(forest.roots)
     walk = _Walk(b, batch, trees)
     positions = b.op("aten.broadcast_to", b.tensor_type([b.static_dim(batch), trees], "si64"),
@@ -289,8 +325,119 @@ def tree_ensemble(node: OnnxNode, b: TorchBuilder):
         on_true = walk.lookup(forest.true_next, "si64", positions)
         on_false = walk.lookup(forest.false_next, "si64", positions)
         positions = b.op("aten.where.self", b.type_like(positions), go_true, on_true, on_false)
-    leaves = b.op("aten.sub.Scalar", b.type_like(positions), positions, b.constant_int(forest.leaf_offset), b.constant_int(1))
-    weights = walk.lookup(leaf_weights, element, leaves)
-    targets = walk.lookup(target_ids, "si64", leaves)
-    scores = _aggregate(node, b, weights, targets, n_targets, trees, element)
-    return b.cast_to(_post_transform(node, b, scores), node.result_type())
+    leaves = b.op("aten.sub.Scalar", b.type_like(positions), positions, b.constant_int(forest.leaf_offset),
+                  b.constant_int(1))
+    return walk, leaves
+
+
+REGRESSOR_MODES = {"BRANCH_LEQ": LEQ, "BRANCH_LT": LT, "BRANCH_GTE": GTE, "BRANCH_GT": GT, "BRANCH_EQ": EQ,
+                   "BRANCH_NEQ": NEQ}
+AGGREGATE_NAMES = {"AVERAGE": AVERAGE, "SUM": SUM, "MIN": MIN, "MAX": MAX}
+POST_TRANSFORM_NAMES = {"NONE": NONE, "SOFTMAX": SOFTMAX, "LOGISTIC": LOGISTIC, "SOFTMAX_ZERO": SOFTMAX_ZERO,
+                        "PROBIT": PROBIT}
+
+
+def _floats_or_tensor(node: OnnxNode, name: str) -> np.ndarray | None:
+    """`name` (FLOATS) or, from version 3, `name_as_tensor` (a double tensor)."""
+    tensor = node.attr_tensor(f"{name}_as_tensor", None) if node.opset >= 3 else None
+    if tensor is not None:
+        return np.asarray(tensor, dtype=np.float64).reshape(-1)
+    values = node.attr_floats(name, None)
+    return None if values is None else np.asarray(values, dtype=np.float64)
+
+
+def _regressor_forest(node: OnnxNode) -> tuple[Forest, np.ndarray, np.ndarray]:
+    """The TreeEnsembleRegressor encoding (nodes named by (tree id, node id), leaves are LEAF nodes,
+    weights attached by (tree id, node id, target)) as a Forest and per-leaf weights [leaves, targets]."""
+    tree_ids, node_ids = node.attr_ints("nodes_treeids", []), node.attr_ints("nodes_nodeids", [])
+    count = len(node_ids)
+    features, modes = node.attr_ints("nodes_featureids", []), node.attr_strings("nodes_modes", [])
+    values = _floats_or_tensor(node, "nodes_values")
+    values = np.zeros(count) if values is None else values
+    true_ids, false_ids = node.attr_ints("nodes_truenodeids", []), node.attr_ints("nodes_falsenodeids", [])
+    tracks = node.attr_ints("nodes_missing_value_tracks_true", None) or [0] * count
+    for name, array in (("nodes_treeids", tree_ids), ("nodes_featureids", features), ("nodes_modes", modes),
+                        ("nodes_values", values), ("nodes_truenodeids", true_ids),
+                        ("nodes_falsenodeids", false_ids), ("nodes_missing_value_tracks_true", tracks)):
+        if len(array) != count:
+            node.fail(f"'{name}' has {len(array)} entries, 'nodes_nodeids' {count}")
+    if count == 0:
+        node.fail("the ensemble has no nodes")
+    unknown = sorted(set(modes) - set(REGRESSOR_MODES) - {"LEAF"})
+    if unknown:
+        node.fail(f"'nodes_modes' has modes {unknown}, not BRANCH_LEQ/LT/GTE/GT/EQ/NEQ or LEAF")
+    index_of = {key: i for i, key in enumerate(zip(tree_ids, node_ids))}
+    if len(index_of) != count:
+        node.fail("two nodes have the same (tree id, node id)")
+    interior = [i for i in range(count) if modes[i] != "LEAF"]
+    leaves = [i for i in range(count) if modes[i] == "LEAF"]
+    entry_of = {node_index: entry for entry, node_index in enumerate(interior + leaves)}
+
+    def child(i: int, ids) -> int:
+        key = (tree_ids[i], ids[i])
+        if key not in index_of:
+            node.fail(f"node {node_ids[i]} of tree {tree_ids[i]} points to node {ids[i]}, which does not exist")
+        return entry_of[index_of[key]]
+
+    self_loops = list(range(len(interior), count))
+    true_next = np.asarray([child(i, true_ids) for i in interior] + self_loops, dtype=np.int64)
+    false_next = np.asarray([child(i, false_ids) for i in interior] + self_loops, dtype=np.int64)
+    children = {(tree_ids[i], ids[i]) for i in interior for ids in (true_ids, false_ids)}
+    roots_of: dict[int, list[int]] = {}
+    for i in range(count):
+        if (tree_ids[i], node_ids[i]) not in children:
+            roots_of.setdefault(tree_ids[i], []).append(entry_of[i])
+    if any(len(roots) != 1 for roots in roots_of.values()) or set(roots_of) != set(tree_ids):
+        node.fail("every tree needs exactly one root (a node no other node points to)")
+    roots = np.asarray([roots_of[tree][0] for tree in sorted(roots_of)], dtype=np.int64)
+    forest = _tables(
+        node, np.asarray([features[i] for i in interior], dtype=np.int64),
+        np.asarray([REGRESSOR_MODES[modes[i]] for i in interior], dtype=np.int64),
+        np.asarray([values[i] for i in interior], dtype=np.float64), true_next, false_next,
+        [tracks[i] for i in interior], [], roots, len(leaves))
+    return (forest, *_regressor_weights(node, index_of, entry_of, len(interior), len(leaves), modes))
+
+
+def _regressor_weights(node: OnnxNode, index_of: dict, entry_of: dict, interior: int, leaves: int, modes):
+    target_trees, target_nodes = node.attr_ints("target_treeids", []), node.attr_ints("target_nodeids", [])
+    target_ids = node.attr_ints("target_ids", [])
+    target_weights = _floats_or_tensor(node, "target_weights")
+    target_weights = np.zeros(0) if target_weights is None else target_weights
+    if not len(target_trees) == len(target_nodes) == len(target_ids) == len(target_weights):
+        node.fail("'target_treeids', 'target_nodeids', 'target_ids' and 'target_weights' differ in length")
+    n_targets = node.attr_int("n_targets", None) or max(target_ids, default=0) + 1
+    weights, has = np.zeros((leaves, n_targets)), np.zeros((leaves, n_targets), dtype=bool)
+    for tree, node_id, target, weight in zip(target_trees, target_nodes, target_ids, target_weights):
+        index = index_of.get((tree, node_id))
+        if index is None or modes[index] != "LEAF" or not 0 <= target < n_targets:
+            node.fail(f"a target weight names node {node_id} of tree {tree} and target {target}, which is not a "
+                      f"leaf and a target in [0, {n_targets})")
+        weights[entry_of[index] - interior, target] += weight
+        has[entry_of[index] - interior, target] = True
+    return weights, has
+
+
+@converts("TreeEnsembleRegressor", since=1, domain=ML)
+def tree_ensemble_regressor(node: OnnxNode, b: TorchBuilder):
+    """Y = post_transform(aggregate over trees of the reached leaves' weights + base_values), float32.
+    Version 3 only adds the `*_as_tensor` spellings of the float attributes, read here as well."""
+    info = node.input_info(0)
+    if info.rank != 2:
+        node.fail(f"input 'X' must be [N, F] (rank 2), not rank {info.rank}")
+    element = info.element if info.element in ("f32", "f64") else "f32"
+    x = b.to_dtype(node.input(0), element)
+    function = AGGREGATE_NAMES.get(node.attr_string("aggregate_function"))
+    transform = POST_TRANSFORM_NAMES.get(node.attr_string("post_transform"))
+    if function is None or transform is None:
+        node.fail(f"aggregate_function '{node.attr_string('aggregate_function')}' or post_transform "
+                  f"'{node.attr_string('post_transform')}' is unknown")
+    forest, weights, has = _regressor_forest(node)
+    _check_features(node, forest)
+    walk, leaves = _walk(b, x, forest, element)
+    scores = _aggregate(node, walk, leaves, weights, has, function, element)
+    base = _floats_or_tensor(node, "base_values")
+    if base is not None and len(base):
+        if len(base) != weights.shape[1]:
+            node.fail(f"'base_values' has {len(base)} entries for {weights.shape[1]} targets")
+        scores = b.binary("aten.add.Tensor", scores, b.literal(base.astype(NUMPY_TYPES[element]), element))
+    return b.cast_to(b.to_dtype(_post_transform(node, b, scores, transform), "f32"), node.result_type())
