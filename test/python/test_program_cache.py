@@ -165,3 +165,34 @@ def test_a_resource_renamed_by_a_shared_context_gives_the_same_key(cache):
     assert _delta(before) == {"hits": 1}
     np.testing.assert_array_equal(first, [1, 2, 3, 5])
     np.testing.assert_array_equal(second, first)
+
+
+# Loop nests in a row (fills, copies, two matmuls): runtime/loop_barriers.py puts a barrier before
+# each but the first.
+LOOP_NESTS = """
+func.func @f(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %product = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %again = linalg.matmul ins(%product, %a : tensor<8x8xf32>, tensor<8x8xf32>) outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %again : tensor<8x8xf32>
+}
+"""
+
+
+def test_loop_barriers_change_no_result(monkeypatch):
+    from onnx_torch_mlir.runtime import loop_barriers, lowering
+
+    counted = []
+    original = loop_barriers.insert_loop_barriers
+    monkeypatch.setattr(loop_barriers, "insert_loop_barriers", lambda module: counted.append(original(module)))
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((8, 8)).astype(np.float32), rng.standard_normal((8, 8)).astype(np.float32)
+    (with_barriers,) = compile_for_cpu(LOOP_NESTS, cache=False)(a, b)
+    assert len(counted) == 1 and counted[0] >= 2
+    monkeypatch.setattr(lowering, "LOOP_BARRIERS", False)
+    (without,) = compile_for_cpu(LOOP_NESTS, cache=False)(a, b)
+    assert len(counted) == 1  # not called again
+    np.testing.assert_array_equal(with_barriers, without)
+    np.testing.assert_allclose(with_barriers, (a @ b) @ a, rtol=1e-5, atol=1e-5)

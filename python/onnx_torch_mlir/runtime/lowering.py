@@ -17,7 +17,7 @@ from torch_mlir._mlir_libs import _stablehlo
 
 from onnx_torch_mlir.errors import RunnerError
 from onnx_torch_mlir.mlir_context import make_context
-from onnx_torch_mlir.runtime import assertions, calling_convention, small_floats, stablehlo_layout
+from onnx_torch_mlir.runtime import assertions, calling_convention, loop_barriers, small_floats, stablehlo_layout
 from onnx_torch_mlir.runtime import stablehlo_scatter, stablehlo_sort
 
 INPUT_DIALECTS = ("linalg-on-tensors", "tosa", "stablehlo")
@@ -72,6 +72,10 @@ _LINALG_TO_LOOPS = [
     # on their metadata, so this must run before lower-affine.
     "expand-strided-metadata",
     "lower-affine",
+]
+
+# Loop barriers (loop_barriers.py) go in between: they need the loops still structured.
+_LOOPS_TO_CFG = [
     "convert-scf-to-cf",
     # Scalar ops that LLVM has no direct equivalent for.
     "func.func(arith-expand{include-bf16=true})",
@@ -101,6 +105,8 @@ _TO_LLVM_DIALECT = [
 ]
 
 _COMPILATIONS_PER_CONTEXT = 64
+# Barriers between loop nests (loop_barriers.py); a switch for measuring LLVM's time without them.
+LOOP_BARRIERS = True
 
 
 class _RunnerContext:
@@ -192,6 +198,9 @@ def lower_to_llvm(
         routed = assertions.route_assertions_to_python(module)
         runner.pass_manager(_FUSE_ELEMENTWISE).run(module.operation)
         runner.pass_manager(_LINALG_TO_LOOPS).run(module.operation)
+        if LOOP_BARRIERS:
+            loop_barriers.insert_loop_barriers(module)
+        runner.pass_manager(_LOOPS_TO_CFG).run(module.operation)
         if small_floats.uses_small_floats(module):
             runner.pass_manager(small_floats.emulation_passes()).run(module.operation)
             with ir.Location.unknown():
