@@ -139,7 +139,10 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(NOT_REPRESENTABLE, "a cast to float4e2m1: the Torch dialect has no float4 dtype to cast to",
          message=r"a cast to float4e2m1 is not supported"),
-    Rule(NOT_YET_SUPPORTED, "a cast to float8e8m0: its `round_mode` (up, down, nearest) has no Torch conversion yet",
+    Rule(UPSTREAM_BUG, "a cast to float8e8m0: torch-mlir's Linalg and TOSA lowerings have no float8_e8m0fnu dtype "
+         "(torch ScalarType 44), so no torch op can produce one (the rounding itself is integer arithmetic on the "
+         "float32 bits). Reproducer: `torch.aten.view.dtype %ui8, %int44 -> !torch.vtensor<[4],f8E8M0FNU>` through "
+         "torch-backend-to-linalg-on-tensors-backend-pipeline: failed to legalize 'torch.constant.int' 44",
          message=r"a cast to float8e8m0 is not supported"),
     Rule(NOT_YET_SUPPORTED, "a Loop carrying a sequence with a run-time trip count: torch-mlir lowers no list carried "
          "by a loop, so the Loop is unrolled, which needs the count at conversion time",

@@ -18,7 +18,7 @@ func.func @refused(%x: !torch.vtensor<[3],f32>, %r: !torch.vtensor<[?,?,?],f32>,
   %7 = torch.operator "onnx.CastLike"(%x, %u4) : (!torch.vtensor<[3],f32>, !torch.vtensor<[0],ui4>) -> !torch.vtensor<[3],ui4>
   // CHECK: family_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (Cast, domain 'ai.onnx', opset 20): a cast to float4e2m1 is not supported: Torch has no float4 dtype to convert to (its float4_e2m1fn_x2 packs two values a byte); casts from float4e2m1 are
   %8 = torch.operator "onnx.Cast"(%x) {torch.onnx.to = 23 : si64} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f4E2M1FN>
-  // CHECK: family_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (CastLike, domain 'ai.onnx', opset 20): a cast to float8e8m0 is not supported: its rounding modes (`round_mode` up, down, nearest, with `saturate`) have no Torch conversion; casts from float8e8m0 are
+  // CHECK: family_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (CastLike, domain 'ai.onnx', opset 20): a cast to float8e8m0 is not supported: torch-mlir's lowerings have no float8_e8m0fnu dtype for a torch op to produce; casts from float8e8m0 are
   %9 = torch.operator "onnx.CastLike"(%x, %e8) : (!torch.vtensor<[3],f32>, !torch.vtensor<[0],f8E8M0FNU>) -> !torch.vtensor<[3],f8E8M0FNU>
   return %0, %x, %2, %3 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[?,?,?],f32>
 }

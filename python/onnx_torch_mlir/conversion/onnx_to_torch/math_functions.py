@@ -370,8 +370,8 @@ def _saturate_to_float8(node: OnnxNode, b: TorchBuilder, x, element: str):
 _UNREACHABLE_FLOAT_TARGETS = {
     "f4E2M1FN": "a cast to float4e2m1 is not supported: Torch has no float4 dtype to convert to (its "
                 "float4_e2m1fn_x2 packs two values a byte); casts from float4e2m1 are",
-    "f8E8M0FNU": "a cast to float8e8m0 is not supported: its rounding modes (`round_mode` up, down, "
-                 "nearest, with `saturate`) have no Torch conversion; casts from float8e8m0 are",
+    "f8E8M0FNU": "a cast to float8e8m0 is not supported: torch-mlir's lowerings have no float8_e8m0fnu "
+                 "dtype for a torch op to produce; casts from float8e8m0 are",
 }
 _UNREACHABLE_FLOAT_CODES = {onnx.TensorProto.FLOAT4E2M1: "f4E2M1FN", onnx.TensorProto.FLOAT8E8M0: "f8E8M0FNU"}
 
