@@ -1,6 +1,7 @@
 """MLIR's TOSA validation over our TOSA output for the conformance cases that pass on TOSA.
 
     .venv/bin/python tools/tosa_validation.py [-k GLOB ...] [--sample N] [--update]
+    .venv/bin/python tools/tosa_validation.py --zoo GLOB   # zoo models passing on TOSA, from the build cache
 
 Each case that passes on TOSA (test/conformance/passing/ours/tosa.txt) is compiled again, and
 `tosa-validate` checks the output against the most permissive target we could claim: TOSA 1.1.draft,
@@ -114,7 +115,10 @@ def main(argv=None) -> int:
     parser.add_argument("-k", dest="globs", action="append", help="only cases whose id matches (repeatable)")
     parser.add_argument("--sample", type=int, help="only N cases, chosen with a fixed seed")
     parser.add_argument("--update", action="store_true", help="write docs/tosa-validation.md")
+    parser.add_argument("--zoo", metavar="GLOB", help="validate the cached builds of the zoo models passing on TOSA")
     args = parser.parse_args(argv)
+    if args.zoo:
+        return _validate_zoo(args.zoo)
 
     from onnx_torch_mlir.conformance.cases import collect_cases
 
@@ -146,6 +150,34 @@ def main(argv=None) -> int:
             parser.error("--update writes the whole set's counts: no -k or --sample")
         _write_document(cases, failures, invalid)
     return 1 if any(known_invalid(error) is None for error in failures) else 0
+
+
+def _validate_zoo(glob: str) -> int:
+    """Compile each zoo model that passes on TOSA (reference runner) and matches `glob` from its cached
+    build (test/models/build_zoo.py; models never built are listed, not built) and validate it."""
+    import onnx_torch_mlir
+
+    sys.path.insert(0, str(REPOSITORY / "test" / "models"))
+    import build_zoo
+
+    passing = (REPOSITORY / "test/models/passing/ours/reference-tosa.txt").read_text().split("\n")
+    passing = {line.strip() for line in passing if line.strip() and not line.startswith("#")}
+    unexplained = 0
+    for model in build_zoo.select([glob]):
+        if model.name not in passing:
+            continue
+        directory = build_zoo.cache_directory(model)
+        if not (directory / "build.json").exists():
+            print(f"{model.name}: not built (make zoo builds it)")
+            continue
+        started = time.perf_counter()
+        module = onnx_torch_mlir.compile(str(directory / "model.onnx"), output_type="tosa")
+        error = validation_error(module)
+        group = known_invalid(error) if error else None
+        unexplained += bool(error and not group)
+        verdict = "valid" if not error else f"[{group.name if group else 'UNEXPLAINED'}] {error}"
+        print(f"{model.name}: {verdict} ({time.perf_counter() - started:.0f} s)", flush=True)
+    return 1 if unexplained else 0
 
 
 def _write_document(cases, failures, invalid) -> None:
