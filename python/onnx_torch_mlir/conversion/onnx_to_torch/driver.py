@@ -66,8 +66,19 @@ def classify(op: ir.Operation):
             domain = ir.StringAttr(op.attributes["domain_name"]).value if "domain_name" in op.attributes else ""
             op_type = ir.StringAttr(op.attributes["function_name"]).value
             return op_type, normalize_domain(domain), "onnx"
-        return name[len("onnx.") :], DEFAULT_DOMAIN, "onnx"
+        op_type = name[len("onnx.") :]
+        return op_type, _dialect_domain(op_type), "onnx"
     return None
+
+
+ML_DOMAIN = "ai.onnx.ml"
+
+
+def _dialect_domain(op_type: str) -> str:
+    """The ONNX dialect spells ai.onnx.ml operators like default-domain ones (`onnx.Binarizer`)."""
+    if not onnx.defs.has(op_type) and onnx.defs.has(op_type, ML_DOMAIN):
+        return ML_DOMAIN
+    return DEFAULT_DOMAIN
 
 
 def _read_opsets(attributes, opsets: dict) -> None:
