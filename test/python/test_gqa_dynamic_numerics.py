@@ -140,8 +140,8 @@ def test_one_dynamic_stablehlo_compile_runs_every_step_on_iree():
 
 
 def test_tosa_refuses_the_run_time_present_length_and_points_to_dim():
-    with pytest.raises(ConversionError, match=r"present length .* is a run-time size here, which tosa cannot "
-                                              r"express .* --dim NAME=SIZE"):
+    with pytest.raises(ConversionError, match=r"present length .* must be static on tosa, and here it is a "
+                                              r"run-time size, which tosa cannot express .* --dim NAME=SIZE"):
         onnx_torch_mlir.compile(_decoder_attention(), "tosa")
 
 

@@ -349,10 +349,11 @@ def _present_length(node: OnnxNode, b: TorchBuilder, total: ir.Value, sequence):
         if isinstance(total_dim, int) and isinstance(past_length, int):
             return max(total_dim, past_length)
         if node.target == "tosa":
-            node.fail("the present length (max of total_sequence_length and the past length) is a run-time size "
-                      "here, which tosa cannot express (its shapes are compile-time constants, and no TOSA op "
-                      "builds a tensor of a run-time length): fix the total and past lengths at compile time "
-                      "with --dim NAME=SIZE (Python: dims={'NAME': SIZE}), NAME the symbolic dims they come from")
+            node.fail("the present length (max of total_sequence_length and the past length) must be static on "
+                      "tosa, and here it is a run-time size, which tosa cannot express (its shapes are compile-time "
+                      "constants, and no TOSA op builds a tensor of a run-time length): fix the total and past "
+                      "lengths at compile time with --dim NAME=SIZE (Python: dims={'NAME': SIZE}), NAME the "
+                      "symbolic dims they come from")
         return b.op("prim.max.int", b.type("!torch.int"), int_value(b, total_dim), int_value(b, past_length))
     if node.target in ("tosa", "stablehlo"):
         node.fail(f"the present length (max of total_sequence_length and the past length) must be static on "
