@@ -4,7 +4,9 @@
 
 Each measurement is a fresh `onnx-torch-mlir run MODEL --to linalg-on-tensors --save OUT.npz`
 process: compiling the model, lowering and JIT-compiling it, one call (on the zoo's inputs for BERT-base,
-seeded made-up ones for ResNet-50). The peer is
+seeded made-up ones for ResNet-50). Ours runs twice: cold (an empty program cache, which the run
+fills) and cached (the same command again: the compiled program comes from the cache,
+runtime/program_cache.py). The peer is
 the same command with `--consumer iree` (IREE compiles and runs the same Linalg), alternating with
 ours in the same run. Wall time and peak resident memory come from wait4; both outputs are compared.
 Models: BERT-base (the zoo's bert-base-torchscript-static, 417 MiB of weights) and ResNet-50
@@ -27,7 +29,8 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parent.parent
 DOCUMENT = REPOSITORY / "docs" / "runner-performance.md"
 CLI = Path(sys.executable).parent / "onnx-torch-mlir"
-CONSUMERS = ("reference", "iree")
+CONSUMERS = ("reference", "reference-cached", "iree")
+NOTES_HEADING = "## Measurements by hand"
 TARGETS = {"resnet50-torchscript": (15.0, 1.5 * 1024), "bert-base-torchscript-static": (30.0, None)}
 
 
@@ -99,12 +102,15 @@ def input_options(model: Path, work: Path) -> list[str]:
     return options
 
 
-def run_once(model: Path, consumer: str, output: Path, inputs: list[str]) -> dict:
-    command = [str(CLI), "run", str(model), "--to", "linalg-on-tensors", "--consumer", consumer, "--save", str(output),
-               *inputs]
+def run_once(model: Path, consumer: str, output: Path, inputs: list[str], program_cache: Path) -> dict:
+    """One `run` process; `program_cache` is the runner's program cache directory (the cold run of
+    ours gets a new one, the cached run the one the cold run filled)."""
+    command = [str(CLI), "run", str(model), "--to", "linalg-on-tensors", "--consumer", consumer.split("-")[0],
+               "--save", str(output), *inputs]
+    environment = dict(os.environ, ONNX_TORCH_MLIR_PROGRAM_CACHE=str(program_cache))
     started = time.perf_counter()
     with open(os.devnull, "wb") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.PIPE)
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.PIPE, env=environment)
         _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
@@ -140,8 +146,9 @@ def main(argv=None) -> int:
             runs = {consumer: [] for consumer in CONSUMERS}
             errors = {}
             for index in range(args.repeat):
+                programs = Path(work) / f"programs-{name}-{index}"
                 for consumer in CONSUMERS:
-                    measured = run_once(model, consumer, Path(work) / f"{name}.{consumer}.{index}.npz", inputs)
+                    measured = run_once(model, consumer, Path(work) / f"{name}.{consumer}.{index}.npz", inputs, programs)
                     if "error" in measured:
                         errors[consumer] = measured["error"]
                     else:
@@ -149,6 +156,10 @@ def main(argv=None) -> int:
             difference = None
             if all(runs.values()):
                 difference = outputs_difference(Path(work) / f"{name}.reference.0.npz", Path(work) / f"{name}.iree.0.npz")
+                cached = outputs_difference(Path(work) / f"{name}.reference.0.npz", Path(work) / f"{name}.reference-cached.0.npz")
+                if cached != 0:
+                    errors["reference-cached"] = f"outputs differ from the cold run's by {cached:.2g}"
+                    runs["reference-cached"] = []
             row = (name, model.stat().st_size, runs, errors, difference)
             rows.append(row)
             print(describe(row), flush=True)
@@ -175,27 +186,38 @@ def describe(row) -> str:
 
 
 def write_document(rows, repeat: int) -> None:
+    """The tables; the section under NOTES_HEADING (measurements made by hand) is kept as it was."""
     load = os.getloadavg()[0]
     out = ["# The reference runner on real-size models", "",
-           "Written by `tools/bench_runner.py --update` (`make bench`); do not edit by hand.", "",
+           "Written by `tools/bench_runner.py --update` (`make bench`); do not edit by hand above "
+           f"\"{NOTES_HEADING[3:]}\".", "",
            " ".join(__doc__.split("\n\n")[1].split()), "",
+           " ".join(__doc__.split("\n\n")[2].split()), "",
            f"Machine: {os.cpu_count()} cores; load average {load:.1f} when written; {repeat} run(s) per cell (medians).", "",
-           "| model | weights | `run` (ours) | `run --consumer iree` | ours / IREE wall | max abs difference | target |",
-           "|---|---|---|---|---|---|---|"]
+           "| model | weights | `run` (ours, cold) | `run` (ours, cached) | `run --consumer iree` | cold / IREE | "
+           "cached / IREE | max abs difference | target (cold) |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for name, size, runs, errors, difference in rows:
         cells = [_cell(runs, errors, consumer) for consumer in CONSUMERS]
-        ratio = ""
-        if runs["reference"] and runs["iree"]:
-            ratio = f"{_median(runs['reference'], 'wall') / _median(runs['iree'], 'wall'):.2f}"
+        ratios = [_ratio(runs, consumer) for consumer in ("reference", "reference-cached")]
         seconds, mib = TARGETS.get(name, (None, None))
         target = ""
         if seconds is not None and runs["reference"]:
             met = _median(runs["reference"], "wall") < seconds and (mib is None or _median(runs["reference"], "peak_mib") < mib)
             target = f"under {seconds:.0f} s" + (f" and {mib / 1024:.1f} GiB" if mib else "") + (": met" if met else ": **not met**")
-        out.append(f"| {name} | {size / 2**20:.0f} MiB | {cells[0]} | {cells[1]} | {ratio} | "
+        out.append(f"| {name} | {size / 2**20:.0f} MiB | {' | '.join(cells)} | {' | '.join(ratios)} | "
                    f"{'' if difference is None else f'{difference:.2g}'} | {target} |")
-    DOCUMENT.write_text("\n".join(out) + "\n")
+    notes = ""
+    if DOCUMENT.exists() and NOTES_HEADING in DOCUMENT.read_text():
+        notes = DOCUMENT.read_text()[DOCUMENT.read_text().index(NOTES_HEADING):]
+    DOCUMENT.write_text("\n".join(out) + "\n" + ("\n" + notes if notes else ""))
     print(f"wrote {DOCUMENT.relative_to(REPOSITORY)}")
+
+
+def _ratio(runs: dict, consumer: str) -> str:
+    if not runs[consumer] or not runs["iree"]:
+        return ""
+    return f"{_median(runs[consumer], 'wall') / _median(runs['iree'], 'wall'):.2f}"
 
 
 if __name__ == "__main__":
