@@ -118,15 +118,17 @@ class ProgramCache:
         payload = data[header["offset"] :]
         if hashlib.sha256(payload).hexdigest() != header["sha256"]:
             return None
-        descriptor, private_copy = tempfile.mkstemp(prefix=".load-", suffix=".so", dir=self.directory)
+        private_copy = None
         try:
+            descriptor, private_copy = tempfile.mkstemp(prefix=".load-", suffix=".so", dir=self.directory)
             with os.fdopen(descriptor, "wb") as file:
                 file.write(payload)
             return LoadedLibrary(private_copy, header["slots"])
         except (OSError, AttributeError, ValueError):
             return None
         finally:
-            _remove(Path(private_copy))  # the loaded mapping outlives the name
+            if private_copy:
+                _remove(Path(private_copy))  # the loaded mapping outlives the name
 
     def store(self, key: str, engine, slot_names: list[str], compile_seconds: float) -> bool:
         """Link `engine`'s object file into a library and store it under `key`; False if not stored."""
@@ -146,7 +148,10 @@ class ProgramCache:
             _count("store_failures")
             return False
         _count("stores")
-        self._evict()
+        try:
+            self._evict()
+        except OSError:
+            pass  # another process is cleaning up too
         return True
 
     def _evict(self) -> None:
