@@ -3,7 +3,8 @@ several sizes against onnxruntime, in the form onnxruntime-genai's decoders have
 rotary, seqlens_k = ReduceSum(attention_mask) - 1 and total_sequence_length =
 Shape(attention_mask)[1], both cast to int32. The present length max(total, past) is then a
 run-time size made of two dims, which StableHLO takes (reference runner and IREE); TOSA cannot
-build a tensor of a run-time length and says so, pointing to --dim.
+build a tensor of a run-time length and says so, pointing to --dim (with the lengths fixed, the
+batch stays dynamic there).
 
 The sizes cover the cases onnxruntime's contract allows: a subsequent prompt (batch 1, seq > 1,
 total = past + seq), decoding (seq 1) of a right-padded batch, a shared buffer (past longer than
@@ -150,6 +151,16 @@ def test_tosa_with_the_dims_fixed_matches():
     dims = {"batch": 2, "sequence": 1, "past": 6, "total": 7}
     module = onnx_torch_mlir.compile(_decoder_attention(), "tosa", dims=dims)
     _assert_matches(runtime.run(module, arrays, input_dialect="tosa"), _expected(arrays))
+
+
+def test_tosa_with_the_lengths_fixed_keeps_the_batch_dynamic():
+    """With the sequence, past and total fixed, the batch stays dynamic on TOSA (the new rows are
+    placed by selects: torch-mlir's TOSA gather takes no dynamic batch)."""
+    dims = {"sequence": 1, "past": 6, "total": 7}
+    module = onnx_torch_mlir.compile(_decoder_attention(), "tosa", dims=dims)
+    assert "tensor<?x2x7x16xf32>" in str(module)
+    for arrays in (STEPS["decode_padded_batch"], _step(3, 1, 6, [7, 5, 7], 6)):
+        _assert_matches(runtime.run(module, arrays, input_dialect="tosa"), _expected(arrays))
 
 
 def test_a_total_length_given_as_data_is_refused_on_stablehlo_with_the_reason():

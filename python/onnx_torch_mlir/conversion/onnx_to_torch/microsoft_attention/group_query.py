@@ -200,17 +200,23 @@ def _present(node: OnnxNode, b: TorchBuilder, index: int, new: ir.Value, start: 
         condition = b.op(op, b.tensor_type(b.info(offset).sizes, "i1"), offset, int_value(b, bound))
         return b.unsqueeze(b.unsqueeze(condition, 1), 3)
 
-    clamped = b.op("aten.clamp", offset.type, offset, b.constant_int(0), int_value(b, sub(b, sequence, 1)))
     sizes = [info.sizes[0], kv_heads, static(length), head]
-    source_rows = b.op(
-        "aten.broadcast_to", b.tensor_type(sizes, "si64"), b.unsqueeze(b.unsqueeze(clamped, 1), 3),
-        b.list([int_value(b, d) for d in (batch, kv_heads, length, head)], "!torch.int"),
-    )
-    gathered = b.op(
-        "aten.gather", b.tensor_type(sizes, info.element), new, b.constant_int(2), source_rows, b.constant_bool(False)
-    )
-    is_new = compare(b, "aten.logical_and", rows_where("aten.ge.Scalar", 0), rows_where("aten.lt.Scalar", sequence))
-    present = b.op("aten.where.self", gathered.type, is_new, gathered, b.scalar_tensor_literal(0.0, info.element))
+    if node.target == "tosa" and isinstance(sequence, int) and sequence > 0 and not isinstance(batch, int):
+        present = _new_rows_by_selects(b, new, rows_where, b.tensor_type(sizes, info.element))
+    else:
+        clamped = b.op("aten.clamp", offset.type, offset, b.constant_int(0), int_value(b, sub(b, sequence, 1)))
+        source_rows = b.op(
+            "aten.broadcast_to", b.tensor_type(sizes, "si64"), b.unsqueeze(b.unsqueeze(clamped, 1), 3),
+            b.list([int_value(b, d) for d in (batch, kv_heads, length, head)], "!torch.int"),
+        )
+        gathered = b.op(
+            "aten.gather", b.tensor_type(sizes, info.element), new, b.constant_int(2), source_rows,
+            b.constant_bool(False),
+        )
+        is_new = compare(
+            b, "aten.logical_and", rows_where("aten.ge.Scalar", 0), rows_where("aten.lt.Scalar", sequence)
+        )
+        present = b.op("aten.where.self", gathered.type, is_new, gathered, b.scalar_tensor_literal(0.0, info.element))
     past = node.optional_input(index + 2)
     past_length = None if past is None else dim_of(b, past, 2)
     if past is None or past_length == 0:  # (TOSA cannot pad an empty tensor)
@@ -218,7 +224,17 @@ def _present(node: OnnxNode, b: TorchBuilder, index: int, new: ir.Value, start: 
     if isinstance(past_length, int) and isinstance(length, int) and length < past_length:
         node.fail(f"present length {length} is shorter than the past's {past_length}")
     padded = _zero_extend(b, past, 2, length)
-    return b.op("aten.where.self", gathered.type, rows_where("aten.lt.Scalar", 0), padded, present)
+    return b.op("aten.where.self", present.type, rows_where("aten.lt.Scalar", 0), padded, present)
+
+
+def _new_rows_by_selects(b: TorchBuilder, new: ir.Value, rows_where, present_type: ir.Type) -> ir.Value:
+    """The new rows placed at t = p_b + i and zeros elsewhere, by one select per new row i (exact,
+    static sequence only): torch-mlir's TOSA lowering of `aten.gather` takes no dynamic batch."""
+    present = b.scalar_tensor_literal(0.0, b.info(new).element)
+    for i in range(b.info(new).sizes[2]):
+        row = slice_range(b, new, 2, i, i + 1)
+        present = b.op("aten.where.self", present_type, rows_where("aten.eq.Scalar", i), row, present)
+    return present
 
 
 def _repeat_heads(b: TorchBuilder, x: ir.Value, groups: int) -> ir.Value:
