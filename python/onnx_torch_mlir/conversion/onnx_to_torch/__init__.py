@@ -18,7 +18,7 @@ from .registry import all_registrations, converts, lookup  # noqa: F401
 # that run as numpy or as torch ops.
 FAMILY_API = {"builder", "node", "registry", "torch_arrays", "types"}
 # The framework's internals: reading literals, the constant fold, the walk, function expansion.
-FRAMEWORK_MODULES = FAMILY_API | {"constants", "driver", "folding", "functions"}
+FRAMEWORK_MODULES = FAMILY_API | {"constants", "driver", "folding", "functions", "result_inference"}
 
 FAMILIES = tuple(
     sorted(info.name for info in pkgutil.iter_modules(__path__) if info.name not in FRAMEWORK_MODULES)

@@ -173,11 +173,13 @@ def _in_untaken_branch(op: ir.Operation, opsets: dict, target) -> bool:
 def convert_node(node: OnnxNode) -> Failure | None:
     """Convert one node with its registered pattern (or its function body); None on success."""
     from .functions import expand_function, has_function_body
+    from .result_inference import refined_result_types
 
     registration = lookup(node.domain, node.op_type, node.opset)
     try:
         with node.location:  # the default location (and context) for anything a pattern creates
             builder = TorchBuilder(node.op, node.location)
+            node.refine_result_types(refined_result_types(node))
             # Only tensor arithmetic folds: a sequence or optional operand is never a literal.
             all_tensors = all(node.input_is_tensor(i) for i in range(node.num_inputs) if node.has_input(i))
             folded = fold_constant_node(node, builder) if all_tensors else None

@@ -90,7 +90,7 @@ def expandable_ops(opset: int, domain: str = DEFAULT_DOMAIN) -> list[str]:
 
 
 # -- node -> NodeProto -------------------------------------------------------------------
-def _type_proto(info: TensorInfo | None, name: str) -> onnx.TypeProto:
+def onnx_type_proto(info: TensorInfo | None, name: str) -> onnx.TypeProto:
     if info is None or info.element not in ELEMENT_TO_ONNX:
         return onnx.TypeProto()
     shape = None
@@ -142,7 +142,7 @@ def _spec_default(node: OnnxNode, name: str) -> AttributeProto | None:
     return helper.make_attribute(name, ELEMENT_TO_ONNX[element]) if element in ELEMENT_TO_ONNX else None
 
 
-def _node_proto(node: OnnxNode, schema) -> onnx.NodeProto:
+def node_proto(node: OnnxNode, schema) -> onnx.NodeProto:
     inputs = [f"in{i}" if node.has_input(i) else "" for i in range(node.num_inputs)]
     outputs = [f"out{i}" if not is_none_type(node.op.results[i].type) else "" for i in range(node.num_results)]
     proto = helper.make_node(node.op_type, inputs, outputs, domain=node.domain)
@@ -367,7 +367,7 @@ def _dense_attribute(array: np.ndarray, onnx_type: int, context: ir.Context) -> 
     return ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=tensor_type)
 
 
-def _result_type(type_proto: onnx.TypeProto | None, context: ir.Context) -> ir.Type | None:
+def torch_result_type(type_proto: onnx.TypeProto | None, context: ir.Context) -> ir.Type | None:
     if type_proto is None or not type_proto.HasField("tensor_type"):
         return None
     tensor = type_proto.tensor_type
@@ -400,7 +400,7 @@ def _create_op(node: OnnxNode, inner: onnx.NodeProto, values: dict, types: dict,
         if not name:
             result_types.append(none_type)
             continue
-        inferred = _result_type(types.get(name), context)
+        inferred = torch_result_type(types.get(name), context)
         if name in declared and (inferred is None or tensor_info(declared[name]).rank is not None):
             inferred = declared[name]
         if inferred is None:
@@ -439,8 +439,8 @@ def expand_function(node: OnnxNode):
     from .driver import convert_node
 
     schema = onnx_schema(node.op_type, node.opset, node.domain)
-    proto = _node_proto(node, schema)
-    input_types = [_type_proto(node.input_info(i) if node.has_input(i) else None, f"in{i}")
+    proto = node_proto(node, schema)
+    input_types = [onnx_type_proto(node.input_info(i) if node.has_input(i) else None, f"in{i}")
                    for i in range(node.num_inputs)]
     body = _function_proto(node, schema, proto, input_types)
     opsets = {normalize_domain(entry.domain): entry.version for entry in body.opset_import}

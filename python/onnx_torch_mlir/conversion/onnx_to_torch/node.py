@@ -31,7 +31,7 @@ from .registry import display_domain
 from .types import (
     defining_op,
     TensorInfo, is_builtin_tensor, is_none_type, is_onnx_container, is_torch_container, onnx_dtype_to_element,
-    tensor_info, to_torch_type, to_vtensor_type,
+    shape_known_source, tensor_info, to_torch_type, to_vtensor_type,
 )
 
 if TYPE_CHECKING:
@@ -150,6 +150,7 @@ class OnnxNode:
         self.location = op.location
         self._attribute_prefix = TORCH_ATTRIBUTE_PREFIX if spelling == "torch-onnx" else ""
         self._bridged: dict[int, ir.Value] = {}
+        self._refined_results: dict[int, ir.Type] = {}
 
     # -- identity ---------------------------------------------------------------
     @property
@@ -198,8 +199,7 @@ class OnnxNode:
         value = self._raw_operand(index)
         if value is None:
             return None
-        if is_builtin_tensor(value.type):
-            value = self._bridge_to_vtensor(value)
+        value = self._bridge_to_vtensor(value) if is_builtin_tensor(value.type) else shape_known_source(value)
         self._bridged[index] = value
         return value
 
@@ -219,6 +219,7 @@ class OnnxNode:
         value = self._bridged.get(index) or self._raw_operand(index)
         if value is None:
             self.fail(f"input {index} is required but absent")
+        value = (self._converted_source(value) or value) if is_builtin_tensor(value.type) else shape_known_source(value)
         info = tensor_info(value.type)
         if info is None:
             self.fail(f"input {index} has type {value.type}, not a tensor")
@@ -229,8 +230,8 @@ class OnnxNode:
 
         Only looks: no bridging cast is created for an operand that is not constant."""
         value = self._bridged.get(index) or self._raw_operand(index)
-        if value is not None and is_builtin_tensor(value.type):
-            value = self._converted_source(value)
+        if value is not None:
+            value = self._converted_source(value) if is_builtin_tensor(value.type) else shape_known_source(value)
         return literal_value(value)
 
     # -- sequences and optionals: `!torch.list<...>` and `!torch.optional<...>` values ---------
@@ -339,7 +340,7 @@ class OnnxNode:
         if isinstance(owner, ir.Operation) and owner.name == UNREALIZED_CAST and len(owner.operands) == 1:
             source = owner.operands[0]
             if str(source.type).startswith("!torch.vtensor"):
-                return source
+                return shape_known_source(source)
         return None
 
     def _bridge_to_vtensor(self, value: ir.Value) -> ir.Value:
@@ -358,8 +359,20 @@ class OnnxNode:
     def num_results(self) -> int:
         return len(self.op.results)
 
+    def refine_result_types(self, refined: dict) -> None:
+        """index -> a type more precise than declared, for `result_type` (result_inference.py)."""
+        self._refined_results = dict(refined)
+
+    def input_is_refined(self, index: int) -> bool:
+        """Whether the conversion knows input `index`'s shape better than its declared type."""
+        raw = self._raw_operand(index)
+        return raw is not None and tensor_info(raw.type) != self.input_info(index)
+
     def result_type(self, index: int = 0) -> ir.Type:
-        """The `!torch.vtensor` type of result `index`, from the node's declared type."""
+        """The `!torch.vtensor` type of result `index`, from the node's declared type (or the
+        more precise one `refine_result_types` gave)."""
+        if index in self._refined_results:
+            return self._refined_results[index]
         declared = self.op.results[index].type
         converted = to_vtensor_type(declared)
         if converted is None:

@@ -119,6 +119,18 @@ def tensor_info(mlir_type: ir.Type) -> TensorInfo | None:
     return _parse(str(mlir_type))
 
 
+def refines(precise: TensorInfo | None, declared: TensorInfo | None) -> bool:
+    """Whether `precise` is `declared` with more shape known: the same element type, a rank where
+    `declared` has none or the same rank, and every size `declared` knows equal."""
+    if precise is None or declared is None or precise.element != declared.element or precise.sizes is None:
+        return False
+    if declared.sizes is None:
+        return True
+    return len(precise.sizes) == len(declared.sizes) and all(
+        d is None or d == p for p, d in zip(precise.sizes, declared.sizes)
+    )
+
+
 def is_builtin_tensor(mlir_type: ir.Type) -> bool:
     return str(mlir_type).startswith("tensor<")
 
@@ -233,3 +245,16 @@ def defining_op(value: ir.Value) -> ir.Operation | None:
     owner = value.owner if isinstance(value, ir.Value) else None
     owner = owner.operation if hasattr(owner, "operation") else owner
     return owner if isinstance(owner, ir.Operation) else None
+
+
+def shape_known_source(value: ir.Value) -> ir.Value:
+    """`value`, or what it casts when it is a `tensor_static_info_cast` that only forgets shape
+    knowledge: the producer's pattern knew a shape the node's declared type (ONNX shape
+    inference) did not, and the nodes after it see that shape (an expanded function body whose
+    values ONNX left without a rank)."""
+    owner = defining_op(value)
+    if owner is not None and owner.name == "torch.tensor_static_info_cast":
+        source = owner.operands[0]
+        if refines(tensor_info(source.type), tensor_info(value.type)):
+            return source
+    return value
