@@ -30,9 +30,16 @@ CASES = {
                          (5, 3, 9, 9), [(2, 20, 31), (1, 9, 18), (1, 11, 9)]),
     "conv-9x9-depthwise": ("Conv", 4, {"kernel_shape": [9, 9], "strides": [9, 9], "group": 4},
                            (4, 1, 9, 9), [(2, 20, 31), (1, 9, 18), (1, 11, 9)]),
-    # UNet's up-convolution.
+    # UNet's up-convolution: one product per input position, then depth-to-space.
     "transpose-2x2-stride2": ("ConvTranspose", 6, {"kernel_shape": [2, 2], "strides": [2, 2]},
                               (6, 3, 2, 2), [(2, 5, 7), (1, 4, 3), (1, 1, 1)]),
+    "transpose-1d-3-stride3": ("ConvTranspose", 2, {"kernel_shape": [3], "strides": [3]},
+                               (2, 4, 3), [(2, 1, 7), (1, 1, 1)]),
+    "transpose-2x2-stride2-pads": ("ConvTranspose", 6, {"kernel_shape": [2, 2], "strides": [2, 2], "pads": [1, 0, 0, 1]},
+                                   (6, 3, 2, 2), [(2, 5, 7), (1, 4, 3), (1, 2, 2)]),
+    # pads beyond the kernel: a negative padding of the dilated input, a crop.
+    "transpose-pads-beyond-kernel": ("ConvTranspose", 4, {"kernel_shape": [3, 2], "strides": [2, 3],
+                                                          "pads": [3, 0, 4, 2]}, (4, 3, 3, 2), [(2, 5, 7), (1, 6, 4)]),
     "transpose-3x3-stride2-pads-output-padding": (
         "ConvTranspose", 4, {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1], "output_padding": [1, 1]},
         (4, 5, 3, 3), [(2, 5, 7), (1, 4, 3), (1, 2, 2)]),
@@ -83,6 +90,14 @@ def test_dynamic_image_size_on_both_consumers(case):
         wanted = expected(model, [x])
         for run in consumers:
             assert_matches(run(x), wanted, rtol=1e-4, atol=1e-5)
+
+
+def test_up_convolution_is_one_product_without_zeros():
+    """A ConvTranspose whose kernel is as large as its stride reads no inserted zeros: one
+    `dot_general` per input position, no pad (stablehlo_dynamic_blocks.depth_to_space_convolution)."""
+    op, channels, attributes, weight_shape, _ = CASES["transpose-2x2-stride2"]
+    text = str(onnx_torch_mlir.compile(_model(op, channels, attributes, weight_shape, 2), output_type="stablehlo"))
+    assert "stablehlo.pad" not in text and text.count("stablehlo.dot_general") == 1
 
 
 def test_large_windows_are_blocks_not_slices():

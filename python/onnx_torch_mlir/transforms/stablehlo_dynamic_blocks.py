@@ -118,3 +118,51 @@ def pool_blocks(emit: Emitter, padded: ir.Value, init: ir.Value, combiner: str, 
     on its padded input."""
     blocks, window_axes, _ = blocked(emit, padded, windows)
     return emit.reduce(blocks, init, combiner, window_axes)
+
+
+def fills_its_stride(kernel: list[int], input_dilation: list[int], padding: list[tuple[int, int]],
+                     strides: list[int], dilations: list[int], groups: int) -> bool:
+    """Whether a convolution is a transposed convolution whose kernel is as large as its stride (UNet's
+    2x2 stride-2 up-convolution, torch-mlir's form: input dilated by the stride, padded by K - 1 at
+    both ends, stride 1): each output position then reads one input position."""
+    return (groups == 1 and any(d > 1 for d in input_dilation) and kernel == input_dilation
+            and padding == [(k - 1, k - 1) for k in kernel] and all(s == 1 for s in strides)
+            and all(d == 1 for d in dilations))
+
+
+def depth_to_space_convolution(emit: Emitter, x: ir.Value, w: ir.Value) -> ir.Value:
+    """A convolution that `fills_its_stride`, of `x` (`[N, S..., C]`) by `w` (`[O, C, K...]`), as one
+    product per input position and a depth-to-space reshape: `y[n, i*K + a, ..., o] = sum_c x[n, i,
+    ..., c] * w[o, c, K-1-a, ...]` (the dilated input's zeros leave one kernel offset per output
+    position; the convolution's kernel is the transposed one flipped). The product is `[N*S..., C] x
+    [C, K*O]`, then `[N, S..., K..., O]` is interleaved to `[N, S1, K1, S2, K2, ..., O]` and collapsed to
+    `[N, S1*K1, S2*K2, ..., O]`."""
+    count = w.type.rank - 2
+    out_channels, channels = w.type.shape[:2]
+    kernel = list(w.type.shape[2:])
+    element = x.type.element_type
+    if w.type.element_type != element:
+        w = emit.create("stablehlo.convert", ir.RankedTensorType.get(w.type.shape, element), [w])
+    spatial = list(range(2, 2 + count))
+    flipped = emit.create("stablehlo.reverse", w.type, [w], dimensions=ir.DenseI64ArrayAttr.get(spatial))
+    columns = out_channels * _product(kernel)
+    matrix = emit.reshape(emit.transpose(flipped, [1, *spatial, 0]), [channels, columns])  # [C, K*O]
+    leading = list(x.type.shape[:-1])
+    rows = DYNAMIC if DYNAMIC in leading else _product(leading)
+    product = emit.dot(emit.collapse(x, [list(range(count + 1)), [count + 1]], [rows, channels]), matrix,
+                       [rows, columns], batched=False)
+    sizes = [emit.size(x, d) for d in range(count + 1)] + [emit.index_constant(k) for k in kernel]
+    expanded = emit.expand(product, [list(range(count + 1)), list(range(count + 1, 2 * count + 2))],
+                           leading + kernel + [out_channels], sizes + [emit.index_constant(out_channels)])
+    order = [0] + [axis for i in range(count) for axis in (1 + i, 1 + count + i)] + [2 * count + 1]
+    interleaved = emit.transpose(expanded, order)
+    shape = [leading[0]] + [DYNAMIC if s == DYNAMIC else s * k for s, k in zip(leading[1:], kernel)] + [out_channels]
+    return emit.collapse(interleaved, [[0]] + [[1 + 2 * i, 2 + 2 * i] for i in range(count)] + [[2 * count + 1]],
+                         shape)
+
+
+def _product(values: list[int]) -> int:
+    product = 1
+    for value in values:
+        product *= value
+    return product

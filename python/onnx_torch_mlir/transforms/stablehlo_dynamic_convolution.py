@@ -7,9 +7,10 @@ stopped at its first convolution. Slices, pads, concatenations, reshapes and `do
 on dynamic sizes, and a convolution is made of them. With the input channels last, `x: [N, S..., C]`,
 the kernel `w: [O, C/G, K...]` and G feature groups:
 
-- `x` is padded with zeros by the convolution's (static, non-negative) padding: `[N, P..., C]`; an
-  input dilation `d` (a transposed convolution: ONNX's `ConvTranspose` is a convolution of the input
-  with `d - 1` zeros between its elements, `d` its stride) is the pad's interior padding;
+- `x` is padded with zeros by the convolution's (static) padding: `[N, P..., C]`; an input dilation
+  `d` (a transposed convolution: ONNX's `ConvTranspose` is a convolution of the input with `d - 1`
+  zeros between its elements, `d` its stride) is the pad's interior padding, and a negative padding
+  (a ConvTranspose's pads beyond its kernel) a crop;
 - for every kernel offset `k` the window `k * dilation :: stride` of `P`, `out` positions long, is a
   `tensor.extract_slice` whose size is computed at run time, `out = (P - dilation * (K - 1) - 1) /
   stride + 1` (`tensor.dim` and `arith` on index values);
@@ -25,9 +26,8 @@ the kernel `w: [O, C/G, K...]` and G feature groups:
 Only convolutions with a dynamic spatial input dim are rewritten (a dynamic batch alone is lowered
 as a convolution). A kernel of more than MAX_WINDOW_POSITIONS positions is taken when its windows
 tile the input (as large as their stride, no dilation: EfficientNet's 320x320 ceil-mode pooler),
-as blocks of a reshape (stablehlo_dynamic_blocks.py); otherwise, or with a `batch_group_count` or a
-negative padding, the convolution is kept, and the consumers then refuse it by name
-(transforms/stablehlo_dynamic.py).
+as blocks of a reshape (stablehlo_dynamic_blocks.py); otherwise, or with a `batch_group_count`, the
+convolution is kept, and the consumers then refuse it by name (transforms/stablehlo_dynamic.py).
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ import numpy as np
 from torch_mlir import ir
 from torch_mlir._mlir_libs import _stablehlo
 
-from .stablehlo_dynamic_blocks import convolution_blocks, is_ones_kernel, pool_blocks, tiles, window_sums
+from .stablehlo_dynamic_blocks import (
+    convolution_blocks, depth_to_space_convolution, fills_its_stride, is_ones_kernel, pool_blocks, tiles, window_sums)
 from .stablehlo_window_emitter import DYNAMIC, Emitter, edge_padding, integer, integers
 from .torch_rewriting import ops_named
 
@@ -68,12 +69,9 @@ def _qualifies(op: ir.Operation) -> bool:
     spatial = list(numbers.input_spatial_dimensions)
     if not any(types[0].is_dynamic_dim(d) for d in spatial) or types[0].is_dynamic_dim(numbers.input_feature_dimension):
         return False
-    count = len(spatial)
     if integer(op, "batch_group_count") != 1:
         return False
-    if _large_kernel(op) and not _kernel_tiles(op):
-        return False
-    return min((value for pair in edge_padding(op, count) for value in pair), default=0) >= 0
+    return not _large_kernel(op) or _kernel_tiles(op)
 
 
 def _large_kernel(op: ir.Operation) -> bool:
@@ -104,8 +102,12 @@ def _rewrite(op: ir.Operation) -> None:
     kernel = list(w.type.shape[2:])
     strides = integers(op, "window_strides", count, 1)
     dilations = integers(op, "rhs_dilation", count, 1)
-    padded = _padded(emit, x, edge_padding(op, count), integers(op, "lhs_dilation", count, 1))
+    input_dilation = integers(op, "lhs_dilation", count, 1)
     groups = integer(op, "feature_group_count")
+    if fills_its_stride(kernel, input_dilation, edge_padding(op, count), strides, dilations, groups):
+        _finish(op, emit, numbers, depth_to_space_convolution(emit, x, w))
+        return
+    padded = _padded(emit, x, edge_padding(op, count), input_dilation)
     # IREE turns an unbatched product with one column into a reshape it cannot lower: batch it.
     batched = groups > 1 or w.type.shape[0] == 1
     if not _large_kernel(op):
@@ -117,6 +119,11 @@ def _rewrite(op: ir.Operation) -> None:
     else:
         patches, outputs = convolution_blocks(emit, padded, kernel, batched, groups)
         result = _contract(emit, patches, w, groups, batched, outputs)
+    _finish(op, emit, numbers, result)
+
+
+def _finish(op: ir.Operation, emit: Emitter, numbers, result: ir.Value) -> None:
+    """Replace the convolution `op` by `result` (`[N, OUT..., O]`) in its layout and type."""
     output_order = [numbers.output_batch_dimension, *numbers.output_spatial_dimensions,
                     numbers.output_feature_dimension]
     result = emit.transpose(result, [output_order.index(d) for d in range(len(output_order))])
@@ -131,18 +138,32 @@ def _rewrite(op: ir.Operation) -> None:
 
 
 def _padded(emit: Emitter, x: ir.Value, padding: list[tuple[int, int]], dilation: list[int]) -> ir.Value:
-    """`x` ([N, S..., C]) padded with zeros in its spatial dims."""
+    """`x` ([N, S..., C]) dilated (`d - 1` zeros between elements) and padded with zeros in its spatial
+    dims; a negative padding (a ConvTranspose whose pads exceed its kernel) crops, a slice after the pad
+    (the runner lowers no negative `stablehlo.pad` on dynamic sizes)."""
     if not any(low or high for low, high in padding) and all(d == 1 for d in dilation):
         return x
-    low = [0] + [pair[0] for pair in padding] + [0]
-    high = [0] + [pair[1] for pair in padding] + [0]
+    low = [0] + [max(pair[0], 0) for pair in padding] + [0]
+    high = [0] + [max(pair[1], 0) for pair in padding] + [0]
     interior = [0] + [d - 1 for d in dilation] + [0]
-    shape = [size if size == DYNAMIC else _dilated(size, interior[d]) + low[d] + high[d]
-             for d, size in enumerate(x.type.shape)]
-    padded_type = ir.RankedTensorType.get(shape, x.type.element_type)
-    return emit.create("stablehlo.pad", padded_type, [x, emit.zero(x.type.element_type)],
-                       edge_padding_low=ir.DenseI64ArrayAttr.get(low), edge_padding_high=ir.DenseI64ArrayAttr.get(high),
-                       interior_padding=ir.DenseI64ArrayAttr.get(interior))
+    if any(low + high + interior):
+        shape = [size if size == DYNAMIC else _dilated(size, interior[d]) + low[d] + high[d]
+                 for d, size in enumerate(x.type.shape)]
+        x = emit.create("stablehlo.pad", ir.RankedTensorType.get(shape, x.type.element_type),
+                        [x, emit.zero(x.type.element_type)], edge_padding_low=ir.DenseI64ArrayAttr.get(low),
+                        edge_padding_high=ir.DenseI64ArrayAttr.get(high),
+                        interior_padding=ir.DenseI64ArrayAttr.get(interior))
+    crops = [(0, 0)] + [(max(-a, 0), max(-b, 0)) for a, b in padding] + [(0, 0)]
+    if not any(front or back for front, back in crops):
+        return x
+    sizes = []
+    for d, (front, back) in enumerate(crops):
+        static, size = x.type.shape[d], emit.size(x, d)
+        if front or back:
+            static = static if static == DYNAMIC else static - front - back
+            size = emit.arith("subi", size, front + back)
+        sizes.append((static, size))
+    return emit.window(x, [front for front, _ in crops], sizes, [1] * len(crops))
 
 
 def _dilated(size: int, interior: int) -> int:
@@ -207,7 +228,7 @@ def _contract(emit: Emitter, patches: ir.Value, w: ir.Value, groups: int, batche
         # w [O, C, K...] -> [K..., C, O] -> [K*C, O].
         flat = emit.reshape(emit.transpose(w, list(range(2, 2 + count)) + [1, 0]), [depth, out_channels])
         matrix = emit.collapse(patches, [list(range(count + 1)), [count + 1]], [rows, depth])
-        product = _dot(emit, matrix, flat, [rows, out_channels], batched=False)
+        product = emit.dot(matrix, flat, [rows, out_channels], batched=False)
     else:
         per_group = out_channels // groups
         # w [O, C/G, K...] -> [G, O/G, C/G, K...] -> [G, K..., C/G, O/G] -> [G, K*C/G, O/G].
@@ -216,20 +237,11 @@ def _contract(emit: Emitter, patches: ir.Value, w: ir.Value, groups: int, batche
         # patches [N, OUT..., G, K*C/G] -> [G, N, OUT..., K*C/G] -> [G, N*OUT..., K*C/G].
         moved = emit.transpose(patches, [count + 1] + list(range(count + 1)) + [count + 2])
         batch = emit.collapse(moved, [[0], list(range(1, count + 2)), [count + 2]], [groups, rows, depth])
-        product = _dot(emit, batch, flat, [groups, rows, per_group], batched=True)
+        product = emit.dot(batch, flat, [groups, rows, per_group], batched=True)
         # [G, N*OUT..., O/G] -> [N*OUT..., G, O/G] -> [N*OUT..., O].
         product = emit.collapse(emit.transpose(product, [1, 0, 2]), [[0], [1, 2]], [rows, out_channels])
     return emit.expand(product, [list(range(count + 1)), [count + 1]], out_shape + [out_channels],
                        out_sizes + [emit.index_constant(out_channels)])
-
-
-def _dot(emit: Emitter, lhs: ir.Value, rhs: ir.Value, shape: list[int], batched: bool) -> ir.Value:
-    batch = [0] if batched else []
-    numbers = _stablehlo.DotDimensionNumbers.get(
-        lhs_batching_dimensions=batch, rhs_batching_dimensions=batch,
-        lhs_contracting_dimensions=[lhs.type.rank - 1], rhs_contracting_dimensions=[rhs.type.rank - 2])
-    return emit.create("stablehlo.dot_general", ir.RankedTensorType.get(shape, lhs.type.element_type), [lhs, rhs],
-                       dot_dimension_numbers=numbers)
 
 
 # `stablehlo.reduce_window` on dynamic sizes (pools): the same windows, combined elementwise.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from torch_mlir import ir
+from torch_mlir._mlir_libs import _stablehlo
 
 DYNAMIC = ir.ShapedType.get_dynamic_size()
 
@@ -98,6 +99,15 @@ class Emitter:
                            static_sizes=ir.DenseI64ArrayAttr.get(shape),
                            static_strides=ir.DenseI64ArrayAttr.get(strides),
                            operandSegmentSizes=ir.DenseI32ArrayAttr.get([1, 0, len(dynamic), 0]))
+
+    def dot(self, lhs: ir.Value, rhs: ir.Value, shape: list[int], batched: bool) -> ir.Value:
+        """`lhs [(B,) M, K] x rhs [(B,) K, N]`, batched over the leading dim when `batched`."""
+        batch = [0] if batched else []
+        numbers = _stablehlo.DotDimensionNumbers.get(
+            lhs_batching_dimensions=batch, rhs_batching_dimensions=batch,
+            lhs_contracting_dimensions=[lhs.type.rank - 1], rhs_contracting_dimensions=[rhs.type.rank - 2])
+        return self.create("stablehlo.dot_general", ir.RankedTensorType.get(shape, lhs.type.element_type),
+                           [lhs, rhs], dot_dimension_numbers=numbers)
 
     def scalar(self, element_type: ir.Type, value: float) -> ir.Value:
         """A rank-0 `stablehlo.constant` of `value`."""
