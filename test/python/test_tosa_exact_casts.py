@@ -23,14 +23,19 @@ _TARGET = ("tosa-attach-target{specification_version=1.1.draft profiles=pro_int,
            "level=none},tosa-validate{strict-op-spec-alignment}")
 
 
-def _run(element: str, x: np.ndarray, rewrite: bool) -> np.ndarray:
+def _run(element: str, x: np.ndarray, rewrite: bool, consumer: str = "reference") -> np.ndarray:
     with make_context():
         module = ir.Module.parse(_CAST.format(n=len(x), element=element))
         if rewrite:
             assert exact_casts_between_floats_and_int64(module) == 1
             PassManager.parse(f"builtin.module({_TARGET})").run(module.operation)  # raises if not valid
-        (result,) = compile_for_cpu(module, input_dialect="tosa")(x)
-    return result
+        if consumer == "iree":
+            from onnx_torch_mlir.runtime.iree import compile_with_iree
+
+            (result,) = compile_with_iree(module, "tosa")(x)
+        else:
+            (result,) = compile_for_cpu(module, input_dialect="tosa")(x)
+    return np.asarray(result)
 
 
 @pytest.mark.parametrize("element, dtype", [("f32", np.float32), ("f16", np.float16), ("bf16", None)])
@@ -45,6 +50,12 @@ def test_same_answers_as_the_direct_cast(element, dtype):
     assert _run(element, x, rewrite=True).tolist() == expected.tolist()
     in_range = np.abs(x.astype(np.float64)) < 2.0**63
     assert expected[in_range].tolist() == np.rint(x[in_range].astype(np.float64)).astype(np.int64).tolist()
+
+
+def test_iree_runs_the_rewritten_casts():
+    """IREE, the consumer our TOSA is for, compiles the form and gives the runner's answers."""
+    x = np.array([v for v in _VALUES if abs(v) < 2.0**63], np.float32)
+    assert _run("f32", x, rewrite=True, consumer="iree").tolist() == _run("f32", x, rewrite=True).tolist()
 
 
 def test_nan_saturates_as_an_f32_nan_does():
@@ -124,6 +135,11 @@ def test_int64_to_float_rounds_once_as_the_direct_cast(element):
                 PassManager.parse(f"builtin.module({_TARGET})").run(module.operation)  # raises if not valid
             (result,) = compile_for_cpu(module, input_dialect="tosa")(x)
             results.append(result.astype(np.float64).tolist())
+            if rewrite and element == "f32":  # IREE compiles the form (tosa.clz on i64) and agrees
+                from onnx_torch_mlir.runtime.iree import compile_with_iree
+
+                (on_iree,) = compile_with_iree(module, "tosa")(x)
+                assert np.asarray(on_iree).astype(np.float64).tolist() == results[-1]
     assert results[1] == results[0]
     if element == "f32":
         assert results[0] == x.astype(np.float32).astype(np.float64).tolist()  # the C library rounds once
