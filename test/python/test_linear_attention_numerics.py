@@ -92,3 +92,42 @@ def test_matches_the_onnx_reference(name, backend):
     for got, want in zip(outputs, expected):
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=1e-4, atol=atol)
+
+
+def _function_body_model(node, inputs) -> onnx.ModelProto:
+    """The node replaced by ONNX's function body for it (a Scan over the steps), as the
+    conformance suite's *_expanded cases are."""
+    schema = onnx.defs.get_schema("LinearAttention", 27)
+    types = [helper.make_tensor_type_proto(ONNX_TYPES[inputs[name].dtype.type], list(inputs[name].shape)) if name
+             else onnx.TypeProto() for name in node.input]
+    function = onnx.FunctionProto()
+    function.ParseFromString(schema.get_context_dependent_function(
+        node.SerializeToString(), [t.SerializeToString() for t in types]))
+    rename = dict(zip(function.input, node.input)) | dict(zip(function.output, node.output))
+
+    def bind(nodes):
+        for body_node in nodes:
+            body_node.input[:] = [rename.get(name, name) for name in body_node.input]
+            body_node.output[:] = [rename.get(name, name) for name in body_node.output]
+            for attribute in body_node.attribute:
+                if attribute.type == onnx.AttributeProto.GRAPH:
+                    bind(attribute.g.node)
+
+    bind(function.node)
+    model = _model(node, inputs, static=True)
+    del model.graph.node[:]
+    model.graph.node.extend(function.node)
+    return model
+
+
+def test_the_function_body_with_gqa_runs():
+    """The function body's Scan yields rows [B, H_q, ?] (d_v only known at run time inside the
+    body) while its GQA read has static dims too: the Scan's first-row output collector starts
+    from a [0, B, H_q, 0] tensor (it was [0, 0, 0, 0], which does not cast to [?, B, H_q, ?])."""
+    node, inputs = _case("gated_delta", 4, 2, 4, 3)
+    model = _function_body_model(node, inputs)
+    assert any(body_node.op_type == "Scan" for body_node in model.graph.node)
+    expected = ReferenceEvaluator(model).run(None, inputs)
+    outputs = runtime.run(onnx_torch_mlir.compile(model, "linalg-on-tensors"), list(inputs.values()))
+    for got, want in zip(outputs, expected):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

@@ -7,7 +7,8 @@
   [?, ...] tensor grown by one row per iteration (`aten.cat`, in front for a reverse Scan output);
 - *first-row*: the row's dims are only known at run time (inside the body): a [?, ?...] tensor
   that the first iteration replaces by its row (a `torch.prim.If` on the iteration number) and
-  the others grow by `aten.cat` (an output of no iteration is [0, 0...]); such a loop is
+  the others grow by `aten.cat` (an output of no iteration is [0, ...] with 0 for each run-time
+  dim); such a loop is
   always while-like (`needs_while_loop`). Not a 1-D tensor
   reshaped after the loop: that reshape to several run-time dims becomes a `tensor.reshape`,
   on which IREE's compiler crashed.
@@ -42,7 +43,8 @@ class RowCollector:
         """The loop-carried value before the first iteration."""
         if self.mode == "buffer":
             return [b.full([trip_count, *self.sizes], 0, self.element)]
-        sizes = self.sizes if self.mode == "grow" else [0] * len(self.sizes)
+        # first-row: 0 for each run-time dim, the static dims kept (else no cast to the grown type)
+        sizes = self.sizes if self.mode == "grow" else [0 if size is None else size for size in self.sizes]
         return [b.cast_to(b.full([0, *sizes], 0, self.element), self._grown_type(b))]
 
     def step(self, b: TorchBuilder, carried: list[ir.Value], value: ir.Value, position, iteration) -> list[ir.Value]:
