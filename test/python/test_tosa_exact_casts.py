@@ -98,6 +98,10 @@ def test_narrow_integer_ops_on_i32_give_the_same_answers():
                 assert widen_narrow_integer_ops(module) == 8
                 PassManager.parse(f"builtin.module({_TARGET})").run(module.operation)  # raises if not valid
             results.append([r.tolist() for r in compile_for_cpu(module, input_dialect="tosa")(a, b, c, d, e)])
+            if rewrite:  # IREE compiles the widened form and agrees
+                from onnx_torch_mlir.runtime.iree import compile_with_iree
+
+                assert [np.asarray(r).tolist() for r in compile_with_iree(module, "tosa")(a, b, c, d, e)] == results[-1]
     assert results[1] == results[0]
     assert results[0][0] == (a.astype(np.int32) + b).astype(np.int8).tolist()
     assert results[0][7] == e.astype(np.int16).tolist()
