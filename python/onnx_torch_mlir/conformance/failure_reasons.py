@@ -228,12 +228,6 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         NOT_YET_SUPPORTED,
-        "FlexAttention: ONNX shape inference leaves a value of its function body untyped ('body_KExpanded'), "
-        "and we need its type",
-        message=r"\(FlexAttention, domain .*ONNX shape inference gives no tensor type",
-    ),
-    Rule(
-        NOT_YET_SUPPORTED,
         "LinearAttention: its function body has a Scan over run-time values, which we do not expand (the message "
         "of results from before its direct conversion; drop this rule once the results are regenerated)",
         message=r"\(LinearAttention, domain .*subgraph \(Scan\) that depends on runtime values",

@@ -124,6 +124,8 @@ class TorchOnnxEmitter:
             else:
                 attributes[f"torch.onnx.{attribute.name}"] = self.attributes.convert(node, attribute)
         graphs.sort(key=lambda attribute: attribute.name)
+        if graphs and node.domain not in DEFAULT_DOMAINS:  # which graph attribute each region is (FlexAttention)
+            attributes["torch.onnx_meta.region_names"] = ir.ArrayAttr.get([ir.StringAttr.get(g.name) for g in graphs])
         operation = ir.Operation.create(
             "torch.operator", results=result_types, operands=operands, attributes=attributes, regions=len(graphs)
         )

@@ -17,8 +17,8 @@ from .registry import all_registrations, converts, lookup  # noqa: F401
 # What a family may import: the builder, the node view, the registry, types, and formulas
 # that run as numpy or as torch ops.
 FAMILY_API = {"builder", "node", "registry", "torch_arrays", "types"}
-# The framework's internals: reading literals, the constant fold, the walk, function expansion.
-FRAMEWORK_MODULES = FAMILY_API | {"constants", "driver", "folding", "functions", "result_inference"}
+# The framework's internals: reading literals, the constant fold, the walk, function expansion (and its subgraphs).
+FRAMEWORK_MODULES = FAMILY_API | {"constants", "driver", "folding", "function_regions", "functions", "result_inference"}
 
 FAMILIES = tuple(
     sorted(info.name for info in pkgutil.iter_modules(__path__) if info.name not in FRAMEWORK_MODULES)

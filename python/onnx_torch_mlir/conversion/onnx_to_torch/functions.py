@@ -31,6 +31,7 @@ import onnx.shape_inference
 from onnx import AttributeProto, helper, numpy_helper
 from torch_mlir import ir
 
+from .function_regions import add_region_placeholders, inline_region, placeholder_index
 from .node import OnnxNode, UnsupportedNode, _attribute_python_value, onnx_schema
 from .registry import DEFAULT_DOMAIN, lookup, normalize_domain
 from .types import ONNX_TO_TORCH_ELEMENT, TensorInfo, is_none_type, tensor_info, vtensor_type
@@ -292,7 +293,8 @@ def _fold(nodes, types: dict, opsets: dict) -> dict:
 
     known: dict = {}
     for inner in nodes:
-        if inner.op_type.startswith(NOT_FOLDED) or normalize_domain(inner.domain) != DEFAULT_DOMAIN:
+        if (inner.op_type.startswith(NOT_FOLDED) or normalize_domain(inner.domain) != DEFAULT_DOMAIN
+                or placeholder_index(inner) is not None):
             continue
         if inner.op_type in ("Shape", "Size") and inner.input and inner.input[0] not in known:
             sizes = _static_sizes(types.get(inner.input[0]))
@@ -434,17 +436,52 @@ def _folded_nodes(nodes, known: dict, outputs) -> list[onnx.NodeProto]:
     return result
 
 
+def _convert_body_op(node: OnnxNode, op: ir.Operation, inner: onnx.NodeProto | None, opsets: dict):
+    """Convert a created body op (or a copied subgraph op still in ONNX form); a Failure or None."""
+    from .driver import classify, convert_node, opset_for
+
+    if inner is None:  # from the model's own subgraph: at the model's opsets
+        kind = classify(op)
+        if kind is None:
+            return None
+        return convert_node(OnnxNode(op, kind[0], kind[1], opset_for(_model_opsets(node), kind[1]), kind[2]))
+    domain = normalize_domain(inner.domain)
+    opset = opsets.get(domain, node.opset if domain == node.domain else 1)
+    return convert_node(OnnxNode(op, inner.op_type, domain, opset, "torch-onnx"))
+
+
+def _model_opsets(node: OnnxNode) -> dict:
+    """domain -> opset of the model the node is in (its function's or module's attributes)."""
+    from .driver import model_opsets
+
+    function = node.op.operation.parent
+    while function is not None and function.operation.name != "func.func":
+        function = function.operation.parent
+    if function is None or function.operation.parent is None:
+        return {}
+    return model_opsets(function.operation, function.operation.parent.operation)
+
+
+def _body_opsets(node: OnnxNode, body: onnx.FunctionProto) -> dict:
+    """domain -> opset for the body's nodes: what the body imports; a domain it uses without
+    importing it (a preview op's body of default-domain ops) at the model's opset for it."""
+    from .driver import opset_for
+
+    opsets = {normalize_domain(entry.domain): entry.version for entry in body.opset_import}
+    if DEFAULT_DOMAIN not in opsets:
+        opsets[DEFAULT_DOMAIN] = node.opset if node.domain == DEFAULT_DOMAIN else opset_for(_model_opsets(node), DEFAULT_DOMAIN)
+    return opsets
+
+
 def expand_function(node: OnnxNode):
     """Replace `node` by its function body, converted; returns the node's replacement values."""
-    from .driver import convert_node
-
     schema = onnx_schema(node.op_type, node.opset, node.domain)
     proto = node_proto(node, schema)
+    add_region_placeholders(node, schema, proto)
     input_types = [onnx_type_proto(node.input_info(i) if node.has_input(i) else None, f"in{i}")
                    for i in range(node.num_inputs)]
     body = _function_proto(node, schema, proto, input_types)
-    opsets = {normalize_domain(entry.domain): entry.version for entry in body.opset_import}
-    opsets.setdefault(DEFAULT_DOMAIN, node.opset)
+    opsets = _body_opsets(node, body)
     nodes, names = _bind(body, proto)
     types = _infer_types(nodes, proto, input_types, opsets)
     known = _fold(nodes, types, opsets)
@@ -467,12 +504,16 @@ def expand_function(node: OnnxNode):
     values = {f"in{i}": node.optional_input(i) for i in range(node.num_inputs) if node.has_input(i)}
     declared = {f"out{i}": node.result_type(i) for i in range(node.num_results)
                 if not is_none_type(node.op.results[i].type)}
-    created: list[ir.Operation] = []
+    created: list[tuple[ir.Operation, onnx.NodeProto | None]] = []  # None: a copied subgraph op
     converted_count = 0
     placeholder = None
     try:
         for inner in nodes:
-            created.append(_create_op(node, inner, values, types, declared))
+            if placeholder_index(inner) is not None:
+                result_type = torch_result_type(types.get(inner.output[0]), node.op.context)
+                created += [(op, None) for op in inline_region(node, inner, values, result_type)]
+            else:
+                created.append((_create_op(node, inner, values, types, declared), inner))
         missing = [name for name in proto.output if name and name not in values]
         if missing:
             raise UnsupportedNode(f"its function body does not define output '{missing[0]}'")
@@ -481,10 +522,8 @@ def expand_function(node: OnnxNode):
         present = [value for value in outputs if value is not None]
         placeholder = ir.Operation.create("builtin.unrealized_conversion_cast", results=[v.type for v in present],
                                           operands=present, loc=node.location, ip=ir.InsertionPoint(node.op))
-        for op, inner in zip(created, nodes):
-            domain = normalize_domain(inner.domain)
-            opset = opsets.get(domain, node.opset if domain == node.domain else 1)
-            failure = convert_node(OnnxNode(op, inner.op_type, domain, opset, "torch-onnx"))
+        for op, inner in created:
+            failure = _convert_body_op(node, op, inner, opsets)
             if failure is not None:
                 raise UnsupportedNode(f"in its function body: {failure.message}")
             converted_count += 1
@@ -494,5 +533,5 @@ def expand_function(node: OnnxNode):
         if placeholder is not None:
             placeholder.erase()
         # On failure the node stays as it was: drop the body ops not converted yet.
-        for op in reversed(created[converted_count:]):
+        for op, _ in reversed(created[converted_count:]):
             op.erase()
