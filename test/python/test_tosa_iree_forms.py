@@ -1,8 +1,8 @@
 """TOSA forms IREE takes, for ops whose default TOSA form it refuses; each model is compiled to
 TOSA, run on the reference runner and on IREE, and compared with onnxruntime.
 
-- ScatterND without reduction is a row gather on TOSA (conversion/onnx_to_torch/indexing.py):
-  torch-mlir's `tosa.scatter` becomes a loop of one-element copies, and when all its operands
+- ScatterND and ScatterElements without reduction are a row gather on TOSA
+  (conversion/onnx_to_torch/indexing.py): torch-mlir's `tosa.scatter` becomes a loop of one-element copies, and when all its operands
   are constant (T5's causal mask) IREE hoists the loop into an initializer where its stream
   pipeline stops with "maximum iteration count exceeded in fixed point pipeline".
 - A gather of int64 values is two gathers of int32 halves (transforms/tosa_wide_gathers.py):
@@ -75,6 +75,33 @@ def run_time_scatter_nd_elements():
     return _model(nodes, inputs, {"y": TensorProto.INT64}, {}), list(inputs.values())
 
 
+def constant_scatter_elements():
+    """As constant_scatter_nd, with ScatterElements along axis 1 (every operand constant)."""
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    indices = np.array([[3, 0], [1, -1], [2, 2]], np.int64)
+    updates = -np.arange(6, dtype=np.float32).reshape(3, 2) - 1
+    nodes = [
+        helper.make_node("Mul", ["data", "two"], ["doubled"]),
+        helper.make_node("ScatterElements", ["doubled", "indices", "updates"], ["scattered"], axis=1),
+        helper.make_node("Mul", ["scattered", "two"], ["scaled"]),
+        helper.make_node("Add", ["scaled", "x"], ["y"]),
+    ]
+    initializers = {"data": data, "two": np.array(2, np.float32), "indices": indices, "updates": updates}
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    return _model(nodes, {"x": x}, {"y": TensorProto.FLOAT}, initializers), [x]
+
+
+def run_time_scatter_elements():
+    """Indices smaller than data on both dims, axis 0, int64 values beyond int32; element [0, 1]
+    is written twice (the last update wins)."""
+    data = np.arange(20, dtype=np.int64).reshape(4, 5) * 3_000_000_000
+    indices = np.array([[1, 3, 0], [-1, 3, 2]], np.int64)
+    updates = np.array([[-1, -2, -3], [-4, -(2**40), -6]], np.int64)
+    nodes = [helper.make_node("ScatterElements", ["data", "indices", "updates"], ["y"], axis=0)]
+    inputs = {"data": data, "indices": indices, "updates": updates}
+    return _model(nodes, inputs, {"y": TensorProto.INT64}, {}), list(inputs.values())
+
+
 _WIDE = np.array([[1, -1], [2**31, -(2**31) - 1], [5_000_000_000, -5_000_000_000], [2**63 - 1, -(2**63)],
                   [0, 2**32]], np.int64)
 
@@ -95,7 +122,8 @@ def gather_elements_int64():
 
 
 MODELS = {function.__name__: function for function in (
-    constant_scatter_nd, run_time_scatter_nd_rows, run_time_scatter_nd_elements, gather_int64, gather_elements_int64)}
+    constant_scatter_nd, run_time_scatter_nd_rows, run_time_scatter_nd_elements, constant_scatter_elements,
+    run_time_scatter_elements, gather_int64, gather_elements_int64)}
 
 
 def _onnxruntime(model: onnx.ModelProto, arrays: list) -> list:

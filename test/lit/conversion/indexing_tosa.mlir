@@ -34,3 +34,19 @@ module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
     return %0 : !torch.vtensor<[4,3,2],f32>
   }
 }
+
+// -----
+
+// ScatterElements the same way, one element a row: the flat offset of update [i, j] along axis 1
+// of a [3,4] tensor is indices[i, j] + 4 i (the literal [[0], [4], [8]]).
+// CHECK-LABEL: func.func @scatter_elements_for_tosa
+// CHECK-NOT: torch.aten.scatter
+// CHECK: torch.vtensor.literal(dense<{{\[\[}}0, 0], [4, 4], [8, 8]]> : tensor<3x2xsi64>)
+// CHECK: torch.aten.eq.Tensor {{.*}} -> !torch.vtensor<[6,12],i1>
+// CHECK: torch.aten.index_select {{.*}} -> !torch.vtensor<[12,1],f32>
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @scatter_elements_for_tosa(%data: !torch.vtensor<[3,4],f32>, %indices: !torch.vtensor<[3,2],si64>, %updates: !torch.vtensor<[3,2],f32>) -> !torch.vtensor<[3,4],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+    %0 = torch.operator "onnx.ScatterElements"(%data, %indices, %updates) {torch.onnx.axis = 1 : si64} : (!torch.vtensor<[3,4],f32>, !torch.vtensor<[3,2],si64>, !torch.vtensor<[3,2],f32>) -> !torch.vtensor<[3,4],f32>
+    return %0 : !torch.vtensor<[3,4],f32>
+  }
+}

@@ -250,7 +250,32 @@ def _scatter_elements(node: OnnxNode, b: TorchBuilder, reduction: str):
     data, indices, updates = node.input(0), node.input(1), node.input(2)
     axis = node.axis(node.attr_int("axis"), node.rank(0))
     indices = _normalize_indices(b, indices, b.dim(data, axis))
+    if reduction == "none" and node.target == "tosa":
+        written = _elements_written_by_gather(b, data, axis, indices, updates)
+        if written is not None:
+            return written
     return _scatter_along(node, b, node.result_type(), data, axis, indices, updates, reduction)
+
+
+def _elements_written_by_gather(b: TorchBuilder, data, axis: int, indices, updates):
+    """ScatterElements as ScatterND of single elements on TOSA (`_rows_written_by_gather`): each
+    update's flat offset into data is indices * stride(axis) plus its own coordinates on the other
+    dims (a literal). None (keep the scatter) for dynamic sizes or above MASKED_SCATTER_LIMIT pairs."""
+    data_sizes, index_sizes = b.info(data).sizes, b.info(indices).sizes
+    if None in data_sizes or None in index_sizes or not data_sizes:
+        return None
+    count, total = int(np.prod(index_sizes, dtype=np.int64)), int(np.prod(data_sizes, dtype=np.int64))
+    if count * total > MASKED_SCATTER_LIMIT:
+        return None
+    strides = [int(np.prod(data_sizes[d + 1:], dtype=np.int64)) for d in range(len(data_sizes))]
+    others = sum(np.arange(size, dtype=np.int64).reshape([-1 if d == dim else 1 for d in range(len(index_sizes))])
+                 * strides[dim] for dim, size in enumerate(index_sizes) if dim != axis)
+    offset = b.op("aten.mul.Scalar", indices.type, indices, b.constant_int(strides[axis]))
+    if len(index_sizes) > 1:
+        offset = b.binary("aten.add.Tensor", offset, b.literal(np.broadcast_to(others, index_sizes), "si64"))
+    table = b.reshape(data, [total, 1])
+    written = _rows_written_by_gather(b, table, b.flatten(offset), b.reshape(updates, [count, 1]))
+    return None if written is None else b.reshape(written, data_sizes)
 
 
 @converts("Scatter", since=9)
