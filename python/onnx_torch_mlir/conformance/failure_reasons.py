@@ -259,11 +259,6 @@ RULES: tuple[Rule, ...] = (
         case="node/test_sequence_map_*_expanded",
         message=r"convert-onnx-to-torch: loc\(\"Sequence(Insert|At):SequenceMap_",
     ),
-    Rule(
-        NOT_YET_SUPPORTED,
-        "Resize with antialias needs constant scales or sizes (the number of taps depends on the scale)",
-        message=r"\(Resize, domain .*antialias=1 needs constant scales or sizes",
-    ),
     Rule(NOT_YET_SUPPORTED, "no conversion yet", message=r"has no conversion to torch yet"),
     Rule(
         UPSTREAM_BUG,

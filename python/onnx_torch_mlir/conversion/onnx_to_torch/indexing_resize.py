@@ -351,8 +351,6 @@ def _static_plan(node: OnnxNode, b: TorchBuilder, options: _Options, rank: int, 
             trivial_roi = plan.roi is None or (math.isclose(plan.roi[0], 0.0) and math.isclose(plan.roi[1], 1.0))
             if math.isclose(plan.scale, 1.0) and plan.out_length == plan.in_length and trivial_roi:
                 continue  # identity, as in onnx.reference
-        elif options.antialias:
-            node.fail("antialias=1 needs constant scales or sizes (the number of taps depends on the scale)")
         plans.append(plan)
     return plans
 
@@ -417,13 +415,14 @@ def _axis_taps(xp, options: _Options, plan: _AxisPlan, y):
     """([(indices, weights)], extrapolated) along one axis, per ONNX: the taps of x_original
     start left of it (at x - 1 when x is an integer, so the ratio to the left one is in (0, 1]),
     clamp to the edge, and exclude_outside drops and renormalizes those outside. Weights None
-    mean 1. Antialias (numpy only) widens the taps by 1 / scale when downsampling."""
+    mean 1. Antialias widens the taps by 1 / scale when downsampling (zero weights past the filter)."""
     x, extrapolated = _source_coordinates(options, plan, y)
     base = xp.floor(x)
     integral = x == base
     base = xp.where(integral, x - 1, base)
     ratio = x - base
-    scale = min(plan.scale, 1.0) if options.antialias else 1.0
+    run_time = options.antialias and isinstance(plan.scale, TorchArray)
+    scale = (xp.clip(plan.scale, 0.0, 1.0) if run_time else min(plan.scale, 1.0)) if options.antialias else 1.0
     if options.mode == "nearest":  # the right neighbour, or the left one (an integer x is the right one)
         if options.nearest_mode == "ceil":
             offset = 1.0
@@ -434,7 +433,8 @@ def _axis_taps(xp, options: _Options, plan: _AxisPlan, y):
         taps = [(base + offset, None)]
     else:
         reach = 1 if options.mode == "linear" else 2
-        start = math.floor(-reach / scale) + 1
+        # a run-time scale gave the declared m = floor(n s) (or round(n s)): s >= (m - 0.5) / n bounds the taps
+        start = math.floor(-reach / (min(max(plan.out_length - 0.5, 0.5) / max(plan.in_length, 1), 1.0) if run_time else scale)) + 1
         taps = []
         for offset in range(start, 2 - start):
             distance = (offset - ratio) * scale
