@@ -158,7 +158,9 @@ def _conv_transpose(node, b, x, weight, bias, kernel, strides, dilations, output
     x_sizes, weight_sizes = list(b.info(x).sizes), list(b.info(weight).sizes)
     count = len(kernel)
     element = node.result_info().element
-    padding = [max(0, min(p, q)) for p, q in zip(begins, ends)]
+    # The common padding, not beyond where output_padding extends the end: the rows it would
+    # crop there hold contributions that the extension must keep.
+    padding = [max(0, min(p, q - op)) for p, q, op in zip(begins, ends, output_padding)]
     torch_fits = all(
         p == q >= 0 and op < max(s, d) for p, q, op, s, d in zip(begins, ends, output_padding, strides, dilations)
     )
