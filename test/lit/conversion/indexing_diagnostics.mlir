@@ -31,8 +31,6 @@ func.func @refused_resize(%x: !torch.vtensor<[1,1,4,4],f32>, %roi: !torch.vtenso
   %5 = torch.operator "onnx.Resize"(%x, %none, %scales) {torch.onnx.mode = "area"} : (!torch.vtensor<[1,1,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,?,?,?],f32>
   // CHECK: indexing_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (Resize, domain 'ai.onnx', opset 19): input X needs rank >= 3 (batch, channel, spatial...), has rank 1
   %6 = torch.operator "onnx.Resize"(%v, %none, %scales) : (!torch.vtensor<[4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[?],f32>
-  // CHECK: indexing_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (Resize, domain 'ai.onnx', opset 19): antialias=1 needs constant scales or sizes (the number of taps depends on the scale)
-  %7 = torch.operator "onnx.Resize"(%x, %none, %scales) {torch.onnx.antialias = 1 : si64, torch.onnx.mode = "linear"} : (!torch.vtensor<[1,1,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,2,2],f32>
   %half = torch.vtensor.literal(dense<[1.0, 1.0, 0.5, 0.5]> : tensor<4xf32>) : !torch.vtensor<[4],f32>
   // CHECK: indexing_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (Resize, domain 'ai.onnx', opset 19): mode 'linear' on ui8 input: interpolation needs a float input
   %8 = torch.operator "onnx.Resize"(%xi, %none, %half) {torch.onnx.mode = "linear"} : (!torch.vtensor<[1,1,4,4],ui8>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,2,2],ui8>
