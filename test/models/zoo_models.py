@@ -377,6 +377,8 @@ def build_torch_export(directory: Path, architecture: str, exporter: str, dynami
         module = _select_outputs(model.eval(), list(example), output_names)
     example = {name: torch.from_numpy(value) for name, value in example.items()}
     axes = _dynamic_axes(architecture) if dynamic else None
+    if axes and (architecture, exporter) in _SPATIAL_SIZES_SPECIALIZED:
+        axes = {name: {0: dims[0]} for name, dims in axes.items()}
     with torch.no_grad():
         return _export_torch_module(module, example, directory / "model.onnx", exporter, axes, output_names)
 
@@ -388,9 +390,19 @@ def build_torch_export(directory: Path, architecture: str, exporter: str, dynami
 _SIZES_BAKED_BY_TRACING = {("gpt2", "torchscript"), ("llama", "torchscript"), ("whisper", "torchscript")}
 
 
+# Dynamo exports that specialize the image size: torch.export guards MobileNetV2's TensorFlow-style
+# padding (computed in Python from the input's size) and fixes height and width to the example's,
+# so only the batch is dynamic; they are tested at the example's image size and the test batch.
+_SPATIAL_SIZES_SPECIALIZED = {("mobilenetv2", "dynamo")}
+
+
 def inputs_for_torch_export(rng: np.random.Generator, architecture: str, exporter: str, dynamic: bool) -> dict:
     at_export = not dynamic or (architecture, exporter) in _SIZES_BAKED_BY_TRACING
-    return _architecture_inputs(rng, architecture, _sizes(architecture, at_export=at_export))
+    sizes = _sizes(architecture, at_export=at_export)
+    if dynamic and (architecture, exporter) in _SPATIAL_SIZES_SPECIALIZED:
+        exported = _sizes(architecture, at_export=True)
+        sizes = {**sizes, "height": exported["height"], "width": exported["width"]}
+    return _architecture_inputs(rng, architecture, sizes)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -546,6 +558,8 @@ _BAKED_SIZES = (
 _EXPORT_NOTES = {
     **{f"{architecture}-torchscript-static": _TRACED_MASK for architecture in ("gpt2", "llama", "whisper")},
     **{f"{architecture}-torchscript-dynamic": _TRACED_MASK + _BAKED_SIZES for architecture in ("gpt2", "llama", "whisper")},
+    "mobilenetv2-dynamo-dynamic": "torch.export specializes the image size (MobileNetV2's TensorFlow-style "
+    "padding is computed in Python from it), so only the batch is dynamic",
     "mobilenetv2-torchscript-dynamic": "the TorchScript exporter bakes MobileNetV2's TensorFlow-style padding for "
     "the 64x64 example into the graph, so at other sizes the ONNX model (and onnxruntime) differs from PyTorch; "
     "the zoo judges the ONNX model's semantics",
@@ -566,7 +580,8 @@ def _torch_exports() -> list[ZooModel]:
         for exporter in ("torchscript", "dynamo"):
             for dynamic in (False, True):
                 name = f"{architecture}-{exporter}-{'dynamic' if dynamic else 'static'}"
-                what = "batch" if architecture == "vit" else ("image size" if family == "vision" else "sequence")
+                batch_only = architecture == "vit" or (architecture, exporter) in _SPATIAL_SIZES_SPECIALIZED
+                what = "batch" if batch_only else ("image size" if family == "vision" else "sequence")
                 tested = "at the export sizes" if (architecture, exporter) in _SIZES_BAKED_BY_TRACING else "at other sizes"
                 rtol, atol = _TOLERANCES.get(architecture, (1e-3, 1e-4))
                 models.append(ZooModel(
