@@ -68,6 +68,25 @@ def test_dynamic_batch_alone_keeps_the_convolution():
     assert_matches(compile_for_cpu(module, input_dialect="stablehlo")(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
 
 
+def test_grouped_convolution_on_a_dynamic_batch_is_rewritten():
+    """A depthwise convolution on a dynamic batch alone (MobileNetV2 exported by torch.export, which
+    fixes the image size): neither consumer lowers a grouped `stablehlo.convolution` with a dynamic
+    dim, so it is rewritten like a dynamic image size."""
+    model = _conv_model(8, 8, (3, 3), 8, {"pads": [1, 1, 1, 1]})
+    model.graph.input[0].type.tensor_type.shape.dim[2].dim_value = 7
+    model.graph.input[0].type.tensor_type.shape.dim[3].dim_value = 5
+    module = onnx_torch_mlir.compile(model, output_type="stablehlo")
+    assert "stablehlo.convolution" not in str(module)
+    consumers = [compile_for_cpu(module, input_dialect="stablehlo")]
+    iree = pytest.importorskip("onnx_torch_mlir.runtime.iree")
+    consumers.append(iree.compile_with_iree(module, "stablehlo"))
+    rng = np.random.default_rng(3)
+    for batch in (2, 1):
+        x = rng.standard_normal((batch, 8, 7, 5)).astype(np.float32)
+        for run in consumers:
+            assert_matches(run(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
+
+
 # (op, attributes): torch-mlir lowers max and average pools to `stablehlo.reduce_window`
 # (count_include_pad as a convolution of the input reshaped to one channel by a ones kernel).
 POOLS = {
