@@ -95,9 +95,10 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         HARNESS_LIMIT,
-        "the runner's StableHLO-to-Linalg lowering rejects a uint64 sort comparator "
-        "('comparator block argument #0 should be of type tensor<i64>')",
-        message=r"lowering the stablehlo program to LLVM failed: .*comparator block argument",
+        "the runner's lowering of a uint64 `stablehlo.sort` (runtime/stablehlo_sort.py) extracts an unsigned "
+        "element as a signless one ('tensor.extract' op failed to verify that result type matches element type)",
+        message=r"lowering the stablehlo program to LLVM failed: .*'tensor.extract' op failed to verify",
+        case="node/test_top_k_uint64",
         backends=(STABLEHLO,),
     ),
     # --- upstream bugs: the case id is the reproducer
@@ -244,6 +245,21 @@ RULES: tuple[Rule, ...] = (
         "expanded function bodies (AffineGrid, RotaryEmbedding) whose values lose static ranks or shapes after ONNX "
         "shape inference; the conversion needs them",
         message=r"needs a static rank|without 'axes', needs static dims|'input' must be a consta",
+    ),
+    Rule(
+        NOT_YET_SUPPORTED,
+        "expanded AffineGrid: Ifs of its body (2-D or 3-D, align_corners) whose branches give results of different "
+        "ranks or sizes are not decided at conversion time, and torch carries no If result whose rank differs "
+        "between branches (on TOSA, a size that differs is a run-time size)",
+        case="node/test_affine_grid_*_expanded",
+        message=r"has different ranks|needs the run-time size",
+    ),
+    Rule(
+        BACKEND_CANNOT_EXPRESS,
+        "a Loop whose scan outputs grow by a row per iteration with a run-time trip count: a carried tensor whose "
+        "size changes at run time, which torch-mlir's TOSA lowering cannot take",
+        message=r"on tosa this Loop is a while loop, and its scan out",
+        backends=(TOSA,),
     ),
     Rule(
         NOT_YET_SUPPORTED,
