@@ -27,6 +27,7 @@ from torch_mlir import ir
 from torch_mlir._mlir_libs import _stablehlo
 
 from onnx_torch_mlir.ir_walk import ops_named
+from onnx_torch_mlir.runtime.tensor_building import create, dim_size, index_constant
 
 _ULT = 6  # arith.cmpi predicate: unsigned less than (a negative index is a large unsigned one)
 
@@ -90,7 +91,7 @@ def _loop_nest(scatter: _Scatter, depth: int, update_index: list, accumulated: i
         return _combine_one_update(scatter, update_index, accumulated, ip)
     loop = ir.Operation.create(
         "scf.for", results=[accumulated.type], regions=1, ip=ip,
-        operands=[_index(0, ip), _size(scatter.updates, depth, ip), _index(1, ip), accumulated])
+        operands=[index_constant(0, ip), dim_size(scatter.updates, depth, ip), index_constant(1, ip), accumulated])
     block = loop.regions[0].blocks.append(ir.IndexType.get(), accumulated.type)
     body = ir.InsertionPoint(block)
     inner = _loop_nest(scatter, depth + 1, update_index + [block.arguments[0]], block.arguments[1], body)
@@ -102,9 +103,9 @@ def _combine_one_update(scatter: _Scatter, update_index: list, accumulated: ir.V
     operand_index = _operand_index(scatter, update_index, ip)
     inside = None
     for dim, position in enumerate(operand_index):
-        below = _create("arith.cmpi", [position, _size(scatter.operand, dim, ip)], ir.IntegerType.get_signless(1), ip,
+        below = create("arith.cmpi", [position, dim_size(scatter.operand, dim, ip)], ir.IntegerType.get_signless(1), ip,
                         predicate=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _ULT))
-        inside = below if inside is None else _create("arith.andi", [inside, below], below.type, ip)
+        inside = below if inside is None else create("arith.andi", [inside, below], below.type, ip)
     if inside is None:  # a 0-d operand: always inside
         return _updated(scatter, update_index, operand_index, accumulated, ip)
     branch = ir.Operation.create("scf.if", results=[accumulated.type], operands=[inside], regions=2, ip=ip)
@@ -121,17 +122,17 @@ def _operand_index(scatter: _Scatter, update_index: list, ip) -> list:
     """The operand index an update element goes to (module docstring)."""
     scatter_dims = [d for d in range(scatter.updates.type.rank) if d not in scatter.update_window_dims]
     batch_index = [update_index[d] for d in scatter_dims]
-    starts = [_index(0, ip) for _ in range(scatter.operand.type.rank)]
+    starts = [index_constant(0, ip) for _ in range(scatter.operand.type.rank)]
     for component, operand_dim in enumerate(scatter.operand_dims_of_index):
         position = list(batch_index)
         if scatter.index_vector_dim < scatter.indices.type.rank:
-            position.insert(scatter.index_vector_dim, _index(component, ip))
-        value = _create("tensor.extract", [scatter.indices] + position, scatter.indices.type.element_type, ip)
-        starts[operand_dim] = _create("arith.index_cast", [value], ir.IndexType.get(), ip)
+            position.insert(scatter.index_vector_dim, index_constant(component, ip))
+        value = create("tensor.extract", [scatter.indices] + position, scatter.indices.type.element_type, ip)
+        starts[operand_dim] = create("arith.index_cast", [value], ir.IndexType.get(), ip)
     window_operand_dims = [d for d in range(scatter.operand.type.rank) if d not in scatter.inserted_window_dims]
     full = list(starts)
     for window_dim, operand_dim in zip(scatter.update_window_dims, window_operand_dims):
-        full[operand_dim] = _create("arith.addi", [starts[operand_dim], update_index[window_dim]],
+        full[operand_dim] = create("arith.addi", [starts[operand_dim], update_index[window_dim]],
                                     ir.IndexType.get(), ip)
     return full
 
@@ -140,9 +141,9 @@ def _updated(scatter: _Scatter, update_index: list, operand_index: list, accumul
     """`accumulated` with the element at `operand_index` combined with the update (the region, moved here)."""
     element_type = scatter.operand.type.element_type
     scalar_type = ir.RankedTensorType.get([], element_type)
-    current = _create("tensor.extract", [accumulated] + operand_index, element_type, ip)
-    update = _create("tensor.extract", [scatter.updates] + update_index, element_type, ip)
-    arguments = [_create("tensor.from_elements", [value], scalar_type, ip) for value in (current, update)]
+    current = create("tensor.extract", [accumulated] + operand_index, element_type, ip)
+    update = create("tensor.extract", [scatter.updates] + update_index, element_type, ip)
+    arguments = [create("tensor.from_elements", [value], scalar_type, ip) for value in (current, update)]
     block = scatter.op.regions[0].blocks[0]
     for argument, value in zip(block.arguments, arguments):
         argument.replace_all_uses_with(value)
@@ -152,20 +153,5 @@ def _updated(scatter: _Scatter, update_index: list, operand_index: list, accumul
     for operation in operations[:-1]:
         operation.move_after(anchor)
         anchor = operation
-    combined = _create("tensor.extract", [terminator.operands[0]], element_type, ip)
-    return _create("tensor.insert", [combined, accumulated] + operand_index, accumulated.type, ip)
-
-
-def _create(name: str, operands: list, result_type: ir.Type, ip, **attributes) -> ir.Value:
-    return ir.Operation.create(name, results=[result_type], operands=operands, attributes=attributes, ip=ip).results[0]
-
-
-def _index(value: int, ip) -> ir.Value:
-    index = ir.IndexType.get()
-    return _create("arith.constant", [], index, ip, value=ir.IntegerAttr.get(index, value))
-
-
-def _size(tensor: ir.Value, dim: int, ip) -> ir.Value:
-    if not tensor.type.is_dynamic_dim(dim):
-        return _index(tensor.type.get_dim_size(dim), ip)
-    return _create("tensor.dim", [tensor, _index(dim, ip)], ir.IndexType.get(), ip)
+    combined = create("tensor.extract", [terminator.operands[0]], element_type, ip)
+    return create("tensor.insert", [combined, accumulated] + operand_index, accumulated.type, ip)

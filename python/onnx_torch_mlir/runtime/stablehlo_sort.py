@@ -20,6 +20,7 @@ numbers, not for speed. A comparator with nested regions or values from outside 
 from torch_mlir import ir
 
 from onnx_torch_mlir.ir_walk import ops_named
+from onnx_torch_mlir.runtime.tensor_building import create, dim_size, index_constant
 
 _SLT = 2  # arith.cmpi predicate: signed less than
 
@@ -70,7 +71,7 @@ def _loop_nest(op, dimension: int, depth: int, position: list, carried: list, ip
         return _place_one_element(op, dimension, position, carried, ip)
     loop = ir.Operation.create(
         "scf.for", results=[value.type for value in carried], regions=1, ip=ip,
-        operands=[_index(0, ip), _size(operand, depth, ip), _index(1, ip)] + carried)
+        operands=[index_constant(0, ip), dim_size(operand, depth, ip), index_constant(1, ip)] + carried)
     block = loop.regions[0].blocks.append(ir.IndexType.get(), *[value.type for value in carried])
     body = ir.InsertionPoint(block)
     inner = _loop_nest(op, dimension, depth + 1, position + [block.arguments[0]], list(block.arguments[1:]), body)
@@ -81,32 +82,33 @@ def _loop_nest(op, dimension: int, depth: int, position: list, carried: list, ip
 def _place_one_element(op, dimension: int, position: list, carried: list, ip) -> list:
     """The results with the operands' elements at `position` inserted at their rank."""
     index_type = ir.IndexType.get()
-    elements = [_create("tensor.extract", [operand] + position, operand.type.element_type, ip)
+    elements = [create("tensor.extract", [operand] + position, operand.type.element_type, ip)
                 for operand in op.operands]
     loop = ir.Operation.create(
         "scf.for", results=[index_type], regions=1, ip=ip,
-        operands=[_index(0, ip), _size(op.operands[0], dimension, ip), _index(1, ip), _index(0, ip)])
+        operands=[index_constant(0, ip), dim_size(op.operands[0], dimension, ip), index_constant(1, ip),
+                  index_constant(0, ip)])
     block = loop.regions[0].blocks.append(index_type, index_type)
     body = ir.InsertionPoint(block)
     j, count = block.arguments
     other_position = list(position)
     other_position[dimension] = j
-    others = [_create("tensor.extract", [operand] + other_position, operand.type.element_type, body)
+    others = [create("tensor.extract", [operand] + other_position, operand.type.element_type, body)
               for operand in op.operands]
     j_less = _compare(op, others, elements, body)
     i_less = _compare(op, elements, others, body)
     i1 = ir.IntegerType.get_signless(1)
-    j_first = _create("arith.cmpi", [j, position[dimension]], i1, body,
+    j_first = create("arith.cmpi", [j, position[dimension]], i1, body,
                       predicate=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _SLT))
-    true = _create("arith.constant", [], i1, body, value=ir.IntegerAttr.get(i1, 1))
-    tie_before = _create("arith.andi", [j_first, _create("arith.xori", [i_less, true], i1, body)], i1, body)
-    before = _create("arith.ori", [j_less, tie_before], i1, body)
-    counted = _create("arith.select", [before, _create("arith.addi", [count, _index(1, body)], index_type, body),
+    true = create("arith.constant", [], i1, body, value=ir.IntegerAttr.get(i1, 1))
+    tie_before = create("arith.andi", [j_first, create("arith.xori", [i_less, true], i1, body)], i1, body)
+    before = create("arith.ori", [j_less, tie_before], i1, body)
+    counted = create("arith.select", [before, create("arith.addi", [count, index_constant(1, body)], index_type, body),
                                        count], index_type, body)
     ir.Operation.create("scf.yield", operands=[counted], ip=body)
     target = list(position)
     target[dimension] = loop.results[0]
-    return [_create("tensor.insert", [element, result] + target, result.type, ip)
+    return [create("tensor.insert", [element, result] + target, result.type, ip)
             for element, result in zip(elements, carried)]
 
 
@@ -118,7 +120,7 @@ def _compare(op, lhs: list, rhs: list, ip) -> ir.Value:
     for left, right in zip(lhs, rhs):
         arguments += [left, right]
     for argument, scalar in zip(block.arguments, arguments):
-        values[argument] = _create("tensor.from_elements", [scalar], argument.type, ip)
+        values[argument] = create("tensor.from_elements", [scalar], argument.type, ip)
     operations = list(block.operations)
     for operation in operations[:-1]:
         copy = ir.Operation.create(
@@ -128,19 +130,4 @@ def _compare(op, lhs: list, rhs: list, ip) -> ir.Value:
         for result, copied in zip(operation.results, copy.results):
             values[result] = copied
     verdict = values[operations[-1].operands[0]]
-    return _create("tensor.extract", [verdict], ir.IntegerType.get_signless(1), ip)
-
-
-def _create(name: str, operands: list, result_type: ir.Type, ip, **attributes) -> ir.Value:
-    return ir.Operation.create(name, results=[result_type], operands=operands, attributes=attributes, ip=ip).results[0]
-
-
-def _index(value: int, ip) -> ir.Value:
-    index = ir.IndexType.get()
-    return _create("arith.constant", [], index, ip, value=ir.IntegerAttr.get(index, value))
-
-
-def _size(tensor: ir.Value, dim: int, ip) -> ir.Value:
-    if not tensor.type.is_dynamic_dim(dim):
-        return _index(tensor.type.get_dim_size(dim), ip)
-    return _create("tensor.dim", [tensor, _index(dim, ip)], ir.IndexType.get(), ip)
+    return create("tensor.extract", [verdict], ir.IntegerType.get_signless(1), ip)

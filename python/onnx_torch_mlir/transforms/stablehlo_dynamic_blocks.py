@@ -66,13 +66,8 @@ def convolution_blocks(emit: Emitter, padded: ir.Value, kernel: list[int], batch
     form's (`[N, OUT..., (G,) K*C/G]`: offsets row-major, then channels), and the output sizes.
     `padded` is `[N, P..., C]`."""
     count = len(kernel)
-    channels = padded.type.get_dim_size(count + 1)
-    if batched:  # [N, P..., C] -> [N, P..., G, C/G]
-        reassociation = [[d] for d in range(count + 1)] + [[count + 1, count + 2]]
-        shape = list(padded.type.shape[:-1]) + [groups, channels // groups]
-        sizes = [emit.size(padded, d) for d in range(count + 1)]
-        padded = emit.expand(padded, reassociation, shape, sizes + [emit.index_constant(groups),
-                                                                    emit.index_constant(channels // groups)])
+    if batched:
+        padded = emit.split_channels(padded, groups)
     trailing = padded.type.rank - count - 1
     blocks, window_axes, outputs = blocked(emit, padded, [1, *kernel] + [1] * trailing)
     rank = blocks.type.rank

@@ -190,13 +190,8 @@ def _patches(emit: Emitter, padded: ir.Value, groups: int, batched: bool, output
              dilations) -> ir.Value:
     """The windows of every kernel offset, concatenated along the channels: [N, OUT..., (G,) K*C/G]."""
     count = len(kernel)
-    channels = padded.type.get_dim_size(count + 1)
-    if batched:  # [N, P..., C] -> [N, P..., G, C/G]
-        reassociation = [[d] for d in range(count + 1)] + [[count + 1, count + 2]]
-        shape = list(padded.type.shape[:-1]) + [groups, channels // groups]
-        sizes = [emit.size(padded, d) for d in range(count + 1)]
-        padded = emit.expand(padded, reassociation, shape, sizes + [emit.index_constant(groups),
-                                                                    emit.index_constant(channels // groups)])
+    if batched:
+        padded = emit.split_channels(padded, groups)
     if all(k == 1 and s == 1 for k, s in zip(kernel, strides)):
         return padded  # the one window of a 1x1 kernel at stride 1 is the whole input
     trailing = list(range(count + 1, padded.type.rank))

@@ -86,6 +86,16 @@ class Emitter:
                            [value, *dynamic], reassociation=ir.Attribute.parse(str(reassociation)),
                            static_output_shape=ir.DenseI64ArrayAttr.get(shape))
 
+    def split_channels(self, value: ir.Value, groups: int) -> ir.Value:
+        """Channels last split into groups: `[N, P..., C]` -> `[N, P..., G, C/G]`."""
+        count = value.type.rank - 2
+        channels = value.type.get_dim_size(count + 1)
+        reassociation = [[d] for d in range(count + 1)] + [[count + 1, count + 2]]
+        shape = list(value.type.shape[:-1]) + [groups, channels // groups]
+        sizes = [self.size(value, d) for d in range(count + 1)]
+        return self.expand(value, reassociation, shape,
+                           sizes + [self.index_constant(groups), self.index_constant(channels // groups)])
+
     def window(self, value: ir.Value, offsets: list[int], sizes: list[tuple[int, ir.Value]],
                strides: list[int]) -> ir.Value:
         """`tensor.extract_slice` at static offsets and strides; `sizes` are (static or DYNAMIC, index
