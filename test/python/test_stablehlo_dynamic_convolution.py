@@ -39,15 +39,19 @@ def _conv_model(in_channels, out_channels, kernel, groups, attributes):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
+def _both_consumers(module):
+    """The StableHLO module compiled by the reference runner and by IREE."""
+    iree = pytest.importorskip("onnx_torch_mlir.runtime.iree")
+    return [compile_for_cpu(module, input_dialect="stablehlo"), iree.compile_with_iree(module, "stablehlo")]
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_dynamic_image_size_convolution_on_both_consumers(case):
     in_channels, out_channels, kernel, groups, attributes = CASES[case]
     model = _conv_model(in_channels, out_channels, kernel, groups, attributes)
     module = onnx_torch_mlir.compile(model, output_type="stablehlo")
     assert "stablehlo.convolution" not in str(module)
-    consumers = [compile_for_cpu(module, input_dialect="stablehlo")]
-    iree = pytest.importorskip("onnx_torch_mlir.runtime.iree")
-    consumers.append(iree.compile_with_iree(module, "stablehlo"))
+    consumers = _both_consumers(module)
     rng = np.random.default_rng(1)
     for batch, height, width in SIZES:
         x = rng.standard_normal((batch, in_channels, height, width)[: 2 + len(kernel)]).astype(np.float32)
@@ -77,9 +81,7 @@ def test_grouped_convolution_on_a_dynamic_batch_is_rewritten():
     model.graph.input[0].type.tensor_type.shape.dim[3].dim_value = 5
     module = onnx_torch_mlir.compile(model, output_type="stablehlo")
     assert "stablehlo.convolution" not in str(module)
-    consumers = [compile_for_cpu(module, input_dialect="stablehlo")]
-    iree = pytest.importorskip("onnx_torch_mlir.runtime.iree")
-    consumers.append(iree.compile_with_iree(module, "stablehlo"))
+    consumers = _both_consumers(module)
     rng = np.random.default_rng(3)
     for batch in (2, 1):
         x = rng.standard_normal((batch, 8, 7, 5)).astype(np.float32)
@@ -109,9 +111,7 @@ def test_dynamic_image_size_pool_on_both_consumers(case):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     module = onnx_torch_mlir.compile(model, output_type="stablehlo")
     assert "stablehlo.reduce_window" not in str(module)
-    consumers = [compile_for_cpu(module, input_dialect="stablehlo")]
-    iree = pytest.importorskip("onnx_torch_mlir.runtime.iree")
-    consumers.append(iree.compile_with_iree(module, "stablehlo"))
+    consumers = _both_consumers(module)
     rng = np.random.default_rng(3)
     for batch, height, width in SIZES:
         x = rng.standard_normal((batch, 3, height, width)).astype(np.float32)
