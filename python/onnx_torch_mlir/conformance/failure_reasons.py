@@ -145,9 +145,17 @@ RULES: tuple[Rule, ...] = (
          "float32 bits). Reproducer: `torch.aten.view.dtype %ui8, %int44 -> !torch.vtensor<[4],f8E8M0FNU>` through "
          "torch-backend-to-linalg-on-tensors-backend-pipeline: failed to legalize 'torch.constant.int' 44",
          message=r"a cast to float8e8m0 is not supported"),
-    Rule(NOT_YET_SUPPORTED, "a Loop carrying a sequence with a run-time trip count: torch-mlir lowers no list carried "
-         "by a loop, so the Loop is unrolled, which needs the count at conversion time",
-         message=r"a Loop that carries a sequence"),
+    Rule(
+        NOT_REPRESENTABLE,
+        "a graph output that is a sequence of run-time length whose elements differ in shape (node/test_loop13_seq: "
+        "a Loop with a run-time trip count appends x[:i+1]; node/test_loop16_seq_none: the same on an optional "
+        "sequence input; node/test_split_to_sequence_1: a run-time 'split' sets how many parts there are): a "
+        "compiled function returns a fixed number of tensors (torch's backend contract has no list at a function "
+        "boundary), and no single tensor holds elements of different shapes",
+        case="node/test_*_seq*",
+        message=r"a Loop that carries a sequence|\(OptionalHasElement, domain .*not known at compile time|"
+        r"\(SplitToSequence, domain .*'split' must be a constant",
+    ),
     Rule(NOT_REPRESENTABLE, "float8e8m0 results: the Torch dialect has no float8e8m0 dtype", message=r"names ONNX data type 24,"),
     Rule(
         NOT_REPRESENTABLE,
@@ -241,18 +249,34 @@ RULES: tuple[Rule, ...] = (
         message=r"loc\(\"Scan:.*'torch\.tensor_static_info_cast' op .*cast incompatible",
     ),
     Rule(
-        NOT_YET_SUPPORTED,
-        "expanded function bodies (AffineGrid, RotaryEmbedding) whose values lose static ranks or shapes after ONNX "
-        "shape inference; the conversion needs them",
-        message=r"needs a static rank|without 'axes', needs static dims|'input' must be a consta",
+        NOT_REPRESENTABLE,
+        "expanded 2-D AffineGrid: its body squeezes every unit dim (`Squeeze` without axes) of a [N, 1, 3] tensor "
+        "whose N is read from the run-time `size` input, so the result has rank 1 or 2 depending on whether N is 1 "
+        "at run time; a torch value has one rank (the direct AffineGrid conversion passes)",
+        case="node/test_affine_grid_2d*_expanded",
+        message=r"\(Squeeze, domain .*without 'axes', needs static dims",
+    ),
+    Rule(
+        NOT_REPRESENTABLE,
+        "expanded 3-D AffineGrid with align_corners: its body's `If` on D == 1 (D read from the run-time `size` "
+        "input) yields a scalar in one branch and a 1-element tensor in the other, so the value's rank depends on "
+        "run-time data; a torch value has one rank (the direct AffineGrid conversion passes)",
+        case="node/test_affine_grid_3d_align_corners_expanded",
+        message=r"\(If, domain .*has different ranks",
+    ),
+    Rule(
+        BACKEND_CANNOT_EXPRESS,
+        "expanded 3-D AffineGrid: its body reshapes to sizes read from the run-time `size` input, which TOSA's "
+        "compile-time shapes cannot take (the direct AffineGrid conversion passes)",
+        case="node/test_affine_grid_3d_expanded",
+        message=r"needs the run-time size",
+        backends=(TOSA,),
     ),
     Rule(
         NOT_YET_SUPPORTED,
-        "expanded AffineGrid: Ifs of its body (2-D or 3-D, align_corners) whose branches give results of different "
-        "ranks or sizes are not decided at conversion time, and torch carries no If result whose rank differs "
-        "between branches (on TOSA, a size that differs is a run-time size)",
-        case="node/test_affine_grid_*_expanded",
-        message=r"has different ranks|needs the run-time size",
+        "expanded function bodies whose values lose static ranks or shapes after ONNX shape inference; the "
+        "conversion needs them",
+        message=r"needs a static rank|without 'axes', needs static dims|'input' must be a consta",
     ),
     Rule(
         BACKEND_CANNOT_EXPRESS,
