@@ -11,8 +11,10 @@ Written with comparisons of every pair of slices instead of a sort (torch-mlir l
 - output k is the first occurrence of rank k: an index_select of X; counts count the ranks.
 Float NaNs are equal to each other and sort after every number, as in ONNX's reference.
 The N candidate rows are cut to the number of distinct slices U: the declared size when an
-output declares it, else U read at run time (`aten.item`, so Linalg only: the result has a
-data-dependent size). Slices other than along the axis need a static size and N must be static.
+output declares it, else U read at run time (`aten.item`): Linalg and StableHLO take the
+data-dependent size (StableHLO cuts the N candidates with a `real_dynamic_slice`; the item becomes
+an `aten.Int.Tensor` in `transforms/stablehlo_torch_forms.py`), TOSA refuses it. Slices other than
+along the axis need a static size and N must be static.
 """
 
 from __future__ import annotations
@@ -143,9 +145,9 @@ def _distinct_count(node: OnnxNode, b: TorchBuilder, first: ir.Value, axis: int 
             sizes = node.result_info(index).sizes
             if sizes is not None and len(sizes) > dim and sizes[dim] is not None:
                 return sizes[dim]
-    if node.target in ("tosa", "stablehlo"):
-        node.fail(f"the number of distinct values is known only at run time (declare it in an output's shape): "
-                  f"{node.target} needs static shapes")
+    if node.target == "tosa":
+        node.fail("the number of distinct values is known only at run time (declare it in an output's shape): "
+                  "tosa needs static shapes")
     total = b.op("aten.sum", b.tensor_type([], "si64"), b.to_dtype(first, "si64"), b.constant_none())
     return b.item(total)
 
