@@ -34,7 +34,7 @@ MS = "com.microsoft"
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 RTOL, ATOL = 1e-4, 1e-5
 FLOAT, INT32, INT64, UINT8 = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64, TensorProto.UINT8
-ONNX_TYPES = {np.float32: FLOAT, np.int32: INT32, np.int64: INT64, np.uint8: UINT8}
+ONNX_TYPES = {np.float32: FLOAT, np.float16: TensorProto.FLOAT16, np.int32: INT32, np.int64: INT64, np.uint8: UINT8}
 
 
 @dataclass
@@ -207,30 +207,44 @@ def _embed_layer_norm(segments: bool, mask: bool, position_ids: bool):
 ATTENTION_BATCH, ATTENTION_SEQ, ATTENTION_HEADS, ATTENTION_HEAD = 2, 4, 2, 3
 
 
-def _attention(mask=None, past: bool = False, attention_bias: bool = False, **attributes):
+def _attention(mask=None, past: bool = False, attention_bias: bool = False, half: bool = False, **attributes):
     def build():
-        rng = _rng(9)
-        b, s, h, d = ATTENTION_BATCH, ATTENTION_SEQ, ATTENTION_HEADS, ATTENTION_HEAD
-        inputs = {"x": (_normal(rng, b, s, 6), ["batch", "seq", 6])}
-        names = ["x", "weights", "bias"]
-        if mask is not None:
-            value = np.array(mask, np.int32)
-            inputs["mask"] = (value, {1: ["mask_length"], 2: ["batch", "total"], 3: ["batch", "seq", "total"]}[value.ndim])
-        names.append("mask" if mask is not None else "")
-        if past:
-            inputs["past"] = (_normal(rng, 2, b, h, 3, d), [2, "batch", h, "past", d])
-        names.append("past" if past else "")
-        if attention_bias:
-            inputs["attention_bias"] = (_normal(rng, 1, h, s, s), [1, h, "seq", "seq"])
-            names.append("attention_bias")
-        while names[-1] == "":
-            names.pop()
-        outputs = ["y", "present"] if past else ["y"]
-        node = _ms("Attention", names, outputs, num_heads=h, **attributes)
-        initializers = {"weights": _normal(rng, 6, 3 * h * d), "bias": _normal(rng, 3 * h * d)}
-        return Case(node, inputs, [(name, FLOAT) for name in outputs], initializers)
+        case = _attention_float(mask, past, attention_bias, **attributes)
+        if half:  # the same in float16, at float16's precision
+            case.inputs = {name: (_as_half(array), dims) for name, (array, dims) in case.inputs.items()}
+            case.initializers = {name: _as_half(array) for name, array in case.initializers.items()}
+            case.outputs = [(name, TensorProto.FLOAT16) for name, _ in case.outputs]
+            case.rtol, case.atol = 5e-3, 5e-3
+        return case
 
     return build
+
+
+def _as_half(array: np.ndarray) -> np.ndarray:
+    return array.astype(np.float16) if array.dtype == np.float32 else array
+
+
+def _attention_float(mask, past: bool, attention_bias: bool, **attributes):
+    rng = _rng(9)
+    b, s, h, d = ATTENTION_BATCH, ATTENTION_SEQ, ATTENTION_HEADS, ATTENTION_HEAD
+    inputs = {"x": (_normal(rng, b, s, 6), ["batch", "seq", 6])}
+    names = ["x", "weights", "bias"]
+    if mask is not None:
+        value = np.array(mask, np.int32)
+        inputs["mask"] = (value, {1: ["mask_length"], 2: ["batch", "total"], 3: ["batch", "seq", "total"]}[value.ndim])
+    names.append("mask" if mask is not None else "")
+    if past:
+        inputs["past"] = (_normal(rng, 2, b, h, 3, d), [2, "batch", h, "past", d])
+    names.append("past" if past else "")
+    if attention_bias:
+        inputs["attention_bias"] = (_normal(rng, 1, h, s, s), [1, h, "seq", "seq"])
+        names.append("attention_bias")
+    while names[-1] == "":
+        names.pop()
+    outputs = ["y", "present"] if past else ["y"]
+    node = _ms("Attention", names, outputs, num_heads=h, **attributes)
+    initializers = {"weights": _normal(rng, 6, 3 * h * d), "bias": _normal(rng, 3 * h * d)}
+    return Case(node, inputs, [(name, FLOAT) for name in outputs], initializers)
 
 
 def _mha_reference(q, k, v, heads, bias=None, unidirectional=False):
@@ -468,6 +482,10 @@ CASES = {
     "Attention-past-mask-unidirectional": _attention([[1, 1, 1, 0, 1, 1, 1], [1, 0, 1, 1, 1, 1, 0]], past=True,
                                                      unidirectional=1),
     "Attention-scale-bias": _attention(attention_bias=True, scale=0.3),
+    # onnxruntime.transformers' optimizer writes float32's lowest value as mask_filter_value, which is
+    # -inf in float16 (a model converted to float16 by its convert_float_to_float16).
+    "Attention-float16-mask2d-lowest_filter": _attention([[1, 1, 1, 0], [1, 1, 0, 0]], half=True,
+                                                        mask_filter_value=float(np.finfo(np.float32).min)),
     "MultiHeadAttention-cross-bias": _mha("separate", with_bias=True),
     "MultiHeadAttention-mask2d": _mha("separate", mask=[[1, 1, 1, 0, 0], [1, 1, 1, 1, 0]]),
     "MultiHeadAttention-mask1d": _mha("separate", mask=[3, 4]),
@@ -534,6 +552,7 @@ def test_matches_onnxruntime(name, backend):
 
 IREE_CASES = [
     "FastGelu-bias", "SkipLayerNormalization", "EmbedLayerNormalization", "Attention-past-mask-unidirectional",
+    "Attention-float16-mask2d-lowest_filter",
     "MultiHeadAttention-mask2d", "GroupQueryAttention-rotary-padded_batch", "RotaryEmbedding-3d-interleaved",
     "MatMulNBits-4bit-packed_zero_points-3d", "GatherBlockQuantized-4bit-zero_points-int32",
 ]

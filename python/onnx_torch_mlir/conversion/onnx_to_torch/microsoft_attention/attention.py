@@ -74,9 +74,11 @@ def _scaled_dot_product_attention(b: TorchBuilder, q, k, v, scale: float, mask, 
 
 
 def _keep_to_additive(b: TorchBuilder, keep: ir.Value, mask_filter_value: float, element: str) -> ir.Value:
-    """A boolean keep mask as 0 (kept) or mask_filter_value: (keep - 1) * -mask_filter_value."""
-    as_float = b.to_dtype(keep, element)
-    return b.scalar_op("aten.mul.Scalar", b.scalar_op("aten.sub.Scalar", as_float, 1.0), -mask_filter_value)
+    """A boolean keep mask as 0 (kept) or mask_filter_value in the element type (selected, not
+    computed as (keep - 1) * -mask_filter_value: the exporters' default of float32's lowest value
+    is -inf in float16, and 0 * inf would make every kept position NaN)."""
+    zero, fill = b.scalar_tensor_literal(0.0, element), b.scalar_tensor_literal(mask_filter_value, element)
+    return b.op("aten.where.self", b.tensor_type(b.info(keep).sizes, element), keep, zero, fill)
 
 
 def _key_mask(node: OnnxNode, b: TorchBuilder, index: int, batch, total, element: str) -> ir.Value | None:
