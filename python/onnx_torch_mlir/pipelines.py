@@ -106,6 +106,9 @@ def lower_torch_to_backend(
         from .transforms.tosa_scalar_comparisons import compare_with_literals
 
         compare_with_literals(module)  # else compared in float64, valid for no TOSA profile
+        from .transforms.tosa_empty_tensors import empty_results_as_empty_tensors
+
+        empty_results_as_empty_tensors(module)  # TOSA has no zero-sized tensor
     if output_type == "linalg-on-tensors":
         from .transforms.empty_tensors import replace_empty_results
         from .transforms.static_views import give_views_their_static_type
