@@ -3,6 +3,9 @@ the reference runner and on IREE, and compared with onnxruntime.
 
 - Empty values the graph returns (transforms/tosa_empty_tensors.py): TOSA has no zero-sized tensor,
   so they are empty `arith.constant`s and the ops computing them are gone.
+- Compress and NonZero (conversion/onnx_to_torch/indexing.py): the positions of the true elements
+  by comparing prefix counts, with their number fixed by the declared result (torch-mlir's
+  aten.nonzero decomposes to an aten.scatter_add its TOSA lowering does not take).
 """
 
 from __future__ import annotations
@@ -50,7 +53,39 @@ def empty_split_parts():
     return _model(nodes, {"x": x}, outputs, initializers), [x]
 
 
-MODELS = {function.__name__: function for function in (empty_split_parts,)}
+def compress_run_time_condition():
+    """Compress along axis 1 with a run-time condition shorter than the axis (the declared result
+    fixes the count of true elements), and without axis (the flattened input)."""
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    condition = np.array([False, True, True, False, True], np.bool_)
+    flat_condition = np.array([True] + [False] * 10 + [True, True], np.bool_)
+    nodes = [helper.make_node("Compress", ["x", "condition"], ["columns"], axis=1),
+             helper.make_node("Compress", ["x", "flat_condition"], ["elements"])]
+    graph = helper.make_graph(
+        nodes, "compress",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 6]),
+         helper.make_tensor_value_info("condition", TensorProto.BOOL, [5]),
+         helper.make_tensor_value_info("flat_condition", TensorProto.BOOL, [13])],
+        [helper.make_tensor_value_info("columns", TensorProto.FLOAT, [4, 3]),
+         helper.make_tensor_value_info("elements", TensorProto.FLOAT, [3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=9)
+    return model, [x, condition, flat_condition]
+
+
+def non_zero_float_3d():
+    """NonZero of a float [2, 3, 4] input with five non-zero elements (a -0.0 is zero)."""
+    x = np.zeros((2, 3, 4), np.float32)
+    x[0, 0, 1], x[0, 2, 3], x[1, 0, 0], x[1, 1, 2], x[1, 2, 3], x[1, 2, 2] = 1.5, -2, 3, np.inf, 0.25, -0.0
+    graph = helper.make_graph(
+        [helper.make_node("NonZero", ["x"], ["y"])], "non_zero",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [3, 5])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=9)
+    return model, [x]
+
+
+MODELS = {function.__name__: function for function in (empty_split_parts, compress_run_time_condition,
+                                                       non_zero_float_3d)}
 
 
 def _onnxruntime(model: onnx.ModelProto, arrays: list) -> list:
@@ -90,3 +125,9 @@ def test_empty_results_are_empty_constants(compiled):
     text = str(compiled("empty_split_parts")[0])
     assert text.count("arith.constant dense<> :") == 2, text  # the two empty f32 results are one value (CSE)
     assert "torch." not in text
+
+
+@pytest.mark.parametrize("name", ["compress_run_time_condition", "non_zero_float_3d"])
+def test_no_scatter_for_positions(compiled, name):
+    text = str(compiled(name)[0])
+    assert "tosa.scatter" not in text and "tosa.gather" in text

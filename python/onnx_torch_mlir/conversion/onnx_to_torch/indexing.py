@@ -394,6 +394,8 @@ def non_zero(node: OnnxNode, b: TorchBuilder):
     """Indices of the non-zero elements, [rank, count] (aten.nonzero gives [count, rank])."""
     x = node.input(0)
     rank = node.rank(0)
+    if node.target == "tosa" and rank > 0:
+        return _non_zero_for_tosa(node, b, x)
     found = b.op("aten.nonzero", b.tensor_type([None, rank], "si64"), x)
     # The declared result type may be more static than [rank, ?]: the driver casts to it.
     return b.op("aten.transpose.int", b.tensor_type([rank, None], "si64"), found, b.constant_int(0), b.constant_int(1))
@@ -411,9 +413,74 @@ def compress(node: OnnxNode, b: TorchBuilder):
     else:
         axis = node.axis(axis, rank)
     condition = b.flatten(condition)
-    chosen = b.op("aten.nonzero", b.tensor_type([None, 1], "si64"), condition)
-    chosen = b.flatten(chosen)
+    if node.target == "tosa":
+        count = _declared_count(node, (node.result_info().sizes or [None] * (axis + 1))[axis])
+        chosen = _true_positions_for_tosa(node, b, b.to_dtype(condition, "i1"), count)
+    else:
+        chosen = b.flatten(b.op("aten.nonzero", b.tensor_type([None, 1], "si64"), condition))
     return b.op("aten.index_select", node.result_type(), x, b.constant_int(axis), chosen)
+
+
+# -- NonZero and Compress on TOSA -------------------------------------------------------------------
+# torch-mlir decomposes aten.nonzero into a cumsum and an aten.scatter_add, which its TOSA lowering
+# does not take. With the count of true elements fixed by the declared result type (TOSA needs static
+# shapes anyway), the positions are a comparison of prefix counts instead (_true_positions_for_tosa).
+
+
+def _declared_count(node: OnnxNode, count: int | None) -> int:
+    if count is None:
+        node.fail("the number of selected elements depends on the data; on tosa it must be fixed by the "
+                  "declared result type (TOSA needs static shapes)")
+    return count
+
+
+def _sum_as_int32(b: TorchBuilder, x, dim: int):
+    sizes = list(b.info(x).sizes)
+    del sizes[dim]
+    x = b.to_dtype(x, "si32")
+    return b.op("aten.sum.dim_IntList", b.tensor_type(sizes, "si32"), x, b.int_list([dim]), b.constant_bool(False),
+                b.dtype("si32"))
+
+
+def _true_positions_for_tosa(node: OnnxNode, b: TorchBuilder, hits, count: int):
+    """The positions of the first `count` true elements of the 1-D i1 `hits` [n], as si64 [count]:
+    with prefix[i] the number of true elements in hits[0..i], the j-th true element sits at the number
+    of i with prefix[i] <= j. Two comparisons ([n, n] and [count, n]) and two sums; a model whose data
+    holds fewer true elements than it declares reads the last element instead of past the end."""
+    n = b.info(hits).sizes[0]
+    if n is None:
+        node.fail("needs a static condition length on tosa")
+    if n * max(n, count) > MASKED_SCATTER_LIMIT:
+        node.fail(f"on tosa the positions are found by comparing every element with every other, and "
+                  f"{n} elements are beyond {MASKED_SCATTER_LIMIT} pairs")
+    steps = b.arange(n, n, "si32")
+    upto = b.op("aten.le.Tensor", b.tensor_type([n, n], "i1"), b.unsqueeze(steps, 1), b.unsqueeze(steps, 0))
+    counted = b.op("aten.logical_and", b.tensor_type([n, n], "i1"), upto, b.unsqueeze(hits, 1))
+    prefix = _sum_as_int32(b, counted, 0)
+    ranks = b.unsqueeze(b.arange(count, count, "si32"), 1)
+    before = b.op("aten.le.Tensor", b.tensor_type([count, n], "i1"), b.unsqueeze(prefix, 0), ranks)
+    positions = _sum_as_int32(b, before, 1)
+    last = b.literal(np.array(max(n - 1, 0), np.int32), "si32")
+    positions = b.op("aten.minimum", positions.type, positions, last)
+    return b.to_dtype(positions, "si64")
+
+
+def _non_zero_for_tosa(node: OnnxNode, b: TorchBuilder, x):
+    """NonZero on TOSA: the flat positions of the non-zero elements pick rows of a literal table of
+    every element's coordinates ([n, rank]), transposed to ONNX's [rank, count]."""
+    sizes = node.input_sizes(0)
+    if None in sizes:
+        node.fail("needs static input sizes on tosa")
+    rank = len(sizes)
+    count = _declared_count(node, (node.result_info().sizes or [None, None])[1])
+    flat = b.flatten(x)
+    hits = b.op("aten.ne.Scalar", b.tensor_type(b.info(flat).sizes, "i1"), flat, b.constant_int(0))
+    positions = _true_positions_for_tosa(node, b, hits, count)
+    coordinates = np.stack(np.indices(sizes).reshape(rank, -1), axis=1).astype(np.int64)
+    table = b.literal(coordinates, "si64")
+    picked = b.op("aten.index_select", b.tensor_type([count, rank], "si64"), table, b.constant_int(0), positions)
+    return b.op("aten.transpose.int", b.tensor_type([rank, count], "si64"), picked, b.constant_int(0),
+                b.constant_int(1))
 
 
 @converts("ReverseSequence", since=10)
