@@ -12,7 +12,7 @@ concatenated (`aten.cat`); StableHLO lowers all of these on run-time values.
 
 `aten.item` of a 0-d integer tensor (a `Where` on a Shape's values read back as a size, in
 optimum's exports with a KV cache) is refused the same way; `aten.Int.Tensor` is the same value
-and is lowered (`run_time_items_as_int_tensors`).
+and is lowered (`run_time_items_as_int_tensors`; of a 0-d float tensor, `aten.Float.Tensor`).
 
 An interpolation (`Resize`) of dynamic spatial sizes has no StableHLO lowering at all; it is
 refused with the node's location (`refuse_dynamic_interpolations`).
@@ -68,8 +68,14 @@ def _rewrite(op: ir.Operation) -> int:
     return 1
 
 
+# The scalar `aten.item` reads -> (the element type prefix it reads from, the op StableHLO lowers).
+_SCALAR_READS = {"!torch.int": ("si", "torch.aten.Int.Tensor"), "!torch.float": ("f", "torch.aten.Float.Tensor")}
+
+
 def run_time_items_as_int_tensors(module: ir.Module) -> int:
-    """`aten.item` of a 0-d integer tensor as `aten.Int.Tensor`; the count.
+    """`aten.item` of a 0-d integer tensor as `aten.Int.Tensor` (of a 0-d float tensor as
+    `aten.Float.Tensor`: a Range of run-time float bounds, as in the expanded window functions); the
+    count.
 
     A `Where` on a Shape's values that a Reshape or Expand reads as a size is `aten.item` of a 0-d
     tensor, which torch-mlir's StableHLO lowering refuses ("failed to legalize operation
@@ -79,9 +85,10 @@ def run_time_items_as_int_tensors(module: ir.Module) -> int:
     with module.context, ir.Location.unknown():
         for op in ops_named(module, {"torch.aten.item"}):
             sizes, element = vtensor_sizes(op.operands[0].type)
-            if sizes != [] or not element.startswith("si") or str(op.results[0].type) != "!torch.int":
+            scalar = str(op.results[0].type)
+            if sizes != [] or _SCALAR_READS.get(scalar) is None or not element.startswith(_SCALAR_READS[scalar][0]):
                 continue
-            item = TorchOpBuilder(op).op("torch.aten.Int.Tensor", "!torch.int", [op.operands[0]])
+            item = TorchOpBuilder(op).op(_SCALAR_READS[scalar][1], scalar, [op.operands[0]])
             op.results[0].replace_all_uses_with(item)
             op.erase()
             rewritten += 1
