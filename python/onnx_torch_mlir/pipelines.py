@@ -130,7 +130,13 @@ def lower_torch_to_backend(
 
         # Run-time scalars also in a static signature (NonMaxSuppression's count, a Shape of its rows).
         stablehlo_torch_forms.run_time_scalar_tensors_as_concatenations(module)
+        from .transforms.stablehlo_run_time_ranges import run_time_float_ranges_as_integer_ranges
+
+        run_time_float_ranges_as_integer_ranges(module)  # the expanded window functions' Range
         stablehlo_torch_forms.run_time_items_as_int_tensors(module)
+        from .transforms.stablehlo_run_time_pads import run_time_pads_as_slices_and_concatenations
+
+        run_time_pads_as_slices_and_concatenations(module)  # CenterCropPad's expanded Pad
     if output_type == "stablehlo" and dynamic:
         from .transforms.stablehlo_upsampling import whole_number_upsamplings_as_blends
         from .transforms.torch_window_slices import max_pools_as_slices
