@@ -3,6 +3,8 @@ and compared with onnxruntime (Linalg on the reference runner too, as the peer t
 them):
 - a Pad whose `pads` is a graph input, positive and negative (constant_pad_nd of run-time amounts,
   transforms/stablehlo_run_time_pads.py);
+- NonZero of a count left open (TOSA's prefix-count form on as many rows as elements, cut to the
+  run-time count);
 - a Range of run-time float bounds (aten.item of a float read as aten.Float.Tensor,
   transforms/stablehlo_torch_forms.py), as in the expanded window functions.
 One compiled module runs on inputs that give different result sizes.
@@ -56,12 +58,22 @@ def _window_model() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10)
 
 
+def _non_zero_model() -> onnx.ModelProto:
+    """NonZero (opset 13) of a [3, 4] float input, its count left open."""
+    node = helper.make_node("NonZero", ["x"], ["y"])
+    graph = helper.make_graph([node], "non_zero", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT64, [2, None])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=10)
+
+
 X = np.arange(20, dtype=np.float32).reshape(4, 5)
 CASES = {
     "pad": (_pad_model, [{"x": X, "pads": np.array(pads, np.int64)}
                          for pads in ([1, 2, 3, 0], [0, 0, 0, 0], [2, 0, 0, 1])]),
     "pad-negative": (_pad_model, [{"x": X, "pads": np.array(pads, np.int64)}
                                   for pads in ([1, 2, 3, 0], [-1, 2, 0, -3], [-2, -5, -2, 1])]),
+    "non-zero": (_non_zero_model, [{"x": (np.arange(12).reshape(3, 4) % modulo == 0).astype(np.float32)}
+                                   for modulo in (1, 5, 13)] + [{"x": np.zeros((3, 4), np.float32)}]),
     "window": (_window_model, [{"size": np.array(size, np.int32)} for size in (10, 3, 1)]),
 }
 

@@ -396,6 +396,8 @@ def non_zero(node: OnnxNode, b: TorchBuilder):
     rank = node.rank(0)
     if node.target == "tosa" and rank > 0:
         return _non_zero_for_tosa(node, b, x)
+    if node.target == "stablehlo" and rank > 0 and None not in node.input_sizes(0):
+        return _non_zero_for_stablehlo(node, b, x)
     found = b.op("aten.nonzero", b.tensor_type([None, rank], "si64"), x)
     # The declared result type may be more static than [rank, ?]: the driver casts to it.
     return b.op("aten.transpose.int", b.tensor_type([rank, None], "si64"), found, b.constant_int(0), b.constant_int(1))
@@ -480,6 +482,32 @@ def _non_zero_for_tosa(node: OnnxNode, b: TorchBuilder, x):
     table = b.literal(coordinates, "si64")
     picked = b.op("aten.index_select", b.tensor_type([count, rank], "si64"), table, b.constant_int(0), positions)
     return b.op("aten.transpose.int", b.tensor_type([rank, count], "si64"), picked, b.constant_int(0),
+                b.constant_int(1))
+
+
+def _non_zero_for_stablehlo(node: OnnxNode, b: TorchBuilder, x):
+    """NonZero on StableHLO (torch-mlir's aten.nonzero decomposition does not lower there): TOSA's
+    form, with as many rows as the declared count, else as many as elements, cut to the number of
+    non-zero elements read at run time (a `real_dynamic_slice`, as Unique's and NonMaxSuppression's)."""
+    sizes = node.input_sizes(0)
+    n = int(np.prod(sizes))
+    declared = (node.result_info().sizes or [None, None])[1]
+    count = declared if declared is not None else n
+    if n * max(n, count) > MASKED_SCATTER_LIMIT:
+        node.fail(f"on stablehlo the positions are found by comparing every element with every other, and "
+                  f"{n} elements are beyond {MASKED_SCATTER_LIMIT} pairs")
+    rank = len(sizes)
+    flat = b.flatten(x)
+    hits = b.op("aten.ne.Scalar", b.tensor_type([n], "i1"), flat, b.constant_int(0))
+    positions = _true_positions_for_tosa(node, b, hits, count)
+    coordinates = np.stack(np.indices(sizes).reshape(rank, -1), axis=1).astype(np.int64)
+    picked = b.op("aten.index_select", b.tensor_type([count, rank], "si64"), b.literal(coordinates, "si64"),
+                  b.constant_int(0), positions)
+    if declared is None:
+        total = b.op("aten.sum", b.tensor_type([], "si64"), b.to_dtype(hits, "si64"), b.constant_none())
+        picked = b.op("aten.slice.Tensor", b.tensor_type([None, rank], "si64"), picked, b.constant_int(0),
+                      b.constant_int(0), b.item(total), b.constant_int(1))
+    return b.op("aten.transpose.int", b.tensor_type([rank, declared], "si64"), picked, b.constant_int(0),
                 b.constant_int(1))
 
 
