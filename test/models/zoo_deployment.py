@@ -11,6 +11,7 @@ tools users run, from seeded random weights and without hub access:
   next to the CPU torch build), quantize_static in QOperator format;
 - bert-dynamic-quantized: the zoo's small BERT, quantize_dynamic;
 - bert-ort-optimized: the same BERT through onnxruntime.transformers' optimizer (fused com.microsoft ops);
+- bert-ort-optimized-fp16: that optimized BERT converted to float16 by the optimizer;
 - decoder-matmulnbits-gqa: a small Llama written by onnxruntime-genai's model builder at int4
   (MatMulNBits, GroupQueryAttention with a KV cache).
 
@@ -305,6 +306,23 @@ def build_bert_ort_optimized(directory: Path, opt_level: int, dynamic: bool) -> 
     return path
 
 
+def build_bert_ort_optimized_fp16(directory: Path, opt_level: int, dynamic: bool) -> Path:
+    """bert-ort-optimized converted to float16 by the optimizer's own convert_float_to_float16
+    (keep_io_types: int64 inputs, float32 outputs, a Cast at each end). The fused Attention keeps
+    float32's lowest value as its mask_filter_value, which is -inf in float16."""
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    exported = _export_small_bert(directory / "float.onnx", dynamic=dynamic)
+    optimized = optimize_model(
+        str(exported), model_type="bert", num_heads=_BERT_HEADS, hidden_size=_BERT_HIDDEN, opt_level=opt_level, use_gpu=False
+    )
+    optimized.convert_float_to_float16(keep_io_types=True)
+    path = directory / "model.onnx"
+    optimized.save_model_to_file(str(path))
+    exported.unlink()
+    return path
+
+
 def inputs_for_small_bert(rng: np.random.Generator, dynamic: bool = False, **_) -> dict:
     """The zoo's BERT inputs: at batch 2, sequence 16 (the export's sizes) for a static export, at
     batch 3, sequence 11 for a dynamic one; the last row right-padded."""
@@ -426,6 +444,11 @@ _DYNAMIC_QUANTIZATION_ATOL = 5e-3
 # zoo's fp32 tolerance. (With the builder's CPU default accuracy_level=4, onnxruntime quantizes the
 # activations to int8 per block inside MatMulNBits and differs from that reference by 5e-2.)
 _FP32_RTOL, _FP32_ATOL = 1e-3, 1e-4
+# The float16 BERT: float16 keeps 11 significant bits, so at |x| up to 3.4 (its last hidden state) one
+# unit in the last place is 0.002. Against the float32 model, onnxruntime's float16 run differs by
+# 0.0031 and ours by 0.0054 (float16 sums and normalizations in another order); each of them differs
+# from the other by 0.0059. So 1e-2, five units in the last place at the largest value.
+_FP16_RTOL, _FP16_ATOL = 1e-2, 1e-2
 
 
 def models(zoo_model) -> list:
@@ -478,6 +501,15 @@ def models(zoo_model) -> list:
             "BiasGelu 2, besides MatMul, Gemm, Tanh, Gather, Cast. The static export's position ids fold into a "
             "constant and EmbedLayerNormalization is not fused, hence the dynamic export; fp32",
             rtol=_FP32_RTOL,
+        ),
+        entry(
+            "bert-ort-optimized-fp16", "text-optimized", "ort-optimizer", True, build_bert_ort_optimized_fp16,
+            inputs_for_small_bert, {"opt_level": 1, "dynamic": True}, _FP16_ATOL,
+            "bert-ort-optimized, then the optimizer's convert_float_to_float16(keep_io_types=True): the same fused "
+            "com.microsoft operators on float16 weights and activations, a Cast to float16 at the inputs of the "
+            "float computation and back to float32 at each output; the fused Attention's mask_filter_value is float32's "
+            "lowest value (-inf in float16). Dynamic batch and sequence (tested at batch 3, sequence 11)",
+            rtol=_FP16_RTOL,
         ),
         entry(
             "decoder-matmulnbits-gqa", "decoder-quantized", "onnxruntime-genai", True, build_genai_decoder,

@@ -16,6 +16,11 @@ with Q [batch, heads, seq, head], K and V [batch, heads, total, head], heads mer
     to the element type's lowest value, replacing the key mask there, for every query but the
     last one (as the kernels do; with past + seq keys the last query sees them all anyway).
 With a past, K and V are the past ones followed by the new ones; present holds them.
+Float16 and bfloat16 inputs are attended in float32 (masks included) and the output rounded once,
+as onnxruntime's CPU provider does (it has no half-precision kernel for these and casts around the
+float32 one; checked bit for bit on Attention). It also keeps IREE compiling dynamic float16 models:
+torch-mlir's float16 softmax (float32 inside, rounded after the division) gives IREE a dispatch
+that needs a stack buffer of run-time size, which it refuses.
 
 Refused with a reason: Attention's `do_rotary`, `past_present_share_buffer` and
 `past_sequence_length` (buffer sharing), 4-D masks (onnxruntime's CPU kernel has none either)
@@ -40,11 +45,27 @@ from .common import (
 )
 
 
+_HALF_FLOATS = ("f16", "bf16")
+
+
+def _computed_in(element: str, fused: bool) -> str:
+    """The element type attention computes in: float32 for half-precision inputs (see the module
+    docstring), unless it stays one aten.scaled_dot_product_attention in the input's type."""
+    return "f32" if element in _HALF_FLOATS and not fused else element
+
+
 def _attend(b: TorchBuilder, q, k, v, scale: float, mask, attention_bias, fused: bool = False) -> ir.Value:
-    """softmax(scale * q @ k^T + mask + attention_bias) @ v, heads merged. `fused`: as one
-    aten.scaled_dot_product_attention (the user keeps it backend-legal)."""
+    """softmax(scale * q @ k^T + mask + attention_bias) @ v, heads merged, in the input's element
+    type. `fused`: as one aten.scaled_dot_product_attention (the user keeps it backend-legal)."""
     if fused:
         return merge_heads(b, _scaled_dot_product_attention(b, q, k, v, scale, mask, attention_bias))
+    element = b.info(q).element
+    computed = _computed_in(element, fused)
+    if computed != element:
+        q, k, v = (b.to_dtype(x, computed) for x in (q, k, v))
+        if attention_bias is not None:
+            attention_bias = b.to_dtype(attention_bias, computed)
+        return b.to_dtype(_attend(b, q, k, v, scale, mask, attention_bias), element)
     scores = b.scalar_op("aten.mul.Scalar", batched_product(b, q, transpose(b, k, 2, 3)), scale)
     for addend in (mask, attention_bias):
         if addend is not None:
@@ -170,7 +191,14 @@ def attention(node: OnnxNode, b: TorchBuilder):
             node.fail(f"attribute '{name}' = 1 is not supported")
     if node.has_input(6):
         node.fail("input 6 (past_sequence_length, for past/present buffer sharing) is not supported")
-    x, weights, bias = node.input(0), node.input(1), node.optional_input(2)
+    element = node.input_info(0).element
+    fused = node.is_backend_legal("aten.scaled_dot_product_attention")
+    computed = _computed_in(element, fused)  # the projection too, as onnxruntime's float32 kernel
+    x, weights, bias, past, attention_bias = (
+        None if value is None else b.to_dtype(value, computed)
+        for value in (node.input(0), node.input(1), node.optional_input(2), node.optional_input(4),
+                      node.optional_input(5))
+    )
     if len(node.input_sizes(0)) != 3 or len(node.input_sizes(1)) != 2:
         node.fail("needs input [batch, sequence, input_hidden] and weights [input_hidden, q + k + v hidden]")
     heads = head_count(node)
@@ -184,9 +212,8 @@ def attention(node: OnnxNode, b: TorchBuilder):
         node.fail(f"qkv_hidden_sizes {widths} must be 3 sizes with equal Q and K sizes")
     head_size = divide(node, widths[0], heads, "the Q hidden size")
     value_head_size = divide(node, widths[2], heads, "the V hidden size")
-    element = node.input_info(0).element
     sizes = node.input_sizes(0)
-    projected = b.op("aten.matmul", b.tensor_type([sizes[0], sizes[1], sum(widths)], element), x, weights)
+    projected = b.op("aten.matmul", b.tensor_type([sizes[0], sizes[1], sum(widths)], computed), x, weights)
     if bias is not None:
         projected = b.binary("aten.add.Tensor", projected, bias, projected.type)
     offsets = [0, widths[0], widths[0] + widths[1], sum(widths)]
@@ -194,7 +221,6 @@ def attention(node: OnnxNode, b: TorchBuilder):
         split_heads(b, slice_range(b, projected, 2, offsets[i], offsets[i + 1]), heads, size)
         for i, size in enumerate((head_size, head_size, value_head_size))
     )
-    past = node.optional_input(4)
     past_length = 0
     if past is not None:
         if node.input_info(4).rank != 5:
@@ -203,18 +229,17 @@ def attention(node: OnnxNode, b: TorchBuilder):
         k = concat(b, [select(b, past, 0, 0), k], 2)
         v = concat(b, [select(b, past, 0, 1), v], 2)
     batch, sequence, total = dim_of(b, x, 0), dim_of(b, x, 1), dim_of(b, k, 2)
-    mask = _key_mask(node, b, 3, batch, total, element)
+    mask = _key_mask(node, b, 3, batch, total, computed)
     if node.attr_int("unidirectional", 0):
-        mask = _causal(b, mask, sequence, total, past_length, element)
-    output = _attend(b, q, k, v, attention_scale(node, head_size), mask, node.optional_input(5),
-                     node.is_backend_legal("aten.scaled_dot_product_attention"))
-    results = [b.cast_to(output, node.result_type(0))]
+        mask = _causal(b, mask, sequence, total, past_length, computed)
+    output = _attend(b, q, k, v, attention_scale(node, head_size), mask, attention_bias, fused)
+    results = [b.cast_to(b.to_dtype(output, element), node.result_type(0))]
     if node.num_results > 1:  # present: [2, batch, heads, total, head] (this step's K, V without a past)
         present = None
         if node.result_is_used(1):
-            stacked_type = b.tensor_type([2, *b.info(k).sizes], element)
+            stacked_type = b.tensor_type([2, *b.info(k).sizes], computed)
             present = b.op("aten.stack", stacked_type, b.tensor_list([k, v]), b.constant_int(0))
-            present = b.cast_to(present, node.result_type(1))
+            present = b.cast_to(b.to_dtype(present, element), node.result_type(1))
         results.append(present)
     return results if len(results) > 1 else results[0]
 
@@ -299,11 +324,11 @@ def multi_head_attention(node: OnnxNode, b: TorchBuilder):
         k, v = concat(b, [past_key, k], 2), concat(b, [past_value, v], 2)
     element = node.input_info(0).element
     batch, sequence, total = dim_of(b, q, 0), dim_of(b, q, 2), dim_of(b, k, 2)
-    mask = _key_mask(node, b, 4, batch, total, element)
+    fused = node.is_backend_legal("aten.scaled_dot_product_attention")
+    mask = _key_mask(node, b, 4, batch, total, _computed_in(element, fused))
     if node.attr_int("unidirectional", 0):
-        mask = _causal(b, mask, sequence, total, past_length, element)
-    output = _attend(b, q, k, v, attention_scale(node, head_size), mask, node.optional_input(5),
-                     node.is_backend_legal("aten.scaled_dot_product_attention"))
+        mask = _causal(b, mask, sequence, total, past_length, _computed_in(element, fused))
+    output = _attend(b, q, k, v, attention_scale(node, head_size), mask, node.optional_input(5), fused)
     results = [b.cast_to(output, node.result_type(0))]
     for index, state in ((1, k), (2, v)):
         if index < node.num_results:
