@@ -6,6 +6,8 @@ the reference runner and on IREE, and compared with onnxruntime.
 - Compress and NonZero (conversion/onnx_to_torch/indexing.py): the positions of the true elements
   by comparing prefix counts, with their number fixed by the declared result (torch-mlir's
   aten.nonzero decomposes to an aten.scatter_add its TOSA lowering does not take).
+- A dilated MaxPool whose strides are multiples of its dilations (conversion/onnx_to_torch/nn_pool.py):
+  a pool without dilation over every dilation-th element (TOSA's max_pool2d has no dilation).
 """
 
 from __future__ import annotations
@@ -84,8 +86,23 @@ def non_zero_float_3d():
     return model, [x]
 
 
+def dilated_max_pools():
+    """Dilated MaxPools whose windows are too large to unroll (over 128 elements), strides multiples
+    of the dilations: 1-D with asymmetric pads and ceil_mode, 2-D with a stride of twice the dilation
+    on one dim."""
+    x1 = np.sin(np.arange(700, dtype=np.float32) * 0.37).reshape(1, 1, 700)
+    x2 = np.cos(np.arange(2 * 3 * 40 * 50, dtype=np.float32) * 0.11).reshape(2, 3, 40, 50)
+    nodes = [
+        helper.make_node("MaxPool", ["x1"], ["y1"], kernel_shape=[150], strides=[6], dilations=[3], pads=[5, 9],
+                         ceil_mode=1),
+        helper.make_node("MaxPool", ["x2"], ["y2"], kernel_shape=[12, 12], strides=[2, 4], dilations=[2, 2],
+                         pads=[1, 3, 2, 0]),
+    ]
+    return _model(nodes, {"x1": x1, "x2": x2}, {"y1": TensorProto.FLOAT, "y2": TensorProto.FLOAT}, {}), [x1, x2]
+
+
 MODELS = {function.__name__: function for function in (empty_split_parts, compress_run_time_condition,
-                                                       non_zero_float_3d)}
+                                                       non_zero_float_3d, dilated_max_pools)}
 
 
 def _onnxruntime(model: onnx.ModelProto, arrays: list) -> list:
@@ -131,3 +148,8 @@ def test_empty_results_are_empty_constants(compiled):
 def test_no_scatter_for_positions(compiled, name):
     text = str(compiled(name)[0])
     assert "tosa.scatter" not in text and "tosa.gather" in text
+
+
+def test_dilated_max_pools_without_dilation(compiled):
+    text = str(compiled("dilated_max_pools")[0])
+    assert text.count("tosa.max_pool2d") == 2, text

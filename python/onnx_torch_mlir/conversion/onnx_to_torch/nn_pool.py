@@ -111,6 +111,9 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
         return _unrolled_max_pool(node, b, x, sizes, *window, indices_order=storage_order)
     if not want_indices and any(d != 1 for d in dilations) and small_kernel and None not in sizes[2:]:
         return _unrolled_max_pool(node, b, x, sizes, *window)
+    if node.target == "tosa" and not want_indices and any(d != 1 for d in dilations) and None not in sizes[2:] \
+            and all(stride % dilation == 0 for stride, dilation in zip(strides, dilations)):
+        return _max_pool_of_one_phase(node, b, x, sizes, *window)
     if ceil_mode and not want_indices and None not in sizes[2:]:
         # The windows ceil_mode adds, as explicit padding: StableHLO mis-lowers ceil_mode.
         out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
@@ -150,6 +153,32 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
         column = b.op("aten.mul.Scalar", plane_type, column, b.constant_int(height))
         indices = b.binary("aten.add.Tensor", row, column, plane_type)
     return [values, b.binary("aten.add.Tensor", indices, _plane_offsets(node, b, sizes), node.result_type(1))]
+
+
+def _max_pool_of_one_phase(node: OnnxNode, b: TorchBuilder, x, sizes, kernel, strides, dilations, begins, ends,
+                           ceil_mode):
+    """A dilated max pool whose strides are multiples of its dilations, without dilation (TOSA's
+    max_pool2d has none, and a large window is too many slices to unroll): every window of output o
+    reads the padded input at o * stride + k * dilation, all multiples of the dilation, so the pool
+    runs over every dilation-th element of the padded input (one strided slice a dim) with kernel
+    `kernel` and stride stride / dilation, and gives the same number of outputs (floor division
+    nests). Static spatial sizes; ceil_mode as explicit end padding."""
+    lowest = lowest_value(node.input_info(0).element)
+    out_sizes = _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode)
+    extras = _ceil_extras(sizes, out_sizes, kernel, strides, dilations, begins, ends)
+    x = b.pad_spatial(x, begins, [end + extra for end, extra in zip(ends, extras)], lowest)
+    for i, dilation in enumerate(dilations):
+        phase_sizes = list(b.info(x).sizes)
+        length = phase_sizes[i + 2]
+        phase_sizes[i + 2] = -(-length // dilation)
+        x = b.op("aten.slice.Tensor", b.tensor_type(phase_sizes, b.info(x).element), x, b.constant_int(i + 2),
+                 b.constant_int(0), b.constant_int(length), b.constant_int(dilation))
+    count = len(kernel)
+    operands = [x, b.int_list(kernel), b.int_list([s // d for s, d in zip(strides, dilations)]),
+                b.int_list([0] * count), b.int_list([1] * count), b.constant_bool(False)]
+    pooled = b.op(f"aten.max_pool{count}d", b.tensor_type(node.result_info().sizes, b.info(x).element), *operands)
+    result = b.to_dtype(pooled, node.result_info().element)
+    return [result, None] if node.num_results > 1 else result
 
 
 def _unrolled_max_pool(
