@@ -12,6 +12,7 @@ attributes are read by the node view (`OnnxNode.resolve_pads`, `OnnxNode.spatial
 
 from __future__ import annotations
 
+import numpy as np
 from torch_mlir import ir
 
 from .builder import TorchBuilder
@@ -174,5 +175,67 @@ def einsum(node: OnnxNode, b: TorchBuilder):
         lhs, rhs = equation.split("->")
         if lhs == rhs:
             return b.cast_to(inputs[0], node.result_type())
+    if node.target == "stablehlo" and "->" in equation:
+        equation, inputs = _diagonals_taken(node, b, equation, inputs)
+        lhs, rhs = equation.split("->")
+        if len(inputs) == 1 and lhs == rhs:
+            return b.cast_to(inputs[0], node.result_type())
     operands = b.tensor_list(inputs)
     return b.op("aten.einsum", node.result_type(), b.constant_string(equation), operands, b.constant_none())
+
+
+def _diagonals_taken(node: OnnxNode, b: TorchBuilder, equation: str, inputs: list):
+    """The equation and operands with each letter repeated in an input term ("ii") replaced by its
+    diagonal, taken here: torch-mlir's einsum decomposition takes it with `aten.diagonal`, which
+    its StableHLO lowering does not take. The two dims go last (`aten.permute`), are flattened, and
+    an `index_select` of the positions k * (n + 1) picks the diagonal, which is the letter's last dim."""
+    lhs, rhs = equation.split("->")
+    terms = lhs.split(",")
+    for index, term in enumerate(terms):
+        labels = _term_labels(node, term, b.info(inputs[index]).rank)
+        while True:
+            letter = next((c for c in labels if c is not None and labels.count(c) > 1), None)
+            if letter is None:
+                break
+            first = labels.index(letter)
+            second = labels.index(letter, first + 1)
+            inputs[index] = _diagonal_last(node, b, inputs[index], first, second)
+            labels = [c for i, c in enumerate(labels) if i not in (first, second)] + [letter]
+        terms[index] = _term_text(labels, "..." in term)
+    return ",".join(terms) + "->" + rhs, inputs
+
+
+def _term_labels(node: OnnxNode, term: str, rank: int) -> list:
+    """One label a dim: the term's letter, None for a dim of the ellipsis."""
+    if "..." not in term:
+        if len(term) != rank:
+            node.fail(f"einsum term '{term}' has {len(term)} letters for an input of rank {rank}")
+        return list(term)
+    before, after = term.split("...")
+    return list(before) + [None] * (rank - len(before) - len(after)) + list(after)
+
+
+def _term_text(labels: list, has_ellipsis: bool) -> str:
+    if not has_ellipsis:
+        return "".join(labels)
+    if None not in labels:
+        return "..." + "".join(labels)
+    start = labels.index(None)
+    end = len(labels) - labels[::-1].index(None)
+    return "".join(labels[:start]) + "..." + "".join(labels[end:])
+
+
+def _diagonal_last(node: OnnxNode, b: TorchBuilder, x, first: int, second: int):
+    sizes = list(b.info(x).sizes)
+    n = sizes[first]
+    if n is None or sizes[second] != n:
+        node.fail("a repeated einsum letter needs a static size (the same on both dims) on stablehlo")
+    rank = len(sizes)
+    order = [d for d in range(rank) if d not in (first, second)] + [first, second]
+    kept = [sizes[d] for d in order[:-2]]
+    x = b.op("aten.permute", b.tensor_type(kept + [n, n], b.info(x).element), x, b.int_list(order))
+    x = b.op("aten.flatten.using_ints", b.tensor_type(kept + [n * n], b.info(x).element), x,
+             b.constant_int(rank - 2), b.constant_int(rank - 1))
+    positions = b.literal(np.arange(n, dtype=np.int64) * (n + 1), "si64")
+    return b.op("aten.index_select", b.tensor_type(kept + [n], b.info(x).element), x, b.constant_int(rank - 2),
+                positions)
