@@ -7,8 +7,9 @@
   (`torch.cond`, which the dynamo exporter writes as an ONNX `If`), dynamic batch;
 - scripted-loop-torchscript: a scripted module whose loop runs a data-dependent number of times
   (`torch.jit.script`, which the TorchScript exporter writes as an ONNX `Loop`);
-- scripted-sequence-loop-torchscript: a scripted recurrence that appends to a list of tensors and
-  stacks it (an ONNX `Loop` carrying a tensor sequence, `ConcatFromSequence` after it);
+- scripted-sequence-loop-torchscript(-dynamic): a scripted recurrence that appends to a list of tensors
+  and stacks it (an ONNX `Loop` carrying a tensor sequence, `ConcatFromSequence` after it), static, and
+  with dynamic steps (a run-time trip count) and batch;
 - ssd-postprocess-helper: SSD-style detection post-processing built with onnx.helper (box
   decoding, `TopK`, `GatherND`, `NonMaxSuppression`, `RoiAlign`).
 
@@ -134,10 +135,11 @@ def inputs_for_scripted_loop(rng: np.random.Generator) -> dict:
 SEQUENCE_STEPS, SEQUENCE_BATCH, SEQUENCE_FEATURES = 5, 2, 8
 
 
-def build_scripted_sequence_loop(directory: Path) -> Path:
+def build_scripted_sequence_loop(directory: Path, dynamic: bool = False) -> Path:
     """A scripted recurrence that appends each step's state to a list and stacks and concatenates
     the list: the TorchScript exporter writes an ONNX Loop carrying a tensor sequence
-    (SequenceEmpty, SequenceInsert in the body) and two ConcatFromSequence after it."""
+    (SequenceEmpty, SequenceInsert in the body) and two ConcatFromSequence after it. With `dynamic`,
+    x's dim 0 (the steps, the Loop's trip count) and dim 1 (the batch) are dynamic axes."""
     from typing import List
 
     import torch
@@ -162,13 +164,14 @@ def build_scripted_sequence_loop(directory: Path) -> Path:
     example = (torch.randn(SEQUENCE_STEPS, SEQUENCE_BATCH, SEQUENCE_FEATURES),)
     torch.onnx.export(
         scripted, example, str(path), dynamo=False, opset_version=17, input_names=["x"],
-        output_names=["states", "joined"],
+        output_names=["states", "joined"], dynamic_axes={"x": {0: "steps", 1: "batch"}} if dynamic else None,
     )
     return path
 
 
-def inputs_for_scripted_sequence_loop(rng: np.random.Generator) -> dict:
-    return {"x": rng.standard_normal((SEQUENCE_STEPS, SEQUENCE_BATCH, SEQUENCE_FEATURES), dtype=np.float32)}
+def inputs_for_scripted_sequence_loop(rng: np.random.Generator, dynamic: bool = False) -> dict:
+    steps, batch = (7, 3) if dynamic else (SEQUENCE_STEPS, SEQUENCE_BATCH)
+    return {"x": rng.standard_normal((steps, batch, SEQUENCE_FEATURES), dtype=np.float32)}
 
 
 SSD_GRID, SSD_IMAGE, SSD_CLASSES, SSD_CHANNELS, SSD_FEATURE, SSD_TOP, SSD_POOLED = 8, 64, 3, 8, 16, 32, 4
@@ -293,6 +296,13 @@ def models(zoo_model) -> list:
         parameters={}, waiting_on=WAITING_ON,
         description="torch.jit.script recurrence appending each step's state to a list, then torch.stack and "
         "torch.cat of the list (an ONNX Loop carrying a tensor sequence, two ConcatFromSequence), static 5x2x8",
+    ))
+    entries.append(zoo_model(
+        name="scripted-sequence-loop-torchscript-dynamic", family="control-flow", exporter="torchscript", dynamic=True,
+        slice=False, builder=build_scripted_sequence_loop, make_inputs=inputs_for_scripted_sequence_loop,
+        parameters={"dynamic": True}, waiting_on=WAITING_ON,
+        description="the scripted recurrence of scripted-sequence-loop-torchscript with dynamic steps and batch "
+        "(a Loop of a run-time trip count carrying the sequence as a stacked tensor), tested at 7x3x8",
     ))
     entries.append(zoo_model(
         name="ssd-postprocess-helper", family="control-flow", exporter="onnx.helper", dynamic=False, slice=False,

@@ -3,7 +3,8 @@ at its iteration number) and an If with a sequence or optional output, compiled 
 conversion, run on the reference CPU runner (and on IREE for Linalg), compared with onnxruntime.
 
 torch-mlir lowers no list carried by a `torch.prim.Loop`, so such a loop is unrolled on every
-backend (its trip count must be known at conversion time) and each copy of the body sees the
+backend (its trip count must be known at conversion time, unless its sequence is only appended to:
+then it is carried as a stacked tensor, see test_stacked_sequence_loops.py) and each copy of the body sees the
 sequence's elements; an If yields a sequence's elements as tensors and rebuilds it after
 (see `control_flow/lists.py`, `control_flow/branches.py`).
 """
@@ -214,15 +215,21 @@ def test_iree_matches_onnxruntime(name):
     assert_matches(compile_with_iree(module, "linalg-on-tensors")(*arrays), expected(model, arrays))
 
 
-def test_a_sequence_loop_with_a_run_time_trip_count_is_refused():
-    model, _ = loop_appends_rows()
+def test_a_sequence_loop_with_a_run_time_trip_count_carries_a_stacked_tensor():
+    """With the trip count a graph input the loop is not unrolled: its sequence, only appended to
+    and only read by ConcatFromSequence, is carried as a stacked tensor (test_stacked_sequence_loops.py)."""
+    model, arrays = loop_appends_rows()
     graph = model.graph
     trips = next(node for node in graph.node if node.output[0] == "trips")
     graph.node.remove(trips)
     graph.input.append(_info("trips", INT64, []))
+    arrays = [*arrays, np.array(3, np.int64)]
+    module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+    assert_matches(runtime.run(module, arrays, input_dialect="linalg-on-tensors"), expected(model, arrays))
     with pytest.raises(Exception, match="carries a sequence .* needs a number of iterations known at conversion "
                                         "time, but the trip count .input 0. is only known at run time: .* "
                                         "torch-mlir lowers no list carried by a torch.prim.Loop"):
+        graph.output.append(_sequence("states", FLOAT, [4]))
         onnx_torch_mlir.compile(model, "linalg-on-tensors")
 
 

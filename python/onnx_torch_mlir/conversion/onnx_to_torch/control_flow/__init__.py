@@ -5,6 +5,7 @@
 - `loops.py`: Loop (and the loop forms Scan reuses);
 - `scan.py`: Scan (opset 8 with its batch axis, opset 9 on with axes and directions);
 - `lists.py`: sequences in loop bodies, resolved on each copy of an unrolled body;
+- `stacked.py`: a loop-carried sequence only appended to, carried as a stacked tensor instead;
 - `tensor_loops.py`: the tensor-only while loop of TOSA and StableHLO.
 
 **Which form per backend.** torch-mlir lowers `torch.prim.If` and `torch.prim.Loop` to `scf.if`,

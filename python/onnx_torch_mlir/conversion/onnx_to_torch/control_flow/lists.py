@@ -15,7 +15,9 @@ one iteration (its arguments bound to `ListConstruct`s and literal iteration num
 `torch.aten.cat` / `torch.aten.stack` (ConcatFromSequence) take the list value as it is, and
 see the copy's `ListConstruct`. torch-mlir lowers no list that a `torch.prim.Loop` carries
 (its backends take lists only as `ListConstruct` operands of the ops that read them), so a loop
-with any of these is unrolled on every target: it needs a trip count known at conversion time.
+with any of these is unrolled on every target: it needs a trip count known at conversion time
+(a loop of a run-time trip count whose sequences are only appended to carries them as stacked
+tensors instead, `stacked.py`).
 """
 
 from __future__ import annotations

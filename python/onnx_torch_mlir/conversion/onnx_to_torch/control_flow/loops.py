@@ -6,7 +6,9 @@ end). The body yields the condition, the N loop-carried values and K *scan outpu
 per-iteration values the Loop concatenates along a new axis 0. Loop-1 to Loop-23 differ only in
 the types they carry (sequences from 13, optionals from 16): one pattern. A loop that carries a
 sequence (or whose body reads one at the iteration number) is unrolled on every target, since
-torch-mlir lowers no list in a loop (`lists.py`); optionals are not carried.
+torch-mlir lowers no list in a loop (`lists.py`), unless it cannot be unrolled and its sequences
+are only appended to: then they are carried as stacked tensors (`stacked.py`); optionals are not
+carried.
 
 torch-mlir lowers a `torch.prim.Loop` whose initial condition is the constant true as *for-like*
 (`scf.for` over the trip count; it ignores the condition the body yields, and binds the
@@ -33,7 +35,7 @@ from ..builder import TorchBuilder
 from ..node import LOOPLESS_TARGETS, OnnxNode
 from ..registry import converts
 from ..types import tensor_info
-from . import lists
+from . import lists, stacked
 from .rows import RowCollector
 from .tensor_loops import tensor_while_loop
 from .regions import (
@@ -84,7 +86,12 @@ def loop(node: OnnxNode, b: TorchBuilder):
         return _zero_iterations(node, b, block, inits, carried_count)
     for_like = has_trip_count and (not has_condition or (initially_true and _body_keeps_condition(block)))
     if with_lists:
-        return _unrolled(node, b, block, inits, trip_count, for_like, with_lists=True)
+        if for_like and isinstance(trip_count, int) and trip_count <= UNROLL_LIMIT:
+            return _unrolled(node, b, block, inits, trip_count, for_like, with_lists=True)
+        appended, why_not = stacked.stackable_sequences(node, block, inits)
+        if not appended:
+            return _unrolled(node, b, block, inits, trip_count, for_like, with_lists=True, why_not_stacked=why_not)
+        return _with_stacked_sequences(node, b, block, inits, appended, trip_count)
     if node.target in LOOPLESS_TARGETS:
         if for_like and isinstance(trip_count, int) and trip_count <= UNROLL_LIMIT:
             return _unrolled(node, b, block, inits, trip_count, for_like)
@@ -94,6 +101,28 @@ def loop(node: OnnxNode, b: TorchBuilder):
     if for_like and not RowCollector.needs_while_loop(loop_body.row_types):
         return loop_body.for_like(trip_count)
     return loop_body.while_like(trip_count, node.input(1) if has_condition else None)
+
+
+def _with_stacked_sequences(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, appended, trip_count):
+    """The loop with its appended sequences carried as stacked tensors (`stacked.py`): a while-like
+    loop on every target (the stacks grow at run time; TOSA takes no such loop)."""
+    if node.target == "tosa":
+        node.fail("on tosa a Loop that appends to a sequence is unrolled, which needs a number of iterations known "
+                  "at conversion time (fix the dims the trip count comes from with --dim NAME=SIZE): carried as a "
+                  "stacked tensor, the sequence would grow at run time, which torch-mlir's TOSA lowering cannot take")
+    inits = list(inits)
+    for entry in appended:
+        inits[entry.index] = stacked.carry_stacked(b, block, entry)
+    scan_count = node.num_results - len(inits)
+    if node.target in LOOPLESS_TARGETS:
+        results = tensor_while_loop(node, b, block, inits, scan_count,
+                                    lambda output, body_type: row_type(node, b, output, body_type))
+    else:
+        results = LoopBody(node, b, block, inits, scan_count).while_like(
+            trip_count, node.input(1) if node.has_input(1) else None)
+    for entry in appended:
+        results[entry.index] = stacked.as_sequence(node, b, entry.index, results[entry.index])
+    return results
 
 
 def _needs_list_unrolling(node: OnnxNode, block: ir.Block, carried_count: int) -> bool:
@@ -280,7 +309,7 @@ def _and(b: TorchBuilder, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
 
 
 def _unrolled(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, trip_count, for_like: bool,
-              with_lists: bool = False):
+              with_lists: bool = False, why_not_stacked: str | None = None):
     """The body inlined once per iteration (TOSA, StableHLO; a loop with sequences on every
     target): needs a constant trip count and a condition that cannot stop the loop early."""
     where = (f"on {node.target} a Loop is unrolled" if not with_lists else
@@ -289,12 +318,14 @@ def _unrolled(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, trip_coun
         node.fail(f"{where}, which needs a number of iterations known at conversion time, but "
                   f"{_run_time_iterations(node, block, trip_count)}: the sequence's length would only be known "
                   "at run time, and torch-mlir lowers no list carried by a torch.prim.Loop (its backends take a "
-                  "list only as a torch.prim.ListConstruct whose length is known at conversion time)")
+                  "list only as a torch.prim.ListConstruct whose length is known at conversion time)"
+                  + _not_stacked(why_not_stacked))
     if not for_like or not isinstance(trip_count, int):
         reason = "a trip count known at conversion time" if for_like else "no early exit on its condition"
         node.fail(f"{where}, which needs {reason}; torch-mlir lowers torch.prim.Loop only to linalg-on-tensors")
     if trip_count > UNROLL_LIMIT:
-        node.fail(f"{where}, and {trip_count} iterations are over the limit of {UNROLL_LIMIT}")
+        node.fail(f"{where}, and {trip_count} iterations are over the limit of {UNROLL_LIMIT}"
+                  + (_not_stacked(why_not_stacked) if with_lists else ""))
     carried_count = len(inits)
     carried = list(inits)
     rows: list[list] = [[] for _ in range(node.num_results - carried_count)]
@@ -318,6 +349,14 @@ def _unrolled(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits, trip_coun
             sizes = tensor_info(row_type(node, b, index, body_type)).sizes
             results.append(b.full([0, *(size or 0 for size in sizes)], 0, node.result_info(index).element))
     return results
+
+
+def _not_stacked(why_not: str | None) -> str:
+    """Why the loop's sequences are not carried as stacked tensors instead, for a diagnostic."""
+    if why_not is None:
+        return ""
+    return ("; a sequence that the body only appends to and that only ConcatFromSequence, SequenceAt or "
+            f"SequenceLength read after the loop would be carried as a stacked tensor, but {why_not}")
 
 
 def _run_time_iterations(node: OnnxNode, block: ir.Block, trip_count) -> str:

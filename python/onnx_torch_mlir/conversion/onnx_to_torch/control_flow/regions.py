@@ -85,6 +85,8 @@ def to_original_type(b: TorchBuilder, value: ir.Value, original: ir.Type) -> ir.
     """A torch `value` as a value of the type `original` that its former users expect (a
     sequence as a `ListConstruct` of the original's list type, see `lists.py`)."""
     if lists.is_container(original):
+        if tensor_info(value.type) is not None:  # a sequence carried as a stacked tensor (`stacked.py`)
+            return b.op(UNREALIZED_CAST, original, value)
         return lists.as_argument(b, value, original)
     torch_type = to_vtensor_type(original) if is_builtin_tensor(original) else original
     value = fit_to_type(b, value, torch_type)
