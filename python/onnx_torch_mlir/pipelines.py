@@ -109,6 +109,9 @@ def lower_torch_to_backend(
         from .transforms.tosa_empty_tensors import empty_results_as_empty_tensors
 
         empty_results_as_empty_tensors(module)  # TOSA has no zero-sized tensor
+        from .transforms.tosa_constant_tensors import constant_int_tensors_as_literals
+
+        constant_int_tensors_as_literals(module)  # TorchToTosa lowers no aten.tensor
     if output_type == "linalg-on-tensors":
         from .transforms.empty_tensors import replace_empty_results
         from .transforms.static_views import give_views_their_static_type

@@ -8,6 +8,8 @@ the reference runner and on IREE, and compared with onnxruntime.
   aten.nonzero decomposes to an aten.scatter_add its TOSA lowering does not take).
 - A dilated MaxPool whose strides are multiples of its dilations (conversion/onnx_to_torch/nn_pool.py):
   a pool without dilation over every dilation-th element (TOSA's max_pool2d has no dilation).
+- `aten.tensor` of constant ints (a Shape in a SequenceMap body) as a literal
+  (transforms/tosa_constant_tensors.py): TorchToTosa lowers no `aten.tensor`.
 """
 
 from __future__ import annotations
@@ -101,8 +103,25 @@ def dilated_max_pools():
     return _model(nodes, {"x1": x1, "x2": x2}, {"y1": TensorProto.FLOAT, "y2": TensorProto.FLOAT}, {}), [x1, x2]
 
 
+def shapes_of_a_sequence():
+    """A SequenceMap whose body takes a Shape: converted once for the sequence's elements, the body
+    builds the shape from its dims (`aten.tensor`), constants once inlined."""
+    a = np.ones((2, 3), np.float32)
+    c = np.ones((4, 5), np.float32)
+    body = helper.make_graph(
+        [helper.make_node("Shape", ["element"], ["shape"])], "body",
+        [helper.make_tensor_value_info("element", TensorProto.FLOAT, ["rows", "columns"])],
+        [helper.make_tensor_value_info("shape", TensorProto.INT64, [2])])
+    nodes = [
+        helper.make_node("SequenceConstruct", ["a", "c"], ["sequence"]),
+        helper.make_node("SequenceMap", ["sequence"], ["shapes"], body=body),
+        helper.make_node("ConcatFromSequence", ["shapes"], ["y"], axis=0, new_axis=1),
+    ]
+    return _model(nodes, {"a": a, "c": c}, {"y": TensorProto.INT64}, {}), [a, c]
+
+
 MODELS = {function.__name__: function for function in (empty_split_parts, compress_run_time_condition,
-                                                       non_zero_float_3d, dilated_max_pools)}
+                                                       non_zero_float_3d, dilated_max_pools, shapes_of_a_sequence)}
 
 
 def _onnxruntime(model: onnx.ModelProto, arrays: list) -> list:
@@ -153,3 +172,8 @@ def test_no_scatter_for_positions(compiled, name):
 def test_dilated_max_pools_without_dilation(compiled):
     text = str(compiled("dilated_max_pools")[0])
     assert text.count("tosa.max_pool2d") == 2, text
+
+
+def test_shape_of_a_sequence_element_is_a_constant(compiled):
+    text = str(compiled("shapes_of_a_sequence")[0])
+    assert "constant" in text and "torch." not in text
