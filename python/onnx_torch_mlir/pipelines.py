@@ -136,6 +136,9 @@ def lower_torch_to_backend(
         from .transforms.stablehlo_run_time_ranges import run_time_float_ranges_as_integer_ranges
 
         run_time_float_ranges_as_integer_ranges(module)  # the expanded window functions' Range
+        from .transforms.stablehlo_run_time_scales import run_time_nearest_scales_as_gathers
+
+        run_time_nearest_scales_as_gathers(module)  # Upsample by a scales input
         stablehlo_torch_forms.run_time_items_as_int_tensors(module)
         from .transforms.stablehlo_run_time_pads import run_time_pads_as_slices_and_concatenations
 

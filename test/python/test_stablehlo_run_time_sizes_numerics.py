@@ -108,3 +108,34 @@ def test_run_time_sizes_match_onnxruntime(name, backend, consumer):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
         shapes.add(want.shape)
     assert len(shapes) == len(feeds_list)  # the sizes really change with the data
+
+
+def _upsample_model() -> onnx.ModelProto:
+    """Upsample (opset 9, nearest) of a [1, 2, 3, 4] input by a `scales` input, to a declared [1, 2, 6, 6]."""
+    node = helper.make_node("Upsample", ["x", "scales"], ["y"], mode="nearest")
+    graph = helper.make_graph(
+        [node], "upsample",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 4]),
+         helper.make_tensor_value_info("scales", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 6, 6])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)], ir_version=10)
+
+
+@pytest.mark.parametrize("consumer", ["reference", "iree"])
+def test_nearest_upsample_by_run_time_scales_matches_onnxruntime(consumer):
+    """The scales differ between runs (the same output size, other source positions)."""
+    model = _upsample_model()
+    module = onnx_torch_mlir.compile(model, "stablehlo")
+    assert "torch." not in str(module)
+    program = _program(module, "stablehlo", consumer)
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
+    results = []
+    for scales in ([1, 1, 2, 1.5], [1, 1, 2.2, 1.7]):
+        feeds = {"x": x, "scales": np.array(scales, np.float32)}
+        (want,) = session.run(None, feeds)
+        (got,) = program(*feeds.values())
+        np.testing.assert_array_equal(got, want)
+        results.append(want)
+    assert not np.array_equal(*results)

@@ -30,5 +30,16 @@ def pad_of_run_time_amounts():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
 
 
+def upsample_by_run_time_scales():
+    """Upsample (nearest) of a [1, 2, 3, 4] input by a `scales` input, declared [1, 2, 6, 6]."""
+    node = helper.make_node("Upsample", ["x", "scales"], ["y"], mode="nearest")
+    graph = helper.make_graph(
+        [node], "upsample_by_run_time_scales",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 4]),
+         helper.make_tensor_value_info("scales", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 6, 6])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)], ir_version=8)
+
+
 if __name__ == "__main__":
     onnx.save(globals()[sys.argv[1]](), sys.argv[2])
