@@ -27,7 +27,7 @@ from .schemas import (
 STRUCTURAL_OPS = {"onnx.EntryPoint", "onnx.NoValue", "onnx.Custom", "onnx.Yield", "onnx.Return"}
 ML_DOMAIN = "ai.onnx.ml"
 # Attributes the importer adds that no schema lists.
-IMPORTER_ATTRIBUTES = {"onnx_node_name"}
+IMPORTER_ATTRIBUTES = {"onnx_node_name", "onnx_output_names"}
 
 
 class OnnxVerificationError(ConversionError):

@@ -69,6 +69,8 @@ class GraphImporter:
                     scope[tensor.name] = self._guard(
                         f"initializer '{tensor.name}'", lambda: self.emitter.initializer(tensor, main_graph=main_graph)
                     )
+                if _names_tensors(graph):
+                    _record_tensor_names([scope[tensor.name]], [tensor.name])
             results = self._import_body(graph, block, scope, types, main_graph)
             with self.location(graph.name or "main_graph"):
                 self.emitter.function_return(function, results, [output.name for output in graph.output])
@@ -111,10 +113,13 @@ class GraphImporter:
                     none_value.append(self.emitter.none())
             return none_value[0]
 
+        names_tensors = _names_tensors(graph)
         for index, node in enumerate(nodes):
             label = node_label(node, index)
             with self.location(label):
                 self._guard(f"node '{label}' ({node.op_type})", lambda: self._import_node(node, scope, types, used, none))
+            if names_tensors and node.output and node.output[0] in scope:
+                _record_tensor_names([scope[name] for name in node.output if name], [name for name in node.output if name])
             if counted:
                 self.progress.advance()
         results = []
@@ -176,6 +181,8 @@ class GraphImporter:
             for tensor in graph.initializer:
                 with self.location(tensor.name):
                     scope[tensor.name] = self.emitter.initializer(tensor, main_graph=False)
+                if _names_tensors(graph):
+                    _record_tensor_names([scope[tensor.name]], [tensor.name])
             results = self._import_body(graph, block, scope, types, counted=False)
             with self.location(f"{attribute.name}.yield"):
                 self.emitter.region_terminator(results)
@@ -197,6 +204,29 @@ class GraphImporter:
         except (ir.MLIRError, ValueError) as error:
             message = " ".join(str(error).split())
             raise NodeError(f"{self.model_name}: {what}: MLIR rejected the op: {message}") from None
+
+
+# Nodes that name tensors in attributes instead of taking them as operands (Gradient names y and
+# xs). In a graph holding one, the op producing each tensor records the ONNX names of its results in
+# TENSOR_NAMES_ATTRIBUTE, so the conversion can find a tensor by name (OnnxNode.graph); the IR of
+# every other graph is unchanged.
+TENSOR_NAMING_NODES = {("ai.onnx.preview.training", "Gradient")}
+TENSOR_NAMES_ATTRIBUTE = "onnx_output_names"
+
+
+def _names_tensors(graph: onnx.GraphProto) -> bool:
+    return any((node.domain, node.op_type) in TENSOR_NAMING_NODES for node in graph.node)
+
+
+def _record_tensor_names(values: list, names: list) -> None:
+    """Name the results of the op producing `values` (all from one op); block arguments have their name as location."""
+    owner = values[0].owner if values else None
+    if owner is None or isinstance(owner, ir.Block):
+        return
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    if any(value.owner != values[0].owner for value in values):
+        return
+    owner.attributes[TENSOR_NAMES_ATTRIBUTE] = ir.ArrayAttr.get([ir.StringAttr.get(name) for name in names])
 
 
 _TWO_BIT = {onnx.TensorProto.INT2, onnx.TensorProto.UINT2}

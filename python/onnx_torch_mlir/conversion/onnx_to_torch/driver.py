@@ -26,7 +26,7 @@ from torch_mlir import ir
 from ... import progress
 from .builder import TorchBuilder
 from .folding import fold_constant_node
-from .node import UNREALIZED_CAST, OnnxNode, UnsupportedNode, onnx_schema
+from .node import UNREALIZED_CAST, OnnxNode, UnsupportedNode, location_name, onnx_schema
 from .registry import DEFAULT_DOMAIN, display_domain, lookup, normalize_domain, registered_versions
 from .types import is_builtin_tensor, is_none_type, is_onnx_container, is_torch_container, is_vtensor, to_vtensor_type
 
@@ -39,6 +39,11 @@ NOT_ONNX_OPS = {"onnx.NoValue", "onnx.EntryPoint", "onnx.Return", "onnx.Yield"}
 # A module attribute naming the backend the module is compiled for (see OnnxNode.target); the
 # conversion reads it and removes it.
 TARGET_ATTRIBUTE = "onnx_torch_mlir.target"
+# Nodes that read the graph around them by ONNX tensor name (Gradient differentiates the nodes
+# between its xs and y, see OnnxGraph): converted before the other nodes of their function, so that
+# the nodes they read are still ONNX ops. The importer names tensors in graphs holding one.
+GRAPH_READING_NODES = {("ai.onnx.preview.training", "Gradient")}
+TENSOR_NAMES_ATTRIBUTE = "onnx_output_names"  # importer/graph.py
 
 
 @dataclass
@@ -135,6 +140,7 @@ def convert_onnx_to_torch(module_op: ir.Operation) -> list[Failure]:
     total, done = sum(len(ops) for ops in onnx_ops), 0
     for function, ops in zip(functions, onnx_ops):
         opsets = model_opsets(function, module_op)
+        ops.sort(key=lambda item: (item[1][1], item[1][0]) not in GRAPH_READING_NODES)  # stable: those first
         for op, (op_type, domain, spelling) in ops:
             node = OnnxNode(op, op_type, domain, opset_for(opsets, domain), spelling, target)
             failure = convert_node(node)
@@ -146,6 +152,68 @@ def convert_onnx_to_torch(module_op: ir.Operation) -> list[Failure]:
             failures += _container_signature_failures(function, target)
         _erase_unused_no_values(function)
     return failures
+
+
+class OnnxGraph:
+    """The ONNX graph around a node (its block and the enclosing ones) by tensor name, for a node
+    that names tensors instead of taking them as operands (`OnnxNode.graph()`).
+
+    A graph input is named by its location, a node's result by the importer's
+    TENSOR_NAMES_ATTRIBUTE (kept only in graphs holding a GRAPH_READING_NODES node: other importers'
+    IR names no intermediate tensor). The nodes read are unconverted ONNX ops (GRAPH_READING_NODES
+    are converted first), seen through `OnnxNode` views: a value a pattern builds on stays valid
+    when its producer is converted later (its uses are redirected).
+    """
+
+    def __init__(self, node: OnnxNode):
+        self.node = node
+        function = node.op.parent
+        while function is not None and function.name != "func.func":
+            function = function.parent
+        self.opsets = model_opsets(function, function.parent) if function is not None else {}
+
+    def tensor(self, name: str) -> ir.Value | None:
+        """The value of ONNX tensor `name`, or None when the IR does not name it."""
+        op = self.node.op
+        while op is not None and op.name != "func.func":  # the node's block, then the enclosing ones
+            op = op.operation
+            for argument in op.block.arguments:
+                if location_name(argument.location) == name:
+                    return argument
+            for other in op.block.operations:
+                other = other.operation
+                if TENSOR_NAMES_ATTRIBUTE in other.attributes:
+                    names = [ir.StringAttr(each).value for each in ir.ArrayAttr(other.attributes[TENSOR_NAMES_ATTRIBUTE])]
+                    if name in names:
+                        return other.results[names.index(name)]
+            op = op.parent
+        return None
+
+    def producer(self, value: ir.Value) -> OnnxNode | None:
+        """A view of the ONNX node producing `value` (not yet converted), else None (a graph input,
+        a literal, an op that is not an ONNX node)."""
+        owner = value.owner
+        if not isinstance(owner, (ir.Operation, ir.OpView)):
+            return None
+        owner = owner.operation
+        kind = classify(owner)
+        if kind is None:
+            return None
+        op_type, domain, spelling = kind
+        return OnnxNode(owner, op_type, domain, opset_for(self.opsets, domain), spelling, self.node.target)
+
+    def result_index(self, value: ir.Value) -> int:
+        """Which result of its producer `value` is."""
+        return next(i for i, result in enumerate(value.owner.results) if result == value)
+
+    def torch_value(self, value: ir.Value) -> ir.Value:
+        """`value` as a `!torch.vtensor` (an ONNX dialect tensor is bridged in front of the node)."""
+        if not is_builtin_tensor(value.type):
+            return value
+        return ir.Operation.create(
+            UNREALIZED_CAST, results=[to_vtensor_type(value.type)], operands=[value], loc=self.node.location,
+            ip=ir.InsertionPoint(self.node.op),
+        ).result
 
 
 def _in_untaken_branch(op: ir.Operation, opsets: dict, target) -> bool:

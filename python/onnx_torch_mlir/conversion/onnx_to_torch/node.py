@@ -11,6 +11,8 @@ folds away once every producer and the signature speak torch types.
 
 Attribute readers fall back to the ONNX schema's default for the model's
 opset, so a pattern spells a default only where it wants a different one.
+A node that names tensors instead of taking them as operands (Gradient) reads
+the graph around it by ONNX tensor name with `node.graph()`.
 """
 
 from __future__ import annotations
@@ -169,6 +171,12 @@ class OnnxNode:
         """Stop converting this node; `reason` becomes the diagnostic (the node is named for you)."""
         raise UnsupportedNode(reason)
 
+    def graph(self):
+        """The ONNX graph around the node by tensor name (driver.OnnxGraph: `tensor(name)`, `producer(value)`,
+        `torch_value(value)`); a node of driver.GRAPH_READING_NODES is converted first, its graph still ONNX."""
+        from .driver import OnnxGraph  # the driver imports this module
+        return OnnxGraph(self)
+
     def is_backend_legal(self, torch_op: str) -> bool:
         """Whether the user declared `torch_op` ("aten.layer_norm") backend-legal. A pattern with a
         composite torch form emits that op then (not a decomposition of it), so it reaches the
@@ -182,12 +190,9 @@ class OnnxNode:
         return len(self.op.operands)
 
     def _raw_operand(self, index: int) -> ir.Value | None:
-        if index >= len(self.op.operands):
+        if index >= len(self.op.operands) or is_none_type(self.op.operands[index].type):
             return None
-        value = self.op.operands[index]
-        if is_none_type(value.type):
-            return None
-        return value
+        return self.op.operands[index]
 
     def has_input(self, index: int) -> bool:
         return self._raw_operand(index) is not None
@@ -349,10 +354,9 @@ class OnnxNode:
         if source is not None:
             return source
         target = to_vtensor_type(value.type)
-        cast = ir.Operation.create(
+        return ir.Operation.create(
             UNREALIZED_CAST, results=[target], operands=[value], loc=self.location, ip=ir.InsertionPoint(self.op)
-        )
-        return cast.result
+        ).result
 
     # -- results ----------------------------------------------------------------
     @property
@@ -383,9 +387,7 @@ class OnnxNode:
         return tensor_info(self.result_type(index))
 
     def result_is_used(self, index: int) -> bool:
-        if is_none_type(self.op.results[index].type):
-            return False
-        return any(True for _ in self.op.results[index].uses)
+        return not is_none_type(self.op.results[index].type) and any(True for _ in self.op.results[index].uses)
 
     def legacy_broadcast_input(self, b: TorchBuilder) -> ir.Value:
         """Input 1 of an opset<7 binary op, reshaped so that numpy broadcasting gives ONNX's result.
@@ -514,9 +516,7 @@ class OnnxNode:
 
     def attr_string(self, name: str, default=_REQUIRED) -> str | None:
         value = self._attr_of_kind(name, default, "string")
-        if isinstance(value, bytes):
-            value = value.decode()
-        return value
+        return value.decode() if isinstance(value, bytes) else value
 
     def attr_ints(self, name: str, default=_REQUIRED) -> list[int] | None:
         value = self._attr_of_kind(name, default, "ints")
