@@ -99,6 +99,9 @@ def _appended(node: OnnxNode, block: ir.Block, index: int, init: ir.Value) -> tu
         element_info = tensor_info(element.type)
         if element_info is None or element_info.rank != info.rank or element_info.element != info.element:
             return None, "starts with elements of another rank or element type than it is appended"
+        if any(have is not None and want is not None and have != want
+               for have, want in zip(element_info.sizes, info.sizes)):
+            return None, "starts with elements of another shape than it is appended"
     return Appended(index, append, row, elements), None
 
 
@@ -162,7 +165,7 @@ def carry_stacked(b: TorchBuilder, block: ir.Block, appended: Appended) -> ir.Va
     append = appended.append
     inner = TorchBuilder(append, b.location)
     buffer = inner.op(lists.UNREALIZED_CAST, stacked_type, argument)
-    grown = grow(inner, buffer, appended.row, block.arguments[0])
+    grown = grow(inner, buffer, appended.row, block.arguments[0], first_row=not appended.initial_elements)
     terminator(block).operands[1 + appended.index] = grown
     _erase_with_bridges(append)
     for use in list(argument.uses):
@@ -188,13 +191,13 @@ def _erase_with_bridges(op: ir.Operation) -> None:
             producer.erase()
 
 
-def grow(b: TorchBuilder, buffer: ir.Value, row: ir.Value, iteration: ir.Value) -> ir.Value:
+def grow(b: TorchBuilder, buffer: ir.Value, row: ir.Value, iteration: ir.Value, first_row: bool) -> ir.Value:
     """`buffer` [n, *element] with `row` appended (`aten.cat` along dim 0). With run-time element
-    dims, the first iteration (`iteration`, ONNX's [] si64 iteration number, is 0) takes the row
-    alone instead (a `torch.prim.If`): the empty stack has 0 for those dims, not the row's."""
-    info = b.info(buffer)
+    dims and an empty initial stack (`first_row`), the first iteration (`iteration`, ONNX's [] si64
+    iteration number, is 0) takes the row alone instead (a `torch.prim.If`): the empty stack has 0
+    for those dims, not the row's."""
     piece = b.cast_to(b.unsqueeze(row, 0), buffer.type)
-    if None not in b.info(row).sizes:
+    if not first_row or None not in b.info(row).sizes:
         return b.op("aten.cat", buffer.type, b.tensor_list([buffer, piece]), b.constant_int(0))
     first = b.op("aten.eq.Scalar", b.tensor_type([], "i1"), to_torch(b, iteration), b.constant_int(0))
     choice = ir.Operation.create("torch.prim.If", results=[buffer.type], operands=[_truth(b, first)], regions=2,
