@@ -139,6 +139,9 @@ def lower_torch_to_backend(
         from .transforms.stablehlo_run_time_scales import run_time_nearest_scales_as_gathers
 
         run_time_nearest_scales_as_gathers(module)  # Upsample by a scales input
+        from .transforms.stablehlo_constant_tensors import constant_int_tensors_as_literals
+
+        constant_int_tensors_as_literals(module)  # a Shape in a SequenceMap body, inlined
         stablehlo_torch_forms.run_time_items_as_int_tensors(module)
         from .transforms.stablehlo_run_time_pads import run_time_pads_as_slices_and_concatenations
 

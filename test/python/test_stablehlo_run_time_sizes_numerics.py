@@ -139,3 +139,34 @@ def test_nearest_upsample_by_run_time_scales_matches_onnxruntime(consumer):
         np.testing.assert_array_equal(got, want)
         results.append(want)
     assert not np.array_equal(*results)
+
+
+def _shapes_of_a_sequence_model() -> onnx.ModelProto:
+    """A SequenceMap whose body takes a Shape: converted once for the sequence's elements, the body
+    builds the shape from its dims (`aten.tensor`), constants once inlined
+    (transforms/stablehlo_constant_tensors.py makes them a literal)."""
+    body = helper.make_graph(
+        [helper.make_node("Shape", ["element"], ["shape"])], "body",
+        [helper.make_tensor_value_info("element", TensorProto.FLOAT, ["rows", "columns"])],
+        [helper.make_tensor_value_info("shape", TensorProto.INT64, [2])])
+    nodes = [
+        helper.make_node("SequenceConstruct", ["a", "c"], ["sequence"]),
+        helper.make_node("SequenceMap", ["sequence"], ["shapes"], body=body),
+        helper.make_node("ConcatFromSequence", ["shapes"], ["y"], axis=0, new_axis=1),
+    ]
+    graph = helper.make_graph(nodes, "shapes", [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3]),
+                                                helper.make_tensor_value_info("c", TensorProto.FLOAT, [4, 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT64, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=10)
+
+
+@pytest.mark.parametrize("consumer", ["reference", "iree"])
+def test_shapes_of_sequence_elements_match_onnxruntime(consumer):
+    model = _shapes_of_a_sequence_model()
+    module = onnx_torch_mlir.compile(model, "stablehlo")
+    assert "torch." not in str(module)
+    feeds = {"a": np.ones((2, 3), np.float32), "c": np.ones((4, 5), np.float32)}
+    (want,) = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None,
+                                                                                                            feeds)
+    (got,) = _program(module, "stablehlo", consumer)(*feeds.values())
+    np.testing.assert_array_equal(got, want)
