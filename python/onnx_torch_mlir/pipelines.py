@@ -153,6 +153,10 @@ def lower_torch_to_backend(
         max_pools_as_slices(module)
         whole_number_upsamplings_as_blends(module)
         stablehlo_torch_forms.refuse_dynamic_interpolations(module)
+    if output_type == "tosa":
+        from .transforms.tosa_dynamic_rows import mark_rows_cut_to_run_time_counts
+
+        mark_rows_cut_to_run_time_counts(module)  # rows of a run-time count (NMS): computed padded, cut by a marker
     if output_type == "tosa" and dynamic:
         from .transforms.tosa_dynamic import keep_dims_dynamic_for_tosa
 
@@ -168,6 +172,9 @@ def lower_torch_to_backend(
 
             rotate_while_loops(module)  # IREE's stream conversion fails on torch-mlir's while form
         if output_type == "tosa":
+            from .transforms.tosa_dynamic_rows import cut_marked_rows
+
+            cut_marked_rows(module)  # the markers: tensor.extract_slice to the count
             from .transforms.tosa_wide_gathers import gathers_of_i64_as_i32_halves
 
             gathers_of_i64_as_i32_halves(module)  # TOSA's gather has no i64; IREE refuses one

@@ -1,13 +1,16 @@
 """NonMaxSuppression whose number of selected boxes is only known at run time (selected_indices
-declared [?, 3], or not at all), on Linalg and StableHLO, run on the reference CPU runner and on
-IREE and compared with onnxruntime. One compiled module runs on inputs that select different
+declared [?, 3], or not at all), on Linalg, TOSA and StableHLO, run on the reference CPU runner
+and on IREE and compared with onnxruntime. One compiled module runs on inputs that select different
 numbers of boxes, none included, so the count is read from the data, not fixed at compile time.
 Downstream ops read the selected rows as the detection post-processing of an SSD does (Gather of
-columns, GatherND of boxes and scores). TOSA refuses the run-time count with a message that says
-why and what to do.
+columns, GatherND of boxes and scores). On TOSA those ops run on the padded rows and each result is
+cut to the run-time count by a `tensor.extract_slice` (transforms/tosa_dynamic_rows.py).
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -19,7 +22,7 @@ import onnx_torch_mlir
 from onnx_torch_mlir import runtime
 from onnx_torch_mlir.runtime.iree import compile_with_iree
 
-BACKENDS = ("linalg-on-tensors", "stablehlo")
+BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 CONSUMERS = ("reference", "iree")
 BATCHES, CLASSES, BOXES = 2, 3, 10
 
@@ -152,8 +155,22 @@ def test_stablehlo_cuts_the_padded_rows_with_a_dynamic_slice():
     assert "torch." not in text
 
 
-def test_run_time_count_fails_clearly_on_tosa():
-    with pytest.raises(Exception, match="TOSA's shapes are compile-time constants") as error:
-        onnx_torch_mlir.compile(_model(), "tosa")
-    assert "declare selected_indices with a static shape" in str(error.value)
-    assert "linalg-on-tensors or stablehlo" in str(error.value)
+@pytest.mark.parametrize("make_model", [_model, _downstream_model, _count_model])
+def test_tosa_computes_on_padded_rows_and_cuts_them_outside_tosa(make_model):
+    """Every op but the cuts is TOSA on static shapes, the cuts are `tensor.extract_slice` of the
+    padded rows (18 = 2 batches x 3 classes x min(10 boxes, limit 3)), and the output validates
+    against our TOSA target (tosa-validate checks TOSA ops only)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    from tosa_validation import validation_error
+
+    module = onnx_torch_mlir.compile(make_model(), "tosa")
+    text = str(module)
+    assert "torch." not in text and "tosa.custom" not in text
+    cuts = [line for line in text.splitlines() if "tensor.extract_slice" in line]
+    assert all(" to tensor<?" in line for line in cuts)
+    if make_model is _count_model:  # the count itself leaves the graph: no rows are cut
+        assert not cuts
+    else:
+        assert cuts and all("tensor<18x" in line for line in cuts)
+    assert "tensor<?" not in "".join(line for line in text.splitlines() if "tosa." in line)
+    assert validation_error(module) is None

@@ -18,12 +18,15 @@ matrix), and output row k sums the literal triple of the box whose row is k (a m
 again).
 
 The number of rows is the declared result's when it is static (a model that declares a wrong
-count gets zero rows or loses rows). Else it is the number selected, known only at run time: the
-rows are computed padded to the most that can be selected (groups x min(boxes,
-max_output_boxes_per_class)) and cut to the count read with `aten.item`, one `aten.slice.Tensor`
-with a run-time end (`stablehlo.real_dynamic_slice`) on StableHLO; Linalg computes just the rows
-selected (an `arange` of the run-time count). TOSA's shapes are compile-time constants: there the
-run-time count is refused.
+count gets zero rows or loses rows). Else it is the number selected, known only at run time: on
+StableHLO and TOSA the rows are computed padded to the most that can be selected (groups x
+min(boxes, max_output_boxes_per_class)) and cut to the count read with `aten.item`, one
+`aten.slice.Tensor` with a run-time end. StableHLO lowers it as `stablehlo.real_dynamic_slice`.
+TOSA's shapes are compile-time constants: there the ops after it run on the padded rows (static)
+and each result is cut to the count by a `tensor.extract_slice` outside TOSA
+(transforms/tosa_dynamic_rows.py); a padding row is the triple (0, 0, 0), one NMS can select, so
+the ops after it compute on padding what they would on a real row. Linalg computes just the rows
+selected (an `arange` of the run-time count).
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ MAX_UNROLLED_BOXES = 256
 MAX_EXACT_FLOAT = 2**24
 # StableHLO's rows padded to the most that can be selected: a [rows, boxes] matrix of at most this many elements.
 MAX_PADDED_MATCHES = 2**24
+# The backends whose rows are computed padded to the most that can be selected, then cut to the count.
+PADDED_ROW_TARGETS = ("stablehlo", "tosa")
 
 
 class _Tensors:
@@ -102,11 +107,6 @@ def non_max_suppression(node: OnnxNode, b: TorchBuilder):
         node.fail(f"center_point_box {center_point_box} is not 0 or 1")
     t = _Tensors(b)
     result_sizes = node.static_result_sizes()
-    if result_sizes is None and node.target == "tosa":
-        node.fail("the number of selected boxes depends on the data, and TOSA's shapes are compile-time constants "
-                  "(--dim cannot fix a data-dependent size): declare selected_indices with a static shape "
-                  "[num_selected, 3] in the model (rows beyond those selected are zeros, and a run that selects more "
-                  "loses rows), or compile to linalg-on-tensors or stablehlo, which take the run-time count")
     if not node.has_input(2):  # no max_output_boxes_per_class: nothing is selected
         return _empty_or_zero_rows(b, node, result_sizes)
     boxes = b.to_dtype(node.input(0), "f32")
@@ -253,12 +253,14 @@ def _selected_triples(node, b: TorchBuilder, t: _Tensors, selected, before, grou
     """The [rows, 3] result: row k holds (batch, class, box) of the selected box whose position in
     the (batch, class, precedence) order is k.
 
-    With a declared static row count, that many rows. Else, on StableHLO, the rows are computed
-    padded to the most that can be selected (every group's min(boxes, max_output_boxes_per_class)),
-    then cut to the number selected with a slice whose end is read at run time: the only dynamic op,
-    which StableHLO lowers as `real_dynamic_slice` (the count is `aten.item` of an integer 0-d
-    tensor, which `transforms/stablehlo_torch_forms.py` makes an `aten.Int.Tensor`). Elsewhere
-    (Linalg) the rows are exactly the number selected: an `arange` of the run-time count."""
+    With a declared static row count, that many rows. Else, on StableHLO and TOSA, the rows are
+    computed padded to the most that can be selected (every group's min(boxes,
+    max_output_boxes_per_class)), then cut to the number selected with a slice whose end is read at
+    run time: the only dynamic op, which StableHLO lowers as `real_dynamic_slice` (the count is
+    `aten.item` of an integer 0-d tensor, which `transforms/stablehlo_torch_forms.py` makes an
+    `aten.Int.Tensor`) and TOSA as a `tensor.extract_slice` after the ops that read the rows
+    (`transforms/tosa_dynamic_rows.py`). Elsewhere (Linalg) the rows are exactly the number
+    selected: an `arange` of the run-time count."""
     selected = b.reshape(selected, [groups, count])
     before = b.reshape(before, [groups, count])
     per_group = b.op(
@@ -279,20 +281,21 @@ def _selected_triples(node, b: TorchBuilder, t: _Tensors, selected, before, grou
         return b.cast_to(_triples_at_rows(b, t, row_numbers, position, flags, groups, classes, count, "f32"),
                          node.result_type())
     total = b.item(b.to_dtype(b.op("aten.sum", b.tensor_type([], "f32"), flags, b.constant_none()), "si64"))
-    if node.target != "stablehlo":
+    if node.target not in PADDED_ROW_TARGETS:
         row_numbers = b.to_dtype(b.arange(total), "f32")
         return b.cast_to(_triples_at_rows(b, t, row_numbers, position, flags, groups, classes, count, "f32"),
                          node.result_type())
     padded_rows = groups * _most_selected_per_group(node, count)
     if padded_rows * groups * count > MAX_PADDED_MATCHES:
-        node.fail(f"up to {padded_rows} selected boxes among {groups * count}: on stablehlo the rows are computed padded "
+        node.fail(f"up to {padded_rows} selected boxes among {groups * count}: on {node.target} the rows are computed padded "
                   f"to that count, a {padded_rows} x {groups * count} matrix, over the limit of {MAX_PADDED_MATCHES} "
                   "elements: give max_output_boxes_per_class as a smaller literal, declare a static selected_indices "
                   "shape, or compile to linalg-on-tensors")
     if padded_rows == 0:
         return b.cast_to(b.full([0, 3], 0, "si64"), node.result_type())
     row_numbers = b.literal(np.arange(padded_rows, dtype=np.float32), "f32")
-    values = _triples_at_rows(b, t, row_numbers, position, flags, groups, classes, count, "si64")
+    product_element = "si64" if node.target == "stablehlo" else "f32"
+    values = _triples_at_rows(b, t, row_numbers, position, flags, groups, classes, count, product_element)
     cut = b.op("aten.slice.Tensor", b.tensor_type([None, 3], "si64"), values, b.constant_int(0), b.constant_int(0),
                total, b.constant_int(1))
     return b.cast_to(cut, node.result_type())
