@@ -5,6 +5,7 @@ them):
   transforms/stablehlo_run_time_pads.py);
 - NonZero of a count left open (TOSA's prefix-count form on as many rows as elements, cut to the
   run-time count);
+- SplitToSequence of a run-time `split` (slices of run-time bounds);
 - a Range of run-time float bounds (aten.item of a float read as aten.Float.Tensor,
   transforms/stablehlo_torch_forms.py), as in the expanded window functions.
 One compiled module runs on inputs that give different result sizes.
@@ -66,6 +67,19 @@ def _non_zero_model() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=10)
 
 
+def _split_model() -> onnx.ModelProto:
+    """SplitToSequence of a [6, 2] input by a run-time `split` of 3 sizes; element 1 read back."""
+    nodes = [helper.make_node("SplitToSequence", ["x", "split"], ["sequence"], axis=0),
+             helper.make_node("SequenceAt", ["sequence", "one"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "split",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [6, 2]),
+         helper.make_tensor_value_info("split", TensorProto.INT64, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])],
+        [helper.make_tensor("one", TensorProto.INT64, [], [1])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)], ir_version=10)
+
+
 X = np.arange(20, dtype=np.float32).reshape(4, 5)
 CASES = {
     "pad": (_pad_model, [{"x": X, "pads": np.array(pads, np.int64)}
@@ -74,6 +88,8 @@ CASES = {
                                   for pads in ([1, 2, 3, 0], [-1, 2, 0, -3], [-2, -5, -2, 1])]),
     "non-zero": (_non_zero_model, [{"x": (np.arange(12).reshape(3, 4) % modulo == 0).astype(np.float32)}
                                    for modulo in (1, 5, 13)] + [{"x": np.zeros((3, 4), np.float32)}]),
+    "split": (_split_model, [{"x": np.arange(12, dtype=np.float32).reshape(6, 2), "split": np.array(split, np.int64)}
+                             for split in ([1, 2, 3], [3, 0, 3], [0, 6, 0])]),
     "window": (_window_model, [{"size": np.array(size, np.int32)} for size in (10, 3, 1)]),
 }
 

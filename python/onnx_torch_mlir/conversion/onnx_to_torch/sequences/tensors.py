@@ -56,8 +56,8 @@ def _split_at_run_time(node: OnnxNode, b: TorchBuilder, x: ir.Value, axis: int) 
     if info.sizes is None or len(info.sizes) != 1 or info.sizes[0] is None:
         node.fail("'split' must be a constant, or a 1-D tensor of static length: otherwise the number of "
                   "sequence elements depends on run-time data")
-    if node.target in ("tosa", "stablehlo"):
-        node.fail(f"a run-time 'split' is read with aten.item, which {node.target} cannot lower; make it a constant")
+    if node.target == "tosa":
+        node.fail("a run-time 'split' is read with aten.item, which tosa cannot lower; make it a constant")
     parts = node.int_elements(1, b, "split")
     sizes = list(node.input_info(0).sizes)
     pieces, start = [], 0
