@@ -10,6 +10,8 @@ the reference runner and on IREE, and compared with onnxruntime.
   a pool without dilation over every dilation-th element (TOSA's max_pool2d has no dilation).
 - `aten.tensor` of constant ints (a Shape in a SequenceMap body) as a literal
   (transforms/tosa_constant_tensors.py): TorchToTosa lowers no `aten.tensor`.
+- Unsigned TopK (conversion/onnx_to_torch/reduction_axis.py): the selection on int64 in order
+  (uint64 with its top bit flipped); torch-mlir's sort-based topk has no TOSA lowering.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import onnx
 import onnxruntime
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
 
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
@@ -120,12 +123,36 @@ def shapes_of_a_sequence():
     return _model(nodes, {"a": a, "c": c}, {"y": TensorProto.INT64}, {}), [a, c]
 
 
+def unsigned_top_k():
+    """TopK of uint64 values across 2^63 (largest) and of uint32 values across 2^31 (smallest), ties
+    in index order."""
+    x64 = np.array([[0, 2**63, 2**64 - 1, 5], [2**63 - 1, 7, 2**63 + 1, 7]], np.uint64)
+    x32 = np.array([[2**32 - 1, 3, 2**31, 3], [1, 2**31 - 1, 0, 2**31 + 5]], np.uint32)
+    nodes = [helper.make_node("TopK", ["x64", "k"], ["v64", "i64"], axis=1),
+             helper.make_node("TopK", ["x32", "k"], ["v32", "i32"], axis=1, largest=0)]
+    graph = helper.make_graph(
+        nodes, "unsigned_top_k",
+        [helper.make_tensor_value_info("x64", TensorProto.UINT64, [2, 4]),
+         helper.make_tensor_value_info("x32", TensorProto.UINT32, [2, 4])],
+        [helper.make_tensor_value_info(name, element, [2, 3]) for name, element in
+         (("v64", TensorProto.UINT64), ("i64", TensorProto.INT64), ("v32", TensorProto.UINT32),
+          ("i32", TensorProto.INT64))],
+        initializer=[numpy_helper.from_array(np.array([3], np.int64), "k")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=9), [x64, x32]
+
+
 MODELS = {function.__name__: function for function in (empty_split_parts, compress_run_time_condition,
-                                                       non_zero_float_3d, dilated_max_pools, shapes_of_a_sequence)}
+                                                       non_zero_float_3d, dilated_max_pools, shapes_of_a_sequence,
+                                                       unsigned_top_k)}
 
 
 def _onnxruntime(model: onnx.ModelProto, arrays: list) -> list:
-    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    """onnxruntime's outputs; ONNX's reference where onnxruntime has no kernel (TopK on uint32)."""
+    try:
+        session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    except onnxruntime.capi.onnxruntime_pybind11_state.NotImplemented:
+        evaluator = ReferenceEvaluator(model)
+        return evaluator.run(None, {name: array for name, array in zip(evaluator.input_names, arrays)})
     return session.run(None, {entry.name: array for entry, array in zip(session.get_inputs(), arrays)})
 
 
@@ -153,6 +180,8 @@ def test_matches_onnxruntime(compiled, name, consumer):
     expected = _onnxruntime(model, arrays)
     assert len(outputs) == len(expected)
     for got, want in zip(outputs, expected):
+        if got.dtype.kind in "iu" and want.dtype.kind in "iu" and got.dtype.itemsize == want.dtype.itemsize:
+            got = got.view(want.dtype)  # TOSA's integers are signless: unsigned results come back signed
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
 

@@ -159,6 +159,8 @@ def _top_k(node: OnnxNode, b: TorchBuilder, k, largest: bool, sorted_: bool):
     values_type, indices_type = node.result_type(0), node.result_type(1)
     if isinstance(k, int) and 0 < k <= MAX_SELECTION_K and (info.is_float or info.element.startswith("si")):
         return _top_k_by_selection(b, x, k, axis, largest)
+    if node.target == "tosa" and isinstance(k, int) and 0 < k <= MAX_SELECTION_K and info.element.startswith("ui"):
+        return _unsigned_top_k_by_selection(b, x, k, axis, largest)
     return b.op("aten.topk", [values_type, indices_type], x, b.dim_value(k), b.constant_int(axis),
                 b.constant_bool(largest), b.constant_bool(sorted_))
 
@@ -195,6 +197,25 @@ def _top_k_by_selection(b: TorchBuilder, x: ir.Value, k: int, axis: int, largest
     sizes[axis] = k
     return (b.op("aten.cat", b.tensor_type(sizes, info.element), b.tensor_list(values), b.constant_int(axis)),
             b.op("aten.cat", b.tensor_type(sizes, "si64"), b.tensor_list(indices), b.constant_int(axis)))
+
+
+def _unsigned_top_k_by_selection(b: TorchBuilder, x: ir.Value, k: int, axis: int, largest: bool):
+    """Unsigned TopK for tosa (TOSA compares signed integers only; torch-mlir's sort-based topk has no
+    TOSA lowering): the selection on int64, where the values keep their order. Narrower unsigned
+    types widen exactly (TOSA sign-extends them: a mask restores the value); uint64 is reinterpreted
+    as int64 with its top bit flipped (x xor 2^63 maps [0, 2^64) onto [-2^63, 2^63) in order), and
+    flipped back after."""
+    element = b.info(x).element
+    wide = b.to_dtype(x, "si64")
+    top_bit = b.scalar_tensor_literal(-(2**63), "si64")
+    if element == "ui64":
+        wide = b.op("aten.bitwise_xor.Tensor", wide.type, wide, top_bit)
+    else:
+        wide = b.op("aten.bitwise_and.Scalar", wide.type, wide, b.constant_int((1 << int(element[2:])) - 1))
+    values, indices = _top_k_by_selection(b, wide, k, axis, largest)
+    if element == "ui64":
+        values = b.op("aten.bitwise_xor.Tensor", values.type, values, top_bit)
+    return b.to_dtype(values, element), indices
 
 
 def _k_from_input(node: OnnxNode, b: TorchBuilder):
