@@ -73,6 +73,15 @@ def _downstream_model():
     return _model(nodes, outputs)
 
 
+def _across_rows_model():
+    """Ops that read the selected rows together, not row by row (a sum over them, a softmax along
+    them): on TOSA they get the rows cut to the count, and compute on a run-time size."""
+    nodes = [helper.make_node("ReduceSum", ["selected"], ["total"], keepdims=0),
+             helper.make_node("Cast", ["selected"], ["as_float"], to=TensorProto.FLOAT),
+             helper.make_node("Softmax", ["as_float"], ["along_rows"], axis=0)]
+    return _model(nodes, (("total", TensorProto.INT64, []), ("along_rows", TensorProto.FLOAT, [None, 3])))
+
+
 def _count_model():
     """Only the number of selected rows leaves the graph (its signature is static)."""
     nodes = [helper.make_node("Shape", ["selected"], ["shape"]),
@@ -85,6 +94,7 @@ MODELS = {
     "limit-input": lambda: _model(limit_as_input=True),
     "undeclared-shape": lambda: _model(outputs=(("selected", TensorProto.INT64, None),)),
     "downstream-gathers": _downstream_model,
+    "across-rows": _across_rows_model,
 }
 # Seeds and score scales: 18 (the most: 2 batches x 3 classes x 3), 17 and 0 boxes selected
 # (at scale 0.3 no score passes the threshold).
@@ -119,8 +129,9 @@ def _assert_matches(outputs, expected):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
 
 
-# IREE compiles slowly: it runs the forms where the two consumers differ (a literal limit, the gathers after).
-IREE_MODELS = ("limit-literal", "downstream-gathers")
+# IREE compiles slowly: it runs the forms where the two consumers differ (a literal limit, the gathers after,
+# the ops across the rows).
+IREE_MODELS = ("limit-literal", "downstream-gathers", "across-rows")
 PARAMS = [(name, backend, consumer) for name in MODELS for backend in BACKENDS for consumer in CONSUMERS
           if consumer == "reference" or name in IREE_MODELS]
 
@@ -135,7 +146,7 @@ def test_run_time_count_matches_onnxruntime(name, backend, consumer):
         feeds = _feeds(model, seed, scale)
         expected = _expected(model, feeds)
         _assert_matches(program(*feeds.values()), expected)
-        counts.add(expected[0].shape[0])
+        counts.add(next(value.shape[0] for value in expected if value.ndim))  # the rows of the first with rows
     assert len(counts) == len(RUNS) and 0 in counts  # the count really changes with the data
 
 
