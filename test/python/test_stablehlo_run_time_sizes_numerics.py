@@ -186,3 +186,38 @@ def test_shapes_of_sequence_elements_match_onnxruntime(consumer):
                                                                                                             feeds)
     (got,) = _program(module, "stablehlo", consumer)(*feeds.values())
     np.testing.assert_array_equal(got, want)
+
+
+def _insert_model() -> onnx.ModelProto:
+    """SequenceInsert of a [4] tensor into a sequence of a [2] and a [3] tensor at a run-time
+    position (elements of different sizes: each result element is a stablehlo.if), concatenated."""
+    nodes = [helper.make_node("SequenceConstruct", ["a", "c"], ["sequence"]),
+             helper.make_node("SequenceInsert", ["sequence", "t", "position"], ["inserted"]),
+             helper.make_node("ConcatFromSequence", ["inserted"], ["y"], axis=0)]
+    graph = helper.make_graph(
+        nodes, "insert",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("c", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("t", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("position", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)], ir_version=10)
+
+
+@pytest.mark.parametrize("consumer", ["reference", "iree"])
+def test_insert_at_run_time_position_matches_onnxruntime(consumer):
+    model = _insert_model()
+    module = onnx_torch_mlir.compile(model, "stablehlo")
+    assert "stablehlo.if" in str(module) and "torch." not in str(module)
+    program = _program(module, "stablehlo", consumer)
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    arrays = {"a": np.array([1, 2], np.float32), "c": np.array([3, 4, 5], np.float32),
+              "t": np.array([6, 7, 8, 9], np.float32)}
+    results = []
+    for position in (0, 1, 2, -1):
+        feeds = {**arrays, "position": np.array(position, np.int64)}
+        (want,) = session.run(None, feeds)
+        (got,) = program(*feeds.values())
+        np.testing.assert_array_equal(got, want)
+        results.append(tuple(want))
+    assert len(set(results)) == 3  # -1 inserts where 1 does
