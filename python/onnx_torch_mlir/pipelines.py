@@ -194,6 +194,9 @@ def lower_torch_to_backend(
             finish_dynamic_stablehlo(module)
             signless_unsigned_constants(module)
             trim_convolution_padding(module)  # IREE miscompiles unread padding
+            from .transforms.stablehlo_half_convolutions import half_convolutions_in_f32
+
+            half_convolutions_in_f32(module)  # accumulated in f32, as torch-mlir's Linalg lowering does
     except PipelineError as error:
         if not dynamic:
             raise
