@@ -184,6 +184,9 @@ def lower_torch_to_backend(
             from .transforms.tosa_narrow_integers import widen_narrow_integer_ops
 
             widen_narrow_integer_ops(module)  # pro_int computes and compares on i32 only
+            from .transforms.tosa_isolated_loops import isolate_while_loops
+
+            isolate_while_loops(module)  # the TOSA specification's loop bodies read only their arguments
         if output_type == "stablehlo":
             # Dynamic shapes and unsigned constants in forms the consumers lower.
             from .transforms.stablehlo_dynamic_convolution import (

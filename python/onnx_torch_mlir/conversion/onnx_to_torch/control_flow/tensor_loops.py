@@ -11,7 +11,8 @@ and the condition the loop sees is the tensor `cond and i + 1 < M` (`aten.lt.Ten
 pass traces back to `t`). The trip count operand is "unbounded": the bound is in the condition.
 
 Scan outputs grow by one row per iteration (`aten.cat` on a [?, ...] tensor starting empty;
-StableHLO only: torch-mlir's TOSA lowering takes no concatenation of a run-time size):
+StableHLO only: torch-mlir's TOSA lowering takes no concatenation of a run-time size; on TOSA a
+scan output whose declared type fixes its length is a buffer of that length written in place):
 their rows' dims must be known at conversion time (a row whose dims are only known at run time
 would need the first-row form of `rows.py`, whose `prim.If` on the iteration number these
 backends could lower, but whose carried value changes rank-1 dims each iteration; it is refused
@@ -45,10 +46,14 @@ def tensor_while_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: S
         for index, (init, argument, output) in enumerate(zip(inits, block.arguments[2:], outputs[1:]))
     ]
     rows = [row_type(carried_count + k, value_type(outputs[1 + carried_count + k])) for k in range(scan_count)]
+    declared_rows = [None] * len(rows)
     if rows and node.target == "tosa":
-        node.fail("on tosa this Loop is a while loop, and its scan outputs grow by a row per iteration: a "
-                  "carried tensor whose size changes at run time, which torch-mlir's TOSA lowering cannot "
-                  "take (a trip count known at conversion time unrolls the loop)")
+        declared_rows = [(node.result_info(carried_count + k).sizes or [None])[0] for k in range(scan_count)]
+        if None in declared_rows:
+            node.fail("on tosa this Loop is a while loop, and its scan outputs grow by a row per iteration: a "
+                      "carried tensor whose size changes at run time, which torch-mlir's TOSA lowering cannot "
+                      "take (a trip count known at conversion time unrolls the loop; a scan output whose "
+                      "declared type fixes its length is written in place)")
     for k, row in enumerate(rows):
         if not tensor_info(row).is_static:
             node.fail(f"on {node.target} this Loop is a while loop, and scan output {k} has rows of type {row}, "
@@ -60,9 +65,10 @@ def tensor_while_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: S
     if limit is not None:
         started = b.op("aten.lt.Tensor", flag_type, zero, limit)
         start = started if start is None else b.op("aten.logical_and", flag_type, start, started)
-    grown = [b.tensor_type([None, *tensor_info(row).sizes], tensor_info(row).element) for row in rows]
-    empty = [b.cast_to(b.full([0, *tensor_info(row).sizes], 0, tensor_info(row).element), grown_type)
-             for row, grown_type in zip(rows, grown)]
+    grown = [b.tensor_type([count, *tensor_info(row).sizes], tensor_info(row).element)
+             for row, count in zip(rows, declared_rows)]
+    empty = [b.cast_to(b.full([count or 0, *tensor_info(row).sizes], 0, tensor_info(row).element), grown_type)
+             for row, grown_type, count in zip(rows, grown, declared_rows)]
     loop_inits = [*(b.cast_to(init, t) for init, t in zip(inits, carried_types)), *empty, zero]
     types = [b.type("!torch.int"), *(value.type for value in loop_inits)]
 
@@ -80,8 +86,11 @@ def tensor_while_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: S
     next_values = [fit_to_type(inner, value, t) for value, t in zip(body_outputs[1 : 1 + carried_count], carried_types)]
     for k, grown_type in enumerate(grown):
         row = fit_to_type(inner, body_outputs[1 + carried_count + k], rows[k])
-        piece = inner.cast_to(inner.unsqueeze(row, 0), grown_type)
         buffer = arguments[1 + carried_count + k]
+        if declared_rows[k] is not None:
+            next_values.append(_written_in_place(inner, buffer, inner.unsqueeze(row, 0), counter, declared_rows[k]))
+            continue
+        piece = inner.cast_to(inner.unsqueeze(row, 0), grown_type)
         next_values.append(inner.op("aten.cat", grown_type, inner.tensor_list([buffer, piece]), inner.constant_int(0)))
     following = inner.op("aten.add.Scalar", counter_type, counter, inner.constant_int(1), inner.constant_int(1))
     keep = fit_to_type(inner, body_outputs[0], flag_type)
@@ -96,6 +105,19 @@ def tensor_while_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: S
     block.append_to(loop.regions[0])
     results = list(loop.results)
     return results[:carried_count] + results[carried_count : carried_count + scan_count]
+
+
+def _written_in_place(b: TorchBuilder, buffer: ir.Value, row: ir.Value, counter: ir.Value, count: int) -> ir.Value:
+    """TOSA: `buffer` [count, ...] with row `counter` replaced by `row` [1, ...] (a select on the row
+    number): the scan output keeps the length its declared type gives, since torch-mlir's TOSA
+    lowering takes no carried tensor whose size changes. A model whose loop runs for fewer
+    iterations than it declares leaves zero rows, for more it keeps the first `count`."""
+    rank = tensor_info(buffer.type).rank
+    positions = b.arange(count, count)
+    for _ in range(rank - 1):
+        positions = b.unsqueeze(positions, -1)
+    hit = b.op("aten.eq.Tensor", b.tensor_type([count] + [1] * (rank - 1), "i1"), positions, counter)
+    return b.op("aten.where.self", buffer.type, hit, row, buffer)
 
 
 def truth(b: TorchBuilder, flag: ir.Value) -> ir.Value:
