@@ -29,7 +29,11 @@ Pipeline (see `lowering.py` for the exact pass lists):
 6. MLIR's ExecutionEngine JIT-compiles the LLVM dialect module (opt level 2).
    Compiler-runtime functions LLVM calls (`__truncdfhf2` for f64 -> f16) are
    bound to libgcc_s or an exact numpy fallback (`compiler_runtime.py`); a JIT
-   failure's RunnerError carries LLVM's stderr message.
+   failure's RunnerError carries LLVM's stderr message. On several cores a
+   program with many loop nests (BERT-base) has each moved into a function of
+   its own and is compiled in parts at once, in worker processes, whose object
+   files the C compiler links into a shared library (`loop_outlining.py`,
+   `split_compilation.py`; `ONNX_TORCH_MLIR_JIT_PARTS=1` turns it off).
 7. Compiled programs are kept on disk (`program_cache.py`, keyed on the LLVM
    dialect module, torch-mlir's version and the host CPU): compiling the same
    program again loads a shared library linked from the first compilation's

@@ -17,7 +17,8 @@ from torch_mlir._mlir_libs import _stablehlo
 
 from onnx_torch_mlir.errors import RunnerError
 from onnx_torch_mlir.mlir_context import make_context
-from onnx_torch_mlir.runtime import assertions, calling_convention, loop_barriers, small_floats, stablehlo_layout
+from onnx_torch_mlir.runtime import assertions, calling_convention, loop_barriers, loop_outlining, small_floats
+from onnx_torch_mlir.runtime import stablehlo_layout
 from onnx_torch_mlir.runtime import stablehlo_scatter, stablehlo_sort
 
 INPUT_DIALECTS = ("linalg-on-tensors", "tosa", "stablehlo")
@@ -174,12 +175,14 @@ def parse_module(program: "ir.Module | str") -> ir.Module:
 
 
 def lower_to_llvm(
-    runner: _RunnerContext, module: ir.Module, input_dialect: str, entry: str
+    runner: _RunnerContext, module: ir.Module, input_dialect: str, entry: str, outline_min_loop_nests: int | None = None
 ) -> list[assertions.Assertion]:
     """Lower `module` in place from `input_dialect` to the LLVM dialect.
 
     Runtime assertions are routed to Python on the way (see `assertions.py`);
-    the result lists them by number.
+    the result lists them by number. A function with at least `outline_min_loop_nests` top-level
+    loop nests has each moved into a function of its own (loop_outlining.py), to be compiled in
+    parts (split_compilation.py).
     """
     _check_no_foreign_ops(module, input_dialect)
     if input_dialect == "stablehlo":
@@ -200,6 +203,8 @@ def lower_to_llvm(
         runner.pass_manager(_LINALG_TO_LOOPS).run(module.operation)
         if LOOP_BARRIERS:
             loop_barriers.insert_loop_barriers(module)
+        if outline_min_loop_nests is not None and loop_outlining.most_loop_nests(module) >= outline_min_loop_nests:
+            loop_outlining.outline_loop_nests(module)
         runner.pass_manager(_LOOPS_TO_CFG).run(module.operation)
         if small_floats.uses_small_floats(module):
             runner.pass_manager(small_floats.emulation_passes()).run(module.operation)

@@ -80,9 +80,10 @@ class LoadedLibrary:
     The library is unloaded when this object is collected (the CompiledProgram owning it is gone).
     """
 
-    from_cache = True
-
-    def __init__(self, path: str, slot_names: list[str]):
+    def __init__(self, path: str, slot_names: list[str], from_cache: bool = True):
+        # False: built by split_compilation.py for this compilation rather than read from the cache.
+        self.from_cache = from_cache
+        self.path = path
         self._library = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
         self._slot_names = list(slot_names)
         slots_of = self._library.otm_program_slots

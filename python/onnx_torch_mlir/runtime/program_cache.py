@@ -140,19 +140,35 @@ class ProgramCache:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(prefix=".build-", dir=self.directory) as build:
-                library = _link(compiler, engine, Path(build), trampolines)
-                entry = _entry_bytes(library.read_bytes(), slot_names)
-                _write_atomically(self.path_of(key), entry)
+                library = _link(compiler, [_object_file_of(engine, Path(build))], Path(build), trampolines)
+                _write_atomically(self.path_of(key), _entry_bytes(library.read_bytes(), slot_names))
         except (OSError, RuntimeError, subprocess.SubprocessError) as error:
             _LOG.info("program cache: not stored (%s)", str(error).strip()[:300])
             _count("store_failures")
             return False
+        self._stored()
+        return True
+
+    def store_library(self, key: str, library: Path, slot_names: list[str], compile_seconds: float) -> bool:
+        """Store a library already linked with `slot_names`' trampolines (split_compilation.py)."""
+        if compile_seconds < self.min_compile_seconds:
+            return False
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            _write_atomically(self.path_of(key), _entry_bytes(library.read_bytes(), slot_names))
+        except OSError as error:
+            _LOG.info("program cache: not stored (%s)", str(error).strip()[:300])
+            _count("store_failures")
+            return False
+        self._stored()
+        return True
+
+    def _stored(self) -> None:
         _count("stores")
         try:
             self._evict()
         except OSError:
             pass  # another process is cleaning up too
-        return True
 
     def _evict(self) -> None:
         """Delete the least recently used entries until the directory is under `max_bytes`."""
@@ -258,13 +274,20 @@ def _c_compiler() -> str | None:
     return None
 
 
-def _link(compiler: str, engine, build: Path, trampolines: str) -> Path:
-    obj, source, library = build / "program.o", build / "trampolines.c", build / "program.so"
+def _object_file_of(engine, build: Path) -> Path:
+    obj = build / "program.o"
     engine.dump_to_object_file(str(obj))
     if not obj.exists() or obj.stat().st_size == 0:
         raise RuntimeError("the ExecutionEngine wrote no object file")
+    return obj
+
+
+def _link(compiler: str, objects: list[Path], build: Path, trampolines: str) -> Path:
+    """The shared library of `objects` and the trampolines (the runtime symbols' slots)."""
+    source, library = build / "trampolines.c", build / "program.so"
     source.write_text(trampolines)
-    command = [compiler, "-shared", "-fPIC", "-o", str(library), str(obj), str(source), "-lm", "-Wl,-z,defs"]
+    command = [compiler, "-shared", "-fPIC", "-o", str(library), *map(str, objects), str(source), "-lm",
+               "-Wl,-z,defs"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=_LINK_TIMEOUT_SECONDS)
     if result.returncode != 0:
         raise RuntimeError(f"linking failed: {result.stderr}")

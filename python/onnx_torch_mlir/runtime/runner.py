@@ -3,6 +3,7 @@
 import ctypes
 import dataclasses
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -11,12 +12,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from torch_mlir import execution_engine, ir
 
 from onnx_torch_mlir.errors import RunnerError, UnsupportedTypeError
 from onnx_torch_mlir.runtime import assertions, calling_convention, lowering, native_code, program_cache, weights
+from onnx_torch_mlir.runtime import split_compilation
 from onnx_torch_mlir.runtime import custom_ops as custom_op_runtime
 from onnx_torch_mlir.runtime.dtypes import accepts_input_dtype, canonical_input, numpy_dtype_for
 from onnx_torch_mlir.runtime.memref import ranked_descriptor_of
@@ -180,16 +183,24 @@ def compile_for_cpu(
         inputs = [_TensorSpec.of(t, f"argument {i}") for i, t in enumerate(user_inputs)]
         results = [_TensorSpec.of(t, f"result {i}") for i, t in enumerate(function.type.results)]
         calling_convention.make_callable_from_python(program, function)
-        runtime_assertions = lowering.lower_to_llvm(runner, program, input_dialect, signature.entry)
+        parts = split_compilation.parts_wanted()
+        runtime_assertions = lowering.lower_to_llvm(
+            runner, program, input_dialect, signature.entry,
+            outline_min_loop_nests=split_compilation.MIN_LOOP_NESTS if parts > 1 else None)
         symbols = native_code.RuntimeSymbols([spec.dtype for spec in results], custom_op_runtime.symbols(custom_op_bindings))
         key = cache.key_of(program, _OPT_LEVEL) if cache else None
         code = cache.load(key, symbols.addresses) if cache else None
         started = time.thread_time()  # CPU time: a loaded machine must not make small programs look costly
-        if code is None:
+        if code is None and parts > 1 and split_compilation.splittable(program):
+            with split_compilation.temporary_build_directory() as build:
+                code, seconds = _compile_in_parts(runner.context, program, parts, symbols, Path(build))
+                if cache:
+                    cache.store_library(key, Path(code.path), list(symbols.addresses), seconds)
+        elif code is None:
             code = native_code.JitCode(_jit(runner.context, program, position_independent=cache is not None))
             code.bind(symbols.addresses)
     compiled = CompiledProgram(signature, inputs, symbols, code, runtime_assertions, hoisted)
-    if cache and not code.from_cache:
+    if cache and isinstance(code, native_code.JitCode):
         cache.store(key, code.engine, list(symbols.addresses), time.thread_time() - started)
     return custom_op_runtime.ProgramWithCustomOps(compiled, custom_op_bindings) if custom_op_bindings else compiled
 
@@ -231,6 +242,20 @@ def _reinterpret(output: np.ndarray, dtype, index: int) -> np.ndarray:
     if dtype.itemsize != output.dtype.itemsize:
         raise RunnerError(f"result {index} of dtype {output.dtype} cannot be reinterpreted as {dtype}")
     return output.view(dtype)
+
+
+def _compile_in_parts(context: ir.Context, module: ir.Module, parts: int, symbols: native_code.RuntimeSymbols,
+                      build: Path) -> "tuple[native_code.LoadedLibrary, float]":
+    """`module` compiled on several cores (split_compilation.py), loaded and bound; and its CPU seconds."""
+    names = list(symbols.addresses)
+    with lowering.collected_diagnostics(context) as diagnostics:
+        try:
+            code, seconds = split_compilation.compile_in_parts(module, parts, _OPT_LEVEL, names, names, build)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as error:
+            detail = "; ".join(diagnostics[:2]) or str(error)
+            raise RunnerError(f"JIT compilation failed: {detail}") from None
+    code.bind(symbols.addresses)
+    return code, seconds
 
 
 def _jit(context: ir.Context, module: ir.Module, position_independent: bool) -> execution_engine.ExecutionEngine:
