@@ -34,17 +34,22 @@ def _const(name, array):
     return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(array), name))
 
 
-def appending_loop(row_width=WIDTH, output_sequence: bool = False):
+def appending_loop(row_width=WIDTH, output_sequence: bool = False, insert_at_length: bool = False):
     """x [steps, batch, width] (both dims symbolic): h = tanh(x[i] + h) for i < steps, each h appended
-    to a sequence; after the loop ConcatFromSequence with new_axis 1 (axis 0 and 2) and 0 (axis 1),
-    SequenceLength and SequenceAt(-1)."""
+    to a sequence (or inserted at its SequenceLength); after the loop ConcatFromSequence with
+    new_axis 1 (axis 0 and 2) and 0 (axis 1), SequenceLength and SequenceAt(-1)."""
+    insert = (
+        [helper.make_node("SequenceLength", ["states_in"], ["end"]),
+         helper.make_node("SequenceInsert", ["states_in", "h_out", "end"], ["states_out"])]
+        if insert_at_length else [helper.make_node("SequenceInsert", ["states_in", "h_out"], ["states_out"])]
+    )
     body = helper.make_graph(
         [
             helper.make_node("Identity", ["cond_in"], ["cond_out"]),
             helper.make_node("Gather", ["x", "i"], ["row"], axis=0),
             helper.make_node("Add", ["row", "h_in"], ["sum"]),
             helper.make_node("Tanh", ["sum"], ["h_out"]),
-            helper.make_node("SequenceInsert", ["states_in", "h_out"], ["states_out"]),
+            *insert,
         ],
         "body",
         [_info("i", INT64, []), _info("cond_in", BOOL, []), _info("h_in", FLOAT, ["batch", row_width]),
@@ -90,6 +95,13 @@ def test_a_run_time_trip_count_matches_onnxruntime(backend):
     program = compile_with_iree(module, backend)
     arrays = _inputs(4, batch=2)
     assert_matches(program(*arrays), expected(model, arrays))
+
+
+def test_an_insert_at_the_sequence_length_is_an_append():
+    model = appending_loop(insert_at_length=True)
+    module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+    arrays = _inputs(3)
+    assert_matches(runtime.run(module, arrays, input_dialect="linalg-on-tensors"), expected(model, arrays))
 
 
 def test_tosa_unrolls_it_once_the_dims_are_fixed():

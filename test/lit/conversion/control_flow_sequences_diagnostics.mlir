@@ -20,7 +20,7 @@ func.func @sequence_loop_run_time_trip_count(%m: !torch.vtensor<[],si64>, %x: !t
 // -----
 
 // In a Loop body a loop-carried sequence is only appended to.
-// CHECK: error: node 'front' (SequenceInsert, domain 'ai.onnx', opset 17): a loop-carried sequence is only appended to (SequenceInsert without 'position') in a Loop body
+// CHECK: error: node 'front' (SequenceInsert, domain 'ai.onnx', opset 17): a loop-carried sequence is only appended to (SequenceInsert without 'position', or at its SequenceLength) in a Loop body
 func.func @sequence_loop_insert_at_position(%x: !torch.vtensor<[3],f32>) -> !torch.vtensor<[2,3],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
   %m = torch.operator "onnx.Constant"() {torch.onnx.value = dense<2> : tensor<si64>} : () -> !torch.vtensor<[],si64>
   %none = torch.constant.none

@@ -5,8 +5,9 @@
 pattern of scripted PyTorch (`for step in range(x.size(0)): ...; states.append(h)`, then
 `torch.stack(states)`) has a run-time trip count, but its sequence has a simpler form:
 
-- in the body the sequence is only appended to (SequenceInsert without `position`, that is
-  `aten.append.t` of the body argument, yielded as the next sequence) with elements of one rank;
+- in the body the sequence is only appended to (SequenceInsert without `position` or at its
+  SequenceLength, that is `aten.append.t` of the body argument, yielded as the next sequence)
+  with elements of one rank;
 - it starts as a sequence built in the graph (SequenceEmpty, or elements of that rank);
 - after the loop it is only read by ConcatFromSequence, SequenceAt and SequenceLength.
 
@@ -59,6 +60,7 @@ class Appended:
 
 def stackable_sequences(node: OnnxNode, block: ir.Block, inits) -> tuple[list[Appended], str | None]:
     """The loop-carried sequences to carry as stacked tensors, or ([], why not)."""
+    _erase_dead_reads(block)
     found = []
     for index, init in enumerate(inits):
         argument = block.arguments[2 + index]
@@ -72,6 +74,23 @@ def stackable_sequences(node: OnnxNode, block: ir.Block, inits) -> tuple[list[Ap
     if others:
         return [], f"its body has the list operation {others[0].name} besides appending to a loop-carried sequence"
     return found, None
+
+
+_DEAD_IF_UNUSED = (lists.LENGTH, "torch.prim.NumToTensor.Scalar", lists.UNREALIZED_CAST, "torch.tensor_static_info_cast")
+
+
+def _erase_dead_reads(block: ir.Block) -> None:
+    """Erases the body's unused SequenceLength reads (an `aten.len.t` whose value fed only the
+    position of a SequenceInsert at the end, which became an append), so they do not count as
+    list operations."""
+    erased = True
+    while erased:
+        erased = False
+        for op in reversed(list(block.operations)):
+            op = op.operation
+            if op.name in _DEAD_IF_UNUSED and not any(True for result in op.results for _ in result.uses):
+                op.erase()
+                erased = True
 
 
 def _appended(node: OnnxNode, block: ir.Block, index: int, init: ir.Value) -> tuple[Appended | None, str | None]:

@@ -93,6 +93,15 @@ def retyped_list(b: TorchBuilder, sequence: ir.Value, list_type: ir.Type) -> ir.
     return b.op(UNREALIZED_CAST, list_type, sequence)
 
 
+def see_through_casts(value: ir.Value) -> ir.Value:
+    """`value` before the bridges and static info casts that retyped it."""
+    owner = defining_op(value)
+    while owner is not None and owner.name in (UNREALIZED_CAST, "torch.tensor_static_info_cast") and len(owner.operands) == 1:
+        value = owner.operands[0]
+        owner = defining_op(value)
+    return value
+
+
 def stacked_rows(node: OnnxNode, index: int) -> ir.Value | None:
     """The [n, *element] tensor of sequence operand `index` if it is a stacked sequence (a Loop's
     appended sequence: a bridge from that tensor to the list type), else None."""

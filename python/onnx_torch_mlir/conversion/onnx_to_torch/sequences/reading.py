@@ -9,8 +9,19 @@ from torch_mlir import ir
 from ..builder import TorchBuilder
 from ..node import LOOPLESS_TARGETS, OnnxNode
 from ..registry import converts
-from ..types import container_element_type, tensor_info
-from .elements import constant_position, elements_differ, fit_element, in_loop_body, loop_carried, make_sequence, retyped_list, sequence_input, stacked_rows
+from ..types import container_element_type, defining_op, tensor_info
+from .elements import (
+    constant_position,
+    elements_differ,
+    fit_element,
+    in_loop_body,
+    loop_carried,
+    make_sequence,
+    retyped_list,
+    see_through_casts,
+    sequence_input,
+    stacked_rows,
+)
 
 
 # -- building and reading sequences ---------------------------------------------------------------
@@ -100,11 +111,13 @@ def _select_at_run_time(node: OnnxNode, b: TorchBuilder, elements, position: ir.
 @converts("SequenceInsert", since=11)
 def sequence_insert(node: OnnxNode, b: TorchBuilder):
     """`tensor` inserted before `position` (default: appended). In a Loop body, appending to a
-    loop-carried sequence is `aten.append.t`, resolved when the loop is unrolled."""
+    loop-carried sequence (no position, or its SequenceLength) is `aten.append.t`, resolved when
+    the loop is unrolled."""
     deferred = loop_carried(node, 0)
     if deferred is not None:
-        if node.has_input(2):
-            node.fail("a loop-carried sequence is only appended to (SequenceInsert without 'position') in a Loop body")
+        if node.has_input(2) and not _is_length_of(node.input(2), deferred):
+            node.fail("a loop-carried sequence is only appended to (SequenceInsert without 'position', or at its "
+                      "SequenceLength) in a Loop body")
         list_type = node.result_container_type(0)
         tensor = fit_element(node, b, node.input(1), container_element_type(list_type))
         return b.op("aten.append.t", list_type, retyped_list(b, deferred, list_type), tensor)
@@ -114,6 +127,16 @@ def sequence_insert(node: OnnxNode, b: TorchBuilder):
         return make_sequence(node, b, _insert_at_run_time(node, b, elements, tensor, node.input(2)))
     position = constant_position(node, 2, len(elements), len(elements), allow_end=True)
     return make_sequence(node, b, elements[:position] + [tensor] + elements[position:])
+
+
+def _is_length_of(position: ir.Value, sequence: ir.Value) -> bool:
+    """Whether `position` is `sequence`'s SequenceLength (`aten.len.t` of it, seen through casts)."""
+    owner = defining_op(see_through_casts(position))
+    if owner is None or owner.name != "torch.prim.NumToTensor.Scalar":
+        return False
+    length = defining_op(owner.operands[0])
+    return (length is not None and length.name == "torch.aten.len.t"
+            and see_through_casts(length.operands[0]) == see_through_casts(sequence))
 
 
 def _run_time_index(node: OnnxNode, b: TorchBuilder, values, position: ir.Value, length: int) -> ir.Value:
