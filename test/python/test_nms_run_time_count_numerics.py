@@ -212,3 +212,25 @@ def test_tosa_computes_on_padded_rows_and_cuts_them_outside_tosa(make_model):
         assert cuts and all("tensor<18x" in line for line in cuts)
     assert "tensor<?" not in "".join(line for line in text.splitlines() if "tosa." in line)
     assert validation_error(module) is None
+
+
+def test_tosa_refuses_a_run_time_count_inside_an_if():
+    """Inside an If body the rows cannot be computed padded past the body: refused, saying what to do."""
+    def branch(name: str, limit: int):
+        nms = helper.make_node("NonMaxSuppression", ["boxes", "scores", f"limit_{name}"], [f"selected_{name}"])
+        return helper.make_graph(
+            [nms], name, [], [helper.make_tensor_value_info(f"selected_{name}", TensorProto.INT64, [None, 3])],
+            [numpy_helper.from_array(np.array([limit], np.int64), f"limit_{name}")])
+
+    branches = helper.make_node("If", ["condition"], ["selected"], then_branch=branch("then", 2),
+                                else_branch=branch("else", 1))
+    graph = helper.make_graph(
+        [branches], "nms_in_if",
+        [helper.make_tensor_value_info("condition", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, 5, 4]),
+         helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, 1, 5])],
+        [helper.make_tensor_value_info("selected", TensorProto.INT64, [None, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    with pytest.raises(Exception, match="not inside an If or Loop body") as error:
+        onnx_torch_mlir.compile(model, "tosa")
+    assert "NonMaxSuppression" in str(error.value) and "declare selected_indices with a static shape" in str(error.value)

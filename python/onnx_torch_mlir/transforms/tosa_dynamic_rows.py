@@ -103,13 +103,14 @@ def mark_rows_cut_to_run_time_counts(module: ir.Module) -> int:
         for function in ops_named(module, ("func.func",)):
             marked += _compute_on_padded_rows(function)
         for op in ops_named(module, ("torch.aten.slice.Tensor",)):
-            if _cut_at_run_time(op):
+            # Only NonMaxSuppression's cut is named: other slices with run-time bounds are left to
+            # the transforms after this one and to torch-mlir's own diagnostic.
+            if _cut_at_run_time(op) and "NonMaxSuppression" in str(op.location):
                 raise PipelineError(
-                    f"torch-to-tosa: {op.location}: rows cut to a number known only at run time (NonMaxSuppression's "
-                    "selected boxes) where TOSA cannot cut them (inside a control-flow body, or from a count not read "
-                    "by aten.item): TOSA's shapes are compile-time constants, and the rows are cut outside TOSA only "
-                    "in a function's body; declare the result's row count static, or compile to linalg-on-tensors "
-                    "or stablehlo")
+                    f"torch-to-tosa: {op.location}: NonMaxSuppression's selected boxes are a number known only at "
+                    "run time, and TOSA's shapes are compile-time constants: their rows are cut outside TOSA only "
+                    "in a function's body, not inside an If or Loop body; declare selected_indices with a static "
+                    "shape [num_selected, 3], or compile to linalg-on-tensors or stablehlo")
     return marked
 
 
