@@ -60,6 +60,9 @@ class GraphImporter:
         argument_types = [self._required_type(types, value.name, "graph input") for value in inputs]
         with self.location(graph.name or "main_graph"):
             function, block = create(self.module, model, inputs, argument_types, self.location)
+        if _names_tensors(graph) and "arg_attrs" not in function.attributes:  # as the ONNX dialect names them
+            function.attributes["arg_attrs"] = ir.ArrayAttr.get(
+                [ir.DictAttr.get({"onnx.name": ir.StringAttr.get(value.name)}) for value in inputs])
         scope = {}
         for value, argument in zip(inputs, block.arguments):
             scope[value.name] = argument
@@ -208,8 +211,8 @@ class GraphImporter:
 
 # Nodes that name tensors in attributes instead of taking them as operands (Gradient names y and
 # xs). In a graph holding one, the op producing each tensor records the ONNX names of its results in
-# TENSOR_NAMES_ATTRIBUTE, so the conversion can find a tensor by name (OnnxNode.graph); the IR of
-# every other graph is unchanged.
+# TENSOR_NAMES_ATTRIBUTE and a function's arguments their `onnx.name`, so the conversion can find a
+# tensor by name (OnnxNode.graph); the IR of every other graph is unchanged.
 TENSOR_NAMING_NODES = {("ai.onnx.preview.training", "Gradient")}
 TENSOR_NAMES_ATTRIBUTE = "onnx_output_names"
 

@@ -158,7 +158,7 @@ class OnnxGraph:
     """The ONNX graph around a node (its block and the enclosing ones) by tensor name, for a node
     that names tensors instead of taking them as operands (`OnnxNode.graph()`).
 
-    A graph input is named by its location, a node's result by the importer's
+    A graph input is named by its `onnx.name` or location, a node's result by the importer's
     TENSOR_NAMES_ATTRIBUTE (kept only in graphs holding a GRAPH_READING_NODES node: other importers'
     IR names no intermediate tensor). The nodes read are unconverted ONNX ops (GRAPH_READING_NODES
     are converted first), seen through `OnnxNode` views: a value a pattern builds on stays valid
@@ -178,7 +178,7 @@ class OnnxGraph:
         while op is not None and op.name != "func.func":  # the node's block, then the enclosing ones
             op = op.operation
             for argument in op.block.arguments:
-                if location_name(argument.location) == name:
+                if _argument_name(argument) == name:
                     return argument
             for other in op.block.operations:
                 other = other.operation
@@ -214,6 +214,18 @@ class OnnxGraph:
             UNREALIZED_CAST, results=[to_vtensor_type(value.type)], operands=[value], loc=self.node.location,
             ip=ir.InsertionPoint(self.node.op),
         ).result
+
+
+def _argument_name(argument: ir.BlockArgument) -> str | None:
+    """A function argument's `onnx.name` (both spellings of a graph holding a Gradient have it), else
+    its location's name (a subgraph's inputs; lost when the IR went through text)."""
+    owner = argument.owner.owner
+    owner = owner.operation if owner is not None else None
+    if owner is not None and owner.name == "func.func" and "arg_attrs" in owner.attributes:
+        attributes = ir.DictAttr(ir.ArrayAttr(owner.attributes["arg_attrs"])[argument.arg_number])
+        if "onnx.name" in attributes:
+            return ir.StringAttr(attributes["onnx.name"]).value
+    return location_name(argument.location)
 
 
 def _in_untaken_branch(op: ir.Operation, opsets: dict, target) -> bool:

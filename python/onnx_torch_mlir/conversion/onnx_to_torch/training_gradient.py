@@ -20,8 +20,9 @@ holding a Gradient; the Gradient is converted before the other nodes, so they ar
 The forward values the rules need (Mul's other operand, Sigmoid's input) are the graph's own
 values: the gradient is taken at the inputs only when each input is the tensor its name
 names. An input that is another value (the spec's "gradient at H_1") would need the forward
-graph evaluated again at it and fails, as does a node on the path with no rule, a multi-output
-node, or a broadcast dim whose direction dynamic sizes hide.
+graph evaluated again at it and fails, as does a node on the path with no rule or with several
+outputs. Dynamic dims work: a dynamic dim that may or may not have been broadcast is summed
+back by a split that is right either way (`sum_to_shape`).
 """
 
 from __future__ import annotations
@@ -184,33 +185,49 @@ class _RuleContext:
         return None
 
     def sum_to(self, gradient: ir.Value, index: int) -> ir.Value:
-        """`gradient` (of the broadcast result) summed back to the shape of operand `index`."""
-        return sum_to_shape(self, gradient, self.b.info(self.input(index)).sizes)
+        """`gradient` (of the broadcast result) summed back to the shape of operand `index` of a
+        binary elementwise node."""
+        return sum_to_shape(self, gradient, self.input(index), self.b.info(self.input(1 - index)).sizes)
 
 
-def sum_to_shape(context: _RuleContext, gradient: ir.Value, sizes) -> ir.Value:
-    """Sum the dims numpy broadcasting added or stretched, so `gradient` gets `sizes`."""
+def sum_to_shape(context: _RuleContext, gradient: ir.Value, target: ir.Value, other_sizes) -> ir.Value:
+    """Sum the dims numpy broadcasting added to `target` or stretched, so `gradient` gets its shape.
+
+    `other_sizes` are the sizes of the operand `target` was broadcast with. A dynamic dim of
+    `target` was stretched if it is 1 at run time: where the other operand's aligned dim is 1 or
+    absent, it was not (it is the full size) and nothing is summed; otherwise the gradient's dim n
+    is split into (n / t, t) and the first part summed, which is right for t = 1 and t = n alike."""
     b = context.b
-    have = b.info(gradient).sizes
-    if have is None or sizes is None:
+    have, sizes = b.info(gradient).sizes, b.info(target).sizes
+    if have is None or sizes is None or other_sizes is None:
         context.fail("broadcasting gradients need ranked operands")
     lead = len(have) - len(sizes)
-    stretched = []
-    for k, size in enumerate(sizes):
-        full = have[lead + k]
-        if size == 1 and full != 1:
-            stretched.append(lead + k)
-        elif size is None and full != 0 and (full is None or full > 1):
-            # a dynamic operand dim may be 1 (broadcast) or the full size: only run time knows
-            context.fail(f"operand dim {k} is dynamic: whether broadcasting stretched it is not known at "
-                         "conversion time (give it a static size, e.g. with --dim)")
-    if stretched:
-        gradient = b.op("aten.sum.dim_IntList", b.reduced_type(gradient, stretched, True), gradient,
-                        b.int_list(stretched), b.constant_bool(True), b.constant_none())
     if lead:
         gradient = b.op("aten.sum.dim_IntList", b.reduced_type(gradient, list(range(lead)), False), gradient,
                         b.int_list(list(range(lead))), b.constant_bool(False), b.constant_none())
+    stretched = []
+    for k, size in enumerate(sizes):
+        full = have[lead + k]
+        beside = len(other_sizes) - len(sizes) + k  # the other operand's aligned dim
+        if full == 1 or (size is not None and size == full):
+            continue
+        if size == 1:
+            stretched.append(k)
+        elif size is None and not (beside < 0 or other_sizes[beside] == 1):
+            gradient = _sum_split_dim(b, gradient, k, b.dim(target, k))
+    if stretched:
+        gradient = b.op("aten.sum.dim_IntList", b.reduced_type(gradient, stretched, True), gradient,
+                        b.int_list(stretched), b.constant_bool(True), b.constant_none())
     return gradient
+
+
+def _sum_split_dim(b: TorchBuilder, gradient: ir.Value, k: int, size) -> ir.Value:
+    """Dim k of `gradient` (of length n) split into (n / size, size), the first part summed."""
+    dims = b.dims(gradient)
+    split = dims[:k] + [b.dim_floordiv(dims[k], size), size] + dims[k + 1:]
+    reshaped = b.reshape(gradient, split)
+    return b.op("aten.sum.dim_IntList", b.reduced_type(reshaped, [k], False), reshaped, b.int_list([k]),
+                b.constant_bool(False), b.constant_none())
 
 
 # -- vector-Jacobian rules: (context, upstream gradient) -> one gradient per operand (None: not needed)
@@ -355,11 +372,34 @@ def _transposed(b: TorchBuilder, x: ir.Value) -> ir.Value:
     return b.op("aten.transpose.int", b.tensor_type(sizes, info.element), x, b.constant_int(-2), b.constant_int(-1))
 
 
-def _matmul(b: TorchBuilder, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
-    """`aten.matmul` of two operands of rank >= 2 (batch dims broadcast)."""
-    left, right = b.info(lhs).sizes, b.info(rhs).sizes
-    sizes = list(broadcast_sizes(tuple(left[:-2]), tuple(right[:-2]))) + [left[-2], right[-1]]
-    return b.op("aten.matmul", b.tensor_type(sizes, b.info(lhs).element), lhs, rhs)
+def _matmul(b: TorchBuilder, lhs: ir.Value, rhs: ir.Value, batch: list) -> ir.Value:
+    """lhs @ rhs for operands of rank >= 2 whose batch dims broadcast to `batch` (dims).
+
+    Both are broadcast to `batch` explicitly and multiplied by `aten.mm` or `aten.bmm` (batch
+    dims flattened): torch-mlir decomposes no `aten.matmul` of two dynamic batches."""
+    lhs, rhs = _to_batch(b, lhs, batch), _to_batch(b, rhs, batch)
+    rows, columns = b.info(lhs).sizes[-2], b.info(rhs).sizes[-1]
+    element = b.info(lhs).element
+    if not batch:
+        return b.op("aten.mm", b.tensor_type([rows, columns], element), lhs, rhs)
+    if len(batch) > 1:
+        lhs = b.reshape(lhs, [-1] + b.dims(lhs)[-2:])
+        rhs = b.reshape(rhs, [-1] + b.dims(rhs)[-2:])
+    count = b.static_dim(b.dim_product(batch)) if all(not isinstance(d, ir.Value) for d in batch) else None
+    product = b.op("aten.bmm", b.tensor_type([count, rows, columns], element), lhs, rhs)
+    if len(batch) == 1:
+        return product
+    return b.reshape(product, list(batch) + [b.dim(lhs, -2), b.dim(rhs, -1)])
+
+
+def _to_batch(b: TorchBuilder, x: ir.Value, batch: list) -> ir.Value:
+    """x broadcast to the batch dims `batch` (its matrix dims kept)."""
+    info = b.info(x)
+    static = [b.static_dim(d) for d in batch]
+    if list(info.sizes[:-2]) == static and None not in static:
+        return x
+    sizes = static + list(info.sizes[-2:])
+    return b.op("aten.broadcast_to", b.tensor_type(sizes, info.element), x, b.int_list(list(batch) + [-1, -1]))
 
 
 def _matmul_rule(c: _RuleContext, g: ir.Value) -> list:
@@ -375,16 +415,19 @@ def _matmul_rule(c: _RuleContext, g: ir.Value) -> list:
         rhs = b.unsqueeze(rhs, -1)
         if len(left) > 1:
             g = b.unsqueeze(g, -1)
+    batch = b.dims(g)[:-2]  # the product's batch: both operands' broadcast
     results = []
-    for wanted, grad, sizes in ((c.depends[0], lambda: _matmul(b, g, _transposed(b, rhs)), left),
-                                (c.depends[1], lambda: _matmul(b, _transposed(b, lhs), g), right)):
+    for wanted, original, operand, other, product in (
+        (c.depends[0], c.input(0), lhs, rhs, lambda: _matmul(b, g, _transposed(b, rhs), batch)),
+        (c.depends[1], c.input(1), rhs, lhs, lambda: _matmul(b, _transposed(b, lhs), g, batch)),
+    ):
         if not wanted:
             results.append(None)
             continue
-        padded = list(sizes) if len(sizes) > 1 else ([1] + list(sizes) if sizes is left else list(sizes) + [1])
-        summed = sum_to_shape(c, grad(), padded)
-        results.append(b.reshape(summed, [s if s is not None else -1 for s in sizes], sizes) if len(sizes) == 1
-                       else summed)
+        other_batch = b.info(other).sizes[:-2] + (1, 1)  # the matrix dims never broadcast, the batch dims do
+        summed = sum_to_shape(c, product(), operand, other_batch)
+        sizes = b.info(original).sizes
+        results.append(b.reshape(summed, b.dims(original), sizes) if len(sizes) == 1 else summed)
     return results
 
 
