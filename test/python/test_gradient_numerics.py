@@ -147,6 +147,24 @@ def _transpose_reshape_identity():
                 {"x": (_normal(11, 2, 3, 4), [2, 3, 4]), "w": (_normal(12, 6, 2), [6, 2])}, ["x", "w"], "y")
 
 
+def _dynamic_batches():
+    """A batched MatMul whose two operands have the same dynamic batch (Linalg)."""
+    return Case([_node("MatMul", ["a", "b"], "y")],
+                {"a": (_normal(18, 2, 3, 4), ["N", 3, 4]), "b": (_normal(19, 2, 4, 2), ["N", 4, 2])}, ["a", "b"], "y")
+
+
+def _vectors_and_shared_values():
+    """MatMuls with a 1-D right and a 1-D left operand; x, v and h each feed two nodes.
+
+    h = x @ v, r = u @ x, y = sigmoid(h) + tanh(h) + sum(r * v) (keepdims, broadcast)."""
+    return Case([_node("MatMul", ["x", "v"], "h"), _node("MatMul", ["u", "x"], "r"),
+                 _node("Sigmoid", ["h"], "s"), _node("Tanh", ["h"], "t"), _node("Add", ["s", "t"], "st"),
+                 _node("Mul", ["r", "v"], "rv"), _constant("axes", np.array([0], np.int64)),
+                 _node("ReduceSum", ["rv", "axes"], "total", keepdims=1), _node("Add", ["st", "total"], "y")],
+                {"x": (_normal(20, 3, 4), ["N", 4]), "v": (_normal(21, 4), [4]), "u": (_normal(22, 3), ["N"])},
+                ["x", "v", "u"], "y")
+
+
 def _intermediate_x_and_zs():
     """xs names an intermediate tensor (h) and a weight initializer (w); zs names a fixed input z;
     u does not reach y, so its gradient is zeros."""
@@ -163,6 +181,8 @@ CASES = {
     "batched_matmul_sigmoid_tanh": _batched_matmul_sigmoid_tanh,
     "exp_log_sqrt_pow": _exp_log_sqrt_pow,
     "transpose_reshape_identity": _transpose_reshape_identity,
+    "matmul-dynamic_batches": _dynamic_batches,
+    "matmul-vectors-shared_values": _vectors_and_shared_values,
 }
 
 
@@ -205,3 +225,15 @@ def test_the_gradient_at_other_values_than_the_named_tensors_fails():
     model.graph.node[-1].input[0] = "a1"
     with pytest.raises(Exception, match=r"input 0 is not the tensor 'a' it stands for"):
         onnx_torch_mlir.compile(model, "linalg-on-tensors")
+
+
+@pytest.mark.parametrize("form", ["torch-onnx", "onnx"])
+def test_the_importer_names_tensors_only_in_a_graph_holding_a_gradient(form):
+    """Both spellings name the function's inputs (`onnx.name`) and each node's results
+    (`onnx_output_names`) when the graph holds a Gradient; any other graph imports as before."""
+    case = _add_and_mul()
+    named = str(onnx_torch_mlir.import_onnx(case.model(static=True), form))
+    assert '{onnx.name = "a"}' in named and 'onnx_output_names = ["c"]' in named and 'onnx_output_names = ["d"]' in named
+    plain = str(onnx_torch_mlir.import_onnx(case.model(static=True, with_gradient=False), form))
+    assert "onnx_output_names" not in plain
+    assert ("onnx.name" in plain) == (form == "onnx")

@@ -93,6 +93,7 @@ def _path_nodes(node: OnnxNode, graph, target: ir.Value, xs: list, zs: list) -> 
     """The nodes whose result depends on some x and reaches y, in topological order (operands first)."""
     depends = {z: False for z in zs}
     depends.update({x: True for x in xs})
+    leaves = set(depends)
     ordered: list[_PathNode] = []
     stack = [(target, False)]
     while stack:  # an iterative post-order walk: a long chain must not hit Python's recursion limit
@@ -106,13 +107,14 @@ def _path_nodes(node: OnnxNode, graph, target: ir.Value, xs: list, zs: list) -> 
         slots = [producer.op.operands[i] if producer.has_input(i) else None for i in range(producer.num_inputs)]
         if not expanded:
             for result in producer.op.results:
-                depends[result] = False  # visited; set below once its operands are done
+                depends.setdefault(result, False)  # visited; set below once its operands are done
             stack.append((value, True))
             stack.extend((operand, False) for operand in slots if operand is not None and operand not in depends)
             continue
         flags = [operand is not None and depends[operand] for operand in slots]
         for result in producer.op.results:
-            depends[result] = any(flags)
+            if result not in leaves:  # an x named beside another result keeps its own flag
+                depends[result] = any(flags)
         if any(flags):
             ordered.append(_PathNode(producer, slots, flags))
     for step in ordered:
@@ -144,6 +146,8 @@ def _backpropagate(node: OnnxNode, graph, b: TorchBuilder, path: list[_PathNode]
             node.fail(f"{view.describe()} is on the path from xs to y, and {view.op_type} has no gradient rule "
                       f"(supported: {', '.join(sorted(op for _, op in RULES))})")
         context = _RuleContext(node, graph, b, view, step.depends)
+        if view.opset < 7 and view.has_attr("broadcast") and view.attr_int("broadcast", 0):
+            context.fail("the legacy broadcast of opsets before 7 (attribute 'broadcast') is not differentiated")
         contributions = rule(context, upstream)
         for index, (operand, wanted, contribution) in enumerate(zip(step.operands, step.depends, contributions)):
             if not wanted or contribution is None:
