@@ -8,9 +8,13 @@ The products are summed exactly, in int32, in one of two forms:
   `tosa.matmul` / `tosa.conv2d` on int8 with zero points (what `torch-fuse-quantized-ops` makes
   of dequantize -> matmul). Used for literal scalar zero points on Linalg and Torch output
   (int8/uint8) and TOSA (int8; uint8 is shifted by 128 to int8 first), for 2-D convolutions;
+- on TOSA, for int8/uint8 operands with run-time or per-row/per-column/per-channel zero points
+  (2-D convolutions, matmuls with a static K): the int8 product with zero points 0 in that
+  quantized form, and the zero points' terms added in int32 (tosa_products.py), since TOSA takes
+  no int32 product and only constant per-tensor zero points;
 - the integer form: operands widened to int32, zero points subtracted, an int32 matmul or
-  convolution. Everywhere else (StableHLO, per-row/per-column/per-channel or run-time zero
-  points, 1-D and 3-D convolutions).
+  convolution. Everywhere else (StableHLO; per-row/per-column/per-channel or run-time zero
+  points on Linalg and Torch output; 1-D and 3-D convolutions).
 
 QLinear* then requantize: y = saturate(round(acc * (a_scale * b_scale / y_scale)) + y_zero_point),
 the multiplier in the scales' type and the product in float64, as ONNX's reference computes it.
@@ -24,6 +28,7 @@ from torch_mlir import ir
 from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
+from . import tosa_products
 from .arith import (
     constant, operand,
     INTEGER_RANGES, divide, literal_number, make_quantized, quantized_form_allowed, requantize, to_signed_byte,
@@ -105,6 +110,10 @@ def integer_matmul(node: OnnxNode, b: TorchBuilder, a: ir.Value, a_zero: int | N
     if quantized is not None:
         product = b.op("aten.matmul", b.tensor_type(sizes, "!torch.qint32"), *quantized)
         return b.op("aten.int_repr", b.tensor_type(sizes, "si32"), product)
+    if tosa_products.applies(node, b, a, other):
+        accumulator = tosa_products.matmul(node, b, a, a_zero, other, b_zero, sizes)
+        if accumulator is not None:
+            return accumulator
     lhs = _minus_zero_point(node, b, a, _per_row(node, b, a_zero, rank))
     rhs = _minus_zero_point(node, b, other, _zero_point(node, b, b_zero))
     return b.op("aten.matmul", b.tensor_type(sizes, "si32"), lhs, rhs)
@@ -145,6 +154,11 @@ def integer_convolution(node: OnnxNode, b: TorchBuilder, x: ir.Value, x_zero: in
             to_signed_byte(node, b, x, zero_points[0]), to_signed_byte(node, b, weight, zero_points[1]))
         padded = _pad(b, x_signed, begins, ends, x_zero_value)
         quantized = _quantized_operands(node, b, [padded, w_signed], [x_zero_value, w_zero_value])
+    if quantized is None and count == 2 and tosa_products.applies(node, b, x, weight):
+        accumulator = tosa_products.convolution(node, b, x, x_zero, weight, w_zero, sizes,
+                                                (begins, ends, strides, dilations, group))
+        if accumulator is not None:
+            return accumulator
     if quantized is not None:
         operands, padding = quantized, [0] * count
     else:
