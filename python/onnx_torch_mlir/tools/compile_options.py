@@ -1,11 +1,11 @@
 """The options every compiling subcommand shares: target, importer, converter; and, for the
 subcommands that run the result, which consumer runs it."""
 
-from ..compiler import CONVERTERS, IMPORTERS
-from ..pipelines import BACKENDS, OUTPUT_TYPES
-
 
 def add_compile_arguments(parser, *, default_backend: str, backends_only: bool = False) -> None:
+    from ..compiler import CONVERTERS, IMPORTERS
+    from ..pipelines import BACKENDS, OUTPUT_TYPES
+
     choices = BACKENDS if backends_only else OUTPUT_TYPES
     parser.add_argument("--to", choices=choices, default=default_backend, help=f"target (default {default_backend})")
     parser.add_argument("--importer", choices=IMPORTERS, default=None, help="whose ONNX importer to use")

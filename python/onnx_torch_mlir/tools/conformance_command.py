@@ -12,7 +12,6 @@ import sys
 import time
 
 from ..errors import OnnxTorchMlirError
-from ..pipelines import BACKENDS
 
 HELP = "run the conformance suite (check against, or update, the passing lists)"
 
@@ -20,6 +19,7 @@ HELP = "run the conformance suite (check against, or update, the passing lists)"
 def add_arguments(parser):
     from ..conformance.cases import SUITES
     from ..conformance.configurations import CONFIGURATIONS
+    from ..pipelines import BACKENDS
 
     parser.add_argument(
         "--configuration",
@@ -52,6 +52,7 @@ def run(args) -> int:
     from ..conformance import report
 
     from .. import config
+    from ..pipelines import BACKENDS
 
     configurations = [CONFIGURATIONS[name] for name in (args.configuration or ["ours"])]
     for backend in args.backend or []:

@@ -7,26 +7,29 @@ expected output stored beside the model. Every step prints what it did.
 import os
 import time
 
-import onnx
-
-from ..conformance.cases import DATA_ROOT, light_data_set
-from ..conformance.compare import mismatch
 from ..errors import OnnxTorchMlirError
-from ..pipelines import BACKENDS
 
 HELP = "compile and run a model shipped in the onnx wheel, saying what happens"
 DEFAULT_MODEL = "squeezenet"
 
 
 def add_arguments(parser):
+    from ..conformance.cases import DATA_ROOT
+    from ..pipelines import BACKENDS
+
     models = sorted(name[len("light_") : -len(".onnx")] for name in os.listdir(os.path.join(DATA_ROOT, "light")) if name.endswith(".onnx"))
     parser.add_argument("--model", choices=models, default=DEFAULT_MODEL, help=f"which light model (default {DEFAULT_MODEL})")
     parser.add_argument("--backend", action="append", choices=BACKENDS, help="repeatable; default: all three")
 
 
 def run(args) -> int:
+    import onnx
+
     from .. import compiler, pipelines, runtime
+    from ..conformance.cases import DATA_ROOT, light_data_set
+    from ..conformance.compare import mismatch
     from ..mlir_context import make_context
+    from ..pipelines import BACKENDS
     from ..runtime.backend import declared_output_dtypes
 
     path = os.path.join(DATA_ROOT, "light", f"light_{args.model}.onnx")

@@ -1,7 +1,12 @@
 """`onnx-torch-mlir`: import, compile, run and check ONNX models through MLIR.
 
 Each subcommand lives in its own module `<name>_command.py` exposing `HELP`,
-`add_arguments(parser)` and `run(args) -> int`.
+`add_arguments(parser)` and `run(args) -> int`. Every one is imported (for `--help`), so
+their tops import only the standard library and light modules (errors, cli_support); what a subcommand's
+arguments or run need (MLIR, onnx, numpy, the runner, the conformance suite) is imported
+inside `add_arguments` and `run`, and only the named subcommand's `add_arguments` runs.
+So `--version` loads no compiler library and `compile` not the runner
+(test/python/test_startup_imports.py).
 """
 
 import importlib
@@ -26,7 +31,14 @@ def _load_subcommands():
     return modules
 
 
-def build_parser(modules) -> OneLineErrorParser:
+def chosen_subcommand(argv) -> str | None:
+    """The subcommand named on the command line (the first word that is one), if any."""
+    return next((word for word in argv if word in SUBCOMMANDS), None)
+
+
+def build_parser(modules, chosen: str | None = None) -> OneLineErrorParser:
+    """The parser; with `chosen`, only that subcommand's arguments are built (the others' need
+    MLIR, onnx or the conformance suite loaded, which `--version` or `compile` should not pay)."""
     parser = OneLineErrorParser(
         prog=PROG,
         description="ONNX models into MLIR: the ONNX dialect, torch-mlir's Torch dialect, "
@@ -37,15 +49,17 @@ def build_parser(modules) -> OneLineErrorParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineErrorParser)
     for name, module in modules.items():
         sub = subparsers.add_parser(name, help=module.HELP, description=module.__doc__)
-        module.add_arguments(sub)
+        if chosen is None or name == chosen:
+            module.add_arguments(sub)
         sub.set_defaults(handler=module.run)
     return parser
 
 
 def main(argv=None) -> int:
+    words = sys.argv[1:] if argv is None else argv
     modules = _load_subcommands()
-    parser = build_parser(modules)
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(modules, chosen_subcommand(words) or "")
+    args = parser.parse_args(words)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

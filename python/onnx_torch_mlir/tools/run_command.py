@@ -4,17 +4,22 @@ Inputs come from .npy files (--input NAME=FILE) or are made up from a seed. With
 --consumer iree, IREE compiles and runs the backend's output instead of our runner.
 """
 
-import time
+from __future__ import annotations
 
-import numpy as np
+import time
+from typing import TYPE_CHECKING
 
 from .compile_options import add_compile_arguments, add_consumer_argument, consumer_label, prepare_model
-from .model_inputs import add_input_arguments, model_inputs
+
+if TYPE_CHECKING:
+    import numpy as np
 
 HELP = "compile a model and run it on the reference CPU runner"
 
 
 def add_arguments(parser):
+    from .model_inputs import add_input_arguments
+
     parser.add_argument("model", help="the .onnx file")
     add_compile_arguments(parser, default_backend="linalg-on-tensors", backends_only=True)
     add_consumer_argument(parser)
@@ -23,7 +28,10 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    import numpy as np
+
     from ..importer import load_model
+    from .model_inputs import model_inputs
 
     model = load_model(args.model)
     inputs = model_inputs(model, args)
@@ -44,6 +52,8 @@ def run(args) -> int:
 
 
 def _preview(value: np.ndarray, count: int = 6) -> str:
+    import numpy as np
+
     flat = value.reshape(-1)
     shown = np.array2string(flat[:count], precision=4, separator=", ")
     return shown[:-1] + ", ...]" if flat.size > count else shown

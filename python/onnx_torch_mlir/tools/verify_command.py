@@ -12,15 +12,15 @@ reference runner.
 Exit status 0 when all outputs match, 1 otherwise.
 """
 
-from ..conformance.compare import mismatch
 from ..errors import OnnxTorchMlirError
 from .compile_options import add_compile_arguments, add_consumer_argument, consumer_label, prepare_model
-from .model_inputs import add_input_arguments, model_inputs
 
 HELP = "check a model's compiled outputs against onnxruntime"
 
 
 def add_arguments(parser):
+    from .model_inputs import add_input_arguments
+
     parser.add_argument("model", help="the .onnx file")
     add_compile_arguments(parser, default_backend="linalg-on-tensors", backends_only=True)
     add_consumer_argument(parser)
@@ -33,7 +33,9 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    from ..conformance.compare import mismatch
     from ..importer import load_model
+    from .model_inputs import model_inputs
 
     model = load_model(args.model)
     inputs = model_inputs(model, args)
