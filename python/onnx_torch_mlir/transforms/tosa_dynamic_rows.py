@@ -460,6 +460,8 @@ def _cat(op, rows, result_rows, listed) -> bool:
     dim = _dim_operand(op, 1, len(vtensor_sizes(op.results[0].type)[0]))
     if not is_op(construct, "torch.prim.ListConstruct") or dim is None or dim == result_rows.axis or listed:
         return False
+    if len(list(construct.results[0].uses)) != 1:  # another reader of the list would see the padded pieces
+        return False
     return all(rows.get(piece) is not None and rows[piece].axis == result_rows.axis for piece in construct.operands)
 
 
