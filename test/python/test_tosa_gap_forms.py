@@ -154,7 +154,8 @@ def unsigned_top_k():
 
 def loop_with_run_time_trip_count():
     """A Loop whose trip count is a graph input, with a carried sum and two scan outputs (a [2] row
-    and a scalar) whose declared types fix their length (4)."""
+    and a scalar) whose declared types fix their length (4): the second through the Cast that reads
+    it, as in an expanded Range."""
     body = helper.make_graph(
         [helper.make_node("Cast", ["i"], ["step"], to=TensorProto.FLOAT),
          helper.make_node("Add", ["total_in", "step"], ["total_out"]),
@@ -170,14 +171,15 @@ def loop_with_run_time_trip_count():
          helper.make_tensor_value_info("row", TensorProto.FLOAT, [2]),
          helper.make_tensor_value_info("scalar_row", TensorProto.FLOAT, [])])
     graph = helper.make_graph(
-        [helper.make_node("Loop", ["trip_count", "", "total"], ["final", "rows", "totals"], body=body)],
+        [helper.make_node("Loop", ["trip_count", "", "total"], ["final", "rows", "totals_undeclared"], body=body),
+         helper.make_node("Cast", ["totals_undeclared"], ["totals"], to=TensorProto.FLOAT16)],
         "loop",
         [helper.make_tensor_value_info("trip_count", TensorProto.INT64, []),
          helper.make_tensor_value_info("total", TensorProto.FLOAT, []),
          helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
         [helper.make_tensor_value_info("final", TensorProto.FLOAT, []),
          helper.make_tensor_value_info("rows", TensorProto.FLOAT, [4, 2]),
-         helper.make_tensor_value_info("totals", TensorProto.FLOAT, [4])])
+         helper.make_tensor_value_info("totals", TensorProto.FLOAT16, [4])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=9)
     return model, [np.array(4, np.int64), np.array(0.5, np.float32), np.array([1.5, -2], np.float32)]
 

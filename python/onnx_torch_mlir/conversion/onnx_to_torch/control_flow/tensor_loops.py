@@ -48,7 +48,7 @@ def tensor_while_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: S
     rows = [row_type(carried_count + k, value_type(outputs[1 + carried_count + k])) for k in range(scan_count)]
     declared_rows = [None] * len(rows)
     if rows and node.target == "tosa":
-        declared_rows = [(node.result_info(carried_count + k).sizes or [None])[0] for k in range(scan_count)]
+        declared_rows = [_declared_length(node, carried_count + k) for k in range(scan_count)]
         if None in declared_rows:
             node.fail("on tosa this Loop is a while loop, and its scan outputs grow by a row per iteration: a "
                       "carried tensor whose size changes at run time, which torch-mlir's TOSA lowering cannot "
@@ -105,6 +105,27 @@ def tensor_while_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: S
     block.append_to(loop.regions[0])
     results = list(loop.results)
     return results[:carried_count] + results[carried_count : carried_count + scan_count]
+
+
+_SHAPE_KEEPING_READERS = ("onnx.Cast", "onnx.Identity")
+
+
+def _declared_length(node: OnnxNode, index: int) -> int | None:
+    """The length of scan output `index` its declared type gives, else the one its only reader gives
+    when that reader keeps the shape (a Cast or Identity: an expanded function body's output, such
+    as Range's, is declared after the Cast that follows the Loop); None when neither fixes it."""
+    sizes = node.result_info(index).sizes
+    if sizes and sizes[0] is not None:
+        return sizes[0]
+    readers = [use.owner for use in node.op.results[index].uses]
+    if len(readers) != 1:
+        return None
+    reader = readers[0].operation if hasattr(readers[0], "operation") else readers[0]
+    name = reader.name
+    if name == "torch.operator":
+        name = ir.StringAttr(reader.attributes["name"]).value
+    info = tensor_info(reader.results[0].type) if name in _SHAPE_KEEPING_READERS and len(reader.results) else None
+    return info.sizes[0] if info is not None and info.sizes else None
 
 
 def _written_in_place(b: TorchBuilder, buffer: ir.Value, row: ir.Value, counter: ir.Value, count: int) -> ir.Value:
