@@ -18,7 +18,9 @@ the first error it covers and why that output is not valid TOSA; an invalid case
 "unexplained", makes this tool exit 1 and fails test/python/test_tosa_validation.py (which runs a
 representative slice of cases and a zoo model). Where our conversion or its post-lowering rewrites
 choose the form, they choose a valid one: transforms/tosa_exact_casts.py (casts between floats and
-int64) and transforms/tosa_narrow_integers.py (i8/i16 arithmetic and comparisons on i32).
+int64), transforms/tosa_narrow_integers.py (i8/i16 arithmetic and comparisons on i32) and
+conversion/onnx_to_torch/quantization/tosa_products.py (integer products with run-time or
+per-channel zero points as int8 products plus int32 zero-point terms).
 """
 
 from __future__ import annotations
@@ -58,10 +60,6 @@ KNOWN_INVALID = (
     KnownInvalid("4-bit integers", r"got \((i4,|[^)]*,i4\))",
                  "INT4/UINT4 data: EXT-INT4 takes i4 only as the weights of convolutions and matmuls, not in "
                  "casts or reshapes"),
-    KnownInvalid("integer matmul and conv on i32", r"'tosa.(matmul|conv2d)' op illegal.*got \(i32,i32",
-                 "MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv: our conversion subtracts the zero "
-                 "points in i32 before the product, and TOSA's integer MATMUL and CONV2D take i8 or i16 "
-                 "operands (with the zero points as operands) accumulating in i32 or i48"),
     KnownInvalid("reshape to an inferred size", r"inferable dimension \(-1\)",
                  "a model with dynamic dims compiled without --dim: a reshape keeps one run-time size as -1, "
                  "which MLIR's TOSA dialect and its lowering to Linalg (IREE's too) take but the TOSA "

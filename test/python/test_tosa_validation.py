@@ -17,7 +17,8 @@ sys.path.insert(0, str(REPOSITORY / "test" / "models"))
 import tosa_validation  # noqa: E402
 
 # One or two cases per op family and per transform that made a form valid (casts between floats and int64,
-# i8/i16 arithmetic and comparisons, i1 equality), control flow and dynamic-free quantization.
+# i8/i16 arithmetic and comparisons, i1 equality, integer products with run-time zero points), control flow and
+# dynamic-free quantization.
 VALID = [
     "node/test_add_bcast", "node/test_conv_with_strides_padding", "node/test_convtranspose", "node/test_gemm_all_attributes",
     "node/test_matmul_3d", "node/test_softmax_axis_1", "node/test_layer_normalization_3d_axis1_epsilon",
@@ -31,6 +32,8 @@ VALID = [
     "node/test_add_int8", "node/test_mul_int16", "node/test_greater_uint8", "node/test_equal_int16",
     "node/test_mod_mixed_sign_int8", "node/test_mod_broadcast", "node/test_bitshift_left_uint16",
     "node/test_clip_default_int8_max_expanded",
+    "node/test_matmulinteger", "node/test_qlinearmatmul_2D_uint8_float32", "node/test_convinteger_with_padding",
+    "node/test_qlinearconv",
 ]
 
 # One case per group of KNOWN_INVALID: the group its first error must fall in.
@@ -40,7 +43,6 @@ KNOWN_INVALID = {
     "node/test_cast_FLOAT_to_FLOAT8E4M3FNUZ": "FNUZ float8",
     "node/test_cast_FLOAT4E2M1_to_FLOAT": "float4 and E8M0",
     "node/test_cast_INT4_to_INT8": "4-bit integers",
-    "node/test_matmulinteger": "integer matmul and conv on i32",
 }
 
 
