@@ -193,13 +193,38 @@ def generated_model(work_dir: Path, gib: float) -> Model:
     return Model(directory.name, path, "generated", weight_bytes(path), formats=("bytecode",))
 
 
+def child_environment(work_dir: Path) -> dict:
+    """The measured processes' environment: Python's bytecode cache on, kept in `work_dir`.
+
+    An installed package's modules are compiled to bytecode once (pip does it at install time).
+    A session that sets PYTHONDONTWRITEBYTECODE, on this checkout's sources, would instead
+    compile each of our modules from source in every run (0.4-0.7 s; docs/performance.md, the
+    notes), a cost no user pays and torch-mlir's installed path never does. The cache lives in
+    `work_dir`, not in the source tree, and `warm_bytecode_cache` fills it before the first run.
+    """
+    environment = dict(os.environ)
+    environment.pop("PYTHONDONTWRITEBYTECODE", None)
+    environment["PYTHONPYCACHEPREFIX"] = str(work_dir / "pycache")
+    return environment
+
+
+def warm_bytecode_cache(work_dir: Path) -> None:
+    environment = child_environment(work_dir)
+    package = REPOSITORY / "python" / "onnx_torch_mlir"
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], env=environment, capture_output=True)
+    imports = ("import onnx_torch_mlir.compiler, onnx_torch_mlir.conversion, onnx_torch_mlir.peers, onnx; "
+               "from torch_mlir.extras import onnx_importer")
+    subprocess.run([sys.executable, "-c", imports], env=environment, capture_output=True)
+
+
 def run_once(cell: Cell, which: str, work_dir: Path) -> dict:
     suffix = "mlirbc" if cell.output_format == "bytecode" else "mlir"
     output = work_dir / f"{cell.model.name}.{cell.backend}.{which}.{os.getpid()}.{time.monotonic_ns()}.{suffix}"
     command = [sys.executable, "-c", CHILD, str(cell.model.path), cell.backend, cell.output_format, str(output), which]
     started = time.perf_counter()
     try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS)
+        result = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS,
+                                env=child_environment(work_dir))
     except subprocess.TimeoutExpired:
         return {"error": f"no result within {RUN_TIMEOUT_SECONDS} s"}
     finally:
@@ -233,6 +258,7 @@ def measure(cells: list[Cell], jobs: int, work_dir: Path, on_cell=None) -> None:
             on_cell()
         return cell
 
+    warm_bytecode_cache(work_dir)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         list(pool.map(measure_cell, cells))
 
