@@ -83,6 +83,7 @@ def test_compile_loads_neither_the_runner_nor_onnxruntime_nor_iree(tmp_path):
     assert output.stat().st_size > 0
     assert "onnx_torch_mlir.conversion" in modules  # the compile did run, in this process
     assert _loaded(modules, NOT_FOR_COMPILE) == []
+    assert "torch_mlir.dialects.tosa" not in modules  # TOSA's op classes, for a compile to Linalg
 
 
 def test_every_subcommand_still_builds_its_arguments():

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from torch_mlir import ir
-from torch_mlir.dialects import arith, func, tosa
+from torch_mlir.dialects import arith, func
 from torch_mlir.passmanager import PassManager
 
 from ..errors import ConversionError, PipelineError
@@ -277,6 +277,8 @@ class _Builder:
         """The custom op `domain.name` (e.g. torch, aten.layer_norm)."""
         full = f"{domain}.{name}"
         if self.backend == "tosa":
+            from torch_mlir.dialects import tosa  # here: a compile to another backend need not load it
+
             return tosa.CustomOp(result_types, name, domain, attributes_json or "", operands).operation
         if self.backend == "stablehlo":
             attributes = {"call_target_name": ir.StringAttr.get(full)}
