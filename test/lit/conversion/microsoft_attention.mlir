@@ -12,10 +12,9 @@ func.func @attention_mask_unidirectional(%x: !torch.vtensor<[2,4,6],f32>, %w: !t
   // CHECK: %[[QH:.*]] = torch.aten.reshape %[[Q]], {{.*}} -> !torch.vtensor<[2,4,2,3],f32>
   // CHECK: torch.aten.transpose.int %[[QH]], {{.*}} -> !torch.vtensor<[2,2,4,3],f32>
   // CHECK: %[[KEEP:.*]] = torch.aten.gt.Tensor %arg3, %{{.*}} -> !torch.vtensor<[2,4],i1>
-  // CHECK: %[[KEEP_F:.*]] = torch.aten.to.dtype %[[KEEP]]
-  // CHECK: %[[MINUS_ONE:.*]] = torch.aten.sub.Scalar %[[KEEP_F]]
-  // CHECK: %[[FILTER:.*]] = torch.constant.float 1.000000e+04
-  // CHECK: torch.aten.mul.Scalar %[[MINUS_ONE]], %[[FILTER]]
+  // CHECK: %[[ZERO:.*]] = torch.vtensor.literal(dense<0.000000e+00> : tensor<f32>)
+  // CHECK: %[[FILTER:.*]] = torch.vtensor.literal(dense<-1.000000e+04> : tensor<f32>)
+  // CHECK: torch.aten.where.self %[[KEEP]], %[[ZERO]], %[[FILTER]] : {{.*}} -> !torch.vtensor<[2,4],f32>
   // CHECK: %[[FUTURE:.*]] = torch.vtensor.literal(dense<{{\[\[}}false, true, true, true], [false, false, true, true], [false, false, false, true], [false, false, false, false]]> : tensor<4x4xi1>)
   // CHECK: %[[LOWEST:.*]] = torch.vtensor.literal(dense<-3.40282347E+38> : tensor<f32>)
   // CHECK: %[[MASK:.*]] = torch.aten.where.self %[[FUTURE]], %[[LOWEST]], %{{.*}} -> !torch.vtensor<[2,1,4,4],f32>
