@@ -76,12 +76,15 @@ def _qlinear_matmul(element):
     return build
 
 
-def _conv_integer(attributes, w_shape, group=1):
+def _conv_integer(attributes, w_shape, group=1, spatial=(7, 6)):
+    """uint8 x uint8, both zero points inputs; w_zero per channel for 2-D (numpy reference), scalar
+    for 1-D (onnxruntime's)."""
     def build():
         rng = np.random.default_rng(SEED + 2)
         channels = w_shape[1] * group
-        arrays = {"x": _bytes(rng, np.uint8, 2, channels, 7, 6), "w": _bytes(rng, np.uint8, *w_shape),
-                  "x_zero": np.array(137, np.uint8), "w_zero": rng.integers(100, 160, w_shape[0]).astype(np.uint8)}
+        w_zero = rng.integers(100, 160, w_shape[0] if len(spatial) == 2 else ()).astype(np.uint8)
+        arrays = {"x": _bytes(rng, np.uint8, 2, channels, *spatial), "w": _bytes(rng, np.uint8, *w_shape),
+                  "x_zero": np.array(137, np.uint8), "w_zero": w_zero}
         return _model("ConvInteger", ["x", "w", "x_zero", "w_zero"], arrays, set(), TensorProto.INT32,
                       {**attributes, "group": group})
 
@@ -117,6 +120,7 @@ CASES = {
     "conv_integer-per_channel-pads": _conv_integer({"pads": [1, 2, 0, 1], "strides": [1, 2]}, (3, 2, 3, 2)),
     "conv_integer-per_channel-group": _conv_integer({"dilations": [2, 1], "pads": [1, 1, 1, 1]}, (4, 2, 2, 2), 2),
     "conv_integer-per_channel-strides": _conv_integer({"strides": [2, 2]}, (3, 2, 2, 3)),
+    "conv_integer-1d": _conv_integer({"pads": [2, 1], "strides": [2], "dilations": [2]}, (4, 1, 3), 2, (11,)),
     "conv_integer-per_channel-depthwise": _conv_integer({"pads": [0, 1, 1, 0]}, (4, 1, 2, 2), 4),
     "qlinear_conv-uint8_uint8": _qlinear_conv(np.uint8, np.uint8, False),
     "qlinear_conv-uint8_int8-literal_weights": _qlinear_conv(np.uint8, np.int8, True),

@@ -1,7 +1,7 @@
 """MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv (ONNX domain, opset 10; QLinearMatMul 21
 adds float16/bfloat16 scales and float8 operands).
 
-The products are summed exactly, in int32, in one of two forms:
+The products are summed exactly, in int32, in one of three forms:
 - torch-mlir's quantized form: both operands read as per-tensor quantized tensors (scale 1, the
   zero point) and multiplied by `aten.matmul` / `aten.convolution`, which its Linalg lowering
   turns into `linalg.quantized_matmul` / `linalg.conv_2d_nchw_fchw_q` and its TOSA lowering into
@@ -9,12 +9,12 @@ The products are summed exactly, in int32, in one of two forms:
   of dequantize -> matmul). Used for literal scalar zero points on Linalg and Torch output
   (int8/uint8) and TOSA (int8; uint8 is shifted by 128 to int8 first), for 2-D convolutions;
 - on TOSA, for int8/uint8 operands with run-time or per-row/per-column/per-channel zero points
-  (2-D convolutions, matmuls with a static K): the int8 product with zero points 0 in that
+  (1-D and 2-D convolutions, matmuls with a static K): the int8 product with zero points 0 in that
   quantized form, and the zero points' terms added in int32 (tosa_products.py), since TOSA takes
   no int32 product and only constant per-tensor zero points;
 - the integer form: operands widened to int32, zero points subtracted, an int32 matmul or
   convolution. Everywhere else (StableHLO; per-row/per-column/per-channel or run-time zero
-  points on Linalg and Torch output; 1-D and 3-D convolutions).
+  points on Linalg and Torch output; 3-D convolutions, and 1-D ones but on TOSA).
 
 QLinear* then requantize: y = saturate(round(acc * (a_scale * b_scale / y_scale)) + y_zero_point),
 the multiplier in the scales' type and the product in float64, as ONNX's reference computes it.
@@ -154,7 +154,7 @@ def integer_convolution(node: OnnxNode, b: TorchBuilder, x: ir.Value, x_zero: in
             to_signed_byte(node, b, x, zero_points[0]), to_signed_byte(node, b, weight, zero_points[1]))
         padded = _pad(b, x_signed, begins, ends, x_zero_value)
         quantized = _quantized_operands(node, b, [padded, w_signed], [x_zero_value, w_zero_value])
-    if quantized is None and count == 2 and tosa_products.applies(node, b, x, weight):
+    if quantized is None and count <= 2 and tosa_products.applies(node, b, x, weight):
         accumulator = tosa_products.convolution(node, b, x, x_zero, weight, w_zero, sizes,
                                                 (begins, ends, strides, dilations, group))
         if accumulator is not None:

@@ -15,7 +15,9 @@ terms int32 reductions, products and sums, which pro_int takes. uint8 operands a
 int8 with their zero points (a - 128, za - 128: the differences are the same). For a convolution,
 `sum_k` runs over the taps inside the input (ONNX pads with the zero point, which adds 0):
 `sum_k a` is a convolution of a with a kernel of ones, `sum_k b` one of b with the input's
-in-bounds mask, and K the count of in-bounds taps at each output position (a literal).
+in-bounds mask (a literal for a literal weight, a plain sum of b without padding), and K the
+count of in-bounds taps at each output position (a literal). A 1-D convolution is a 2-D one of
+height 1.
 
 Each term is bounded by K * 2^14 in magnitude, so no sum wraps where the exact result fits int32.
 """
@@ -56,7 +58,7 @@ def _signed(node: OnnxNode, b: TorchBuilder, x: ir.Value, zero_point) -> tuple[i
 
 
 def _zero_point_value(node: OnnxNode, b: TorchBuilder, zero_point) -> ir.Value | None:
-    """The zero point as si32 (a literal one as an si32 literal, None when absent or all zeros)."""
+    """The zero point as si32 (a literal one as an si32 literal), None when absent."""
     if isinstance(zero_point, ir.Value):
         return widen(node, b, zero_point)
     if zero_point is None or not node.has_input(zero_point):
@@ -142,13 +144,19 @@ def matmul(node: OnnxNode, b: TorchBuilder, a: ir.Value, a_zero, other: ir.Value
 
 def convolution(node: OnnxNode, b: TorchBuilder, x: ir.Value, x_zero, weight: ir.Value, w_zero, sizes,
                 geometry) -> ir.Value | None:
-    """The 2-D convolution of (x - x_zero) and (weight - w_zero) as si32 of `sizes` (module
+    """The 1-D or 2-D convolution of (x - x_zero) and (weight - w_zero) as si32 of `sizes` (module
     docstring), or None when x's channels and spatial sizes are not static. `geometry` is
-    (begins, ends, strides, dilations, group); w_zero is scalar or per output channel."""
+    (begins, ends, strides, dilations, group); w_zero is scalar or per output channel. A 1-D
+    convolution is a 2-D one over a height of 1."""
     begins, ends, strides, dilations, group = geometry
     x_sizes, w_sizes = list(b.info(x).sizes), list(b.info(weight).sizes)
-    if len(x_sizes) != 4 or None in x_sizes[1:] or None in w_sizes:
+    if len(x_sizes) not in (3, 4) or None in x_sizes[1:] or None in w_sizes or None in list(sizes)[1:]:
         return None
+    if len(x_sizes) == 3:
+        planar = ([0, *begins], [0, *ends], [1, *strides], [1, *dilations], group)
+        result = convolution(node, b, b.unsqueeze(x, 2), x_zero, b.unsqueeze(weight, 2), w_zero,
+                             [sizes[0], sizes[1], 1, sizes[2]], planar)
+        return b.reshape(result, [-1 if size is None else size for size in sizes], list(sizes))
     x8, xz = _signed(node, b, x, x_zero)
     w8, wz = _signed(node, b, weight, w_zero)
     xz, wz = _nonzero(xz), _nonzero(wz)
@@ -173,7 +181,7 @@ def convolution(node: OnnxNode, b: TorchBuilder, x: ir.Value, x_zero, weight: ir
     if xz is not None:
         if b.info(xz).rank:
             xz = b.reshape(xz, [], [])
-        result = _minus(b, result, xz, _weight_sums(node, b, weight, w8, convolve, geometry, x_sizes, sizes))
+        result = _minus(b, result, xz, _weight_sums(b, weight, w8, convolve, geometry, x_sizes, sizes))
     if xz is not None and wz is not None:
         rows, columns = _in_bounds(x_sizes[2:], w_sizes[2:], geometry, sizes[2:])
         taps = np.outer(rows.sum(axis=1), columns.sum(axis=1)) * (x_sizes[1] // group)
@@ -181,7 +189,7 @@ def convolution(node: OnnxNode, b: TorchBuilder, x: ir.Value, x_zero, weight: ir
     return b.cast_to(result, b.tensor_type(sizes, "si32"))
 
 
-def _weight_sums(node, b: TorchBuilder, weight: ir.Value, w8: ir.Value, convolve, geometry, x_sizes, sizes) -> ir.Value:
+def _weight_sums(b: TorchBuilder, weight: ir.Value, w8: ir.Value, convolve, geometry, x_sizes, sizes) -> ir.Value:
     """sum of w8[c] over the taps inside the input at each output position: [Cout, OH, OW] (a
     literal for a literal weight), [Cout, 1, 1] without padding, else the convolution of the input's
     mask (ones, padded with zeros) with w8."""
