@@ -55,12 +55,38 @@ def _pad(node: OnnxNode, b: TorchBuilder, pads: list, value, axes: list | None, 
     element = node.input_info(0).element
     if mode == "constant":
         fill = value if isinstance(value, ir.Value) else b.constant_scalar(value, element)
+        if any(isinstance(pad, ir.Value) for pad in begins + ends):
+            x, begins, ends = _crop_negative_pads(b, x, begins, ends, first)
+            torch_pads = [pad for d in reversed(range(first, rank)) for pad in (begins[d], ends[d])]
         return b.op("aten.constant_pad_nd", node.result_type(), x, b.int_list(torch_pads), fill)
     if all(not isinstance(pad, int) or pad >= 0 for pad in begins + ends):
         return _pad_by_slices(node, b, x, begins, ends, mode)
     return b.op(
         "aten.pad", node.result_type(), x, b.int_list(torch_pads), b.constant_string(PAD_MODES[mode]), b.constant_none()
     )
+
+
+def _crop_negative_pads(b: TorchBuilder, x, begins: list, ends: list, first: int):
+    """Run-time pads that may be negative, as a slice that crops by their negative parts and the
+    non-negative parts left to pad: torch-mlir's Linalg lowering of `aten.constant_pad_nd` takes a
+    run-time pad to be non-negative (a negative one gave wrong numbers, or freed memory twice)."""
+
+    def negative_part(pad):  # max(-pad, 0)
+        return b.dim_mul(b.dim_lt(pad, 0), b.dim_sub(0, pad))
+
+    begins, ends = list(begins), list(ends)
+    for dim in range(first, len(begins)):
+        crop_begin, crop_end = negative_part(begins[dim]), negative_part(ends[dim])
+        if crop_begin == 0 and crop_end == 0:
+            continue
+        size = b.dim(x, dim)
+        end = b.dim_sub(size, crop_end)
+        sizes = list(b.info(x).sizes)
+        sizes[dim] = b.static_dim(b.dim_sub(end, crop_begin))
+        x = b.op("aten.slice.Tensor", b.tensor_type(sizes, b.info(x).element), x, b.constant_int(dim),
+                 b.dim_value(crop_begin), b.dim_value(end), b.constant_int(1))
+        begins[dim], ends[dim] = b.dim_add(begins[dim], crop_begin), b.dim_add(ends[dim], crop_end)
+    return x, begins, ends
 
 
 def _pad_by_slices(node: OnnxNode, b: TorchBuilder, x, begins: list, ends: list, mode: str):
