@@ -126,6 +126,23 @@ def test_quantize_per_tensor_rounds_half_to_even_and_saturates(backend, literal,
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("scale", [1.3344406e36, 2.0**120], ids=["attention_mask", "power_of_two"])
+def test_quantize_with_a_huge_scale(backend, scale):
+    """onnxruntime's quantize_static gives an attention mask of float32's lowest value the scale
+    1.3e36 (zero point 255): TOSA's exact rounding split that scale past float32's range and
+    rounded small negative scores to 254."""
+    rng = np.random.default_rng(RNG_SEED)
+    k = rng.integers(-120, 120, size=30).astype(np.float32)
+    halfway = np.float32(scale) * (k + np.float32(0.5))
+    scores = np.concatenate([rng.standard_normal(20).astype(np.float32) * 10, [-1e-3, -0.0, 0.0, 1e30, -1e30]])
+    x = np.concatenate([halfway, np.nextafter(halfway, np.inf), scores, [np.finfo(np.float32).min]]).astype(np.float32)
+    zero, scale = np.array(128, dtype=np.uint8), np.array(scale, dtype=np.float32)
+    for literal in (True, False):
+        model = _quantize_model([x.size], scale, zero, literal)
+        _check(model, backend, _feeds(model, x=x, scale=scale, zero=zero), f"scale {scale} literal {literal}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("opset", [10, 13, 19])
 def test_quantize_older_opsets(backend, opset):
     x = _halfway_inputs(0.25, 12, seed=opset)

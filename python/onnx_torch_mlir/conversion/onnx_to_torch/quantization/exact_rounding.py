@@ -83,6 +83,7 @@ def _spread(b: TorchBuilder, value: ir.Value) -> ir.Value:
 @on_lanes
 def rounded_quotient(b: TorchBuilder, x: ir.Value, scale: ir.Value, bits: int, bound: int) -> ir.Value:
     """round_half_even(RN_bits(x / scale)) for float32 x and scale (broadcasting), as float32."""
+    x, scale = _moderate_scale(b, x, scale)
     approximate = b.binary("aten.mul.Tensor", x, b.op("aten.reciprocal", scale.type, scale))
     k, h, half_gap = _candidate(b, approximate, bits, bound)
     scale_high, scale_low = _split(b, scale)
@@ -124,6 +125,24 @@ def rounded_product(b: TorchBuilder, accumulator: ir.Value, multiplier: ir.Value
     above = b.op("aten.where.self", b.broadcast_type(odd, largest, "i1"), odd,
                  _compare(b, "aten.ge.Tensor", largest, _zero(b)), _compare(b, "aten.gt.Tensor", largest, _zero(b)))
     return _k_plus(b, k, above)
+
+
+_LARGE_SCALE, _LARGE_SCALE_FACTOR = 2.0**100, 2.0**-64
+
+
+def _moderate_scale(b: TorchBuilder, x: ir.Value, scale: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """x and scale both times 2^-64 where |scale| > 2^100, else as they are: the same quotient, and
+    the splitting (scale * 4097) and the products k * scale stay finite. (onnxruntime's quantizer
+    gives an attention mask of float32's lowest value the scale 1.3e36, where they overflowed and
+    the rounding came out one step low.) Both products are exact, except for an x so small that
+    x * 2^-64 is subnormal; there x / scale is below 2^-126 and rounds to 0 either way."""
+    magnitude = b.op("aten.abs", scale.type, scale)
+    # large = 1 where |scale| >= 2^100, else 0 (torch-mlir folds a comparison of such float
+    # constants to false); factor = 1 - large + large * 2^-64, exact.
+    large = b.op("aten.floor", scale.type, b.op("aten.clamp", scale.type, _times(b, magnitude, 1.0 / _LARGE_SCALE),
+                                                  b.constant_float(0.0), b.constant_float(1.0)))
+    factor = b.binary("aten.add.Tensor", _plus(b, _neg(b, large), 1.0), _times(b, large, _LARGE_SCALE_FACTOR))
+    return b.binary("aten.mul.Tensor", x, factor), b.binary("aten.mul.Tensor", scale, factor)
 
 
 def _candidate(b: TorchBuilder, approximate: ir.Value, bits: int, bound: int):
