@@ -78,9 +78,7 @@ def finish_dynamic_stablehlo(module: ir.Module) -> None:
         for op in ops.get("stablehlo.real_dynamic_slice", []):
             empty_slices_kept_empty(op)
         for op in ops.get("stablehlo.dynamic_reshape", []):
-            ip = ir.InsertionPoint(op)
-            _replace(op, ir.Operation.create("tensor.reshape", results=[op.results[0].type], ip=ip,
-                                             operands=[op.operands[0], _sizes_as_i64(op.operands[1], ip)]))
+            _replace(op, _tensor_reshape(op))
         for op in ops.get(BROADCAST, []):
             if is_identity_broadcast(op):
                 op.results[0].replace_all_uses_with(op.operands[0])
@@ -88,6 +86,8 @@ def finish_dynamic_stablehlo(module: ir.Module) -> None:
             else:
                 add_expansion_hints(op)
         PassManager.parse("builtin.module(canonicalize)").run(module.operation)
+        for op in _ops_by_name(module, ("tensor.dim",)).get("tensor.dim", []):
+            _dim_of_signless(op)
 
 
 def check_windows_are_static(ops: list[ir.Operation]) -> None:
@@ -233,6 +233,41 @@ def _rewrite_float_ceil_division(op: ir.Operation) -> None:
     one_or_zero = ir.Operation.create("stablehlo.convert", results=[result_type], operands=[rounds_up], ip=ip)
     _replace(op, ir.Operation.create("stablehlo.add", results=[result_type], ip=ip,
                                      operands=[quotient, one_or_zero.results[0]]))
+
+
+def _tensor_reshape(op: ir.Operation) -> ir.Operation:
+    """`stablehlo.dynamic_reshape` as `tensor.reshape`; an unsigned tensor is reshaped as the
+    signless one of its width between two `stablehlo.bitcast_convert`s (the consumers make
+    StableHLO's unsigned types signless in StableHLO ops only, and a `tensor.reshape` from `ui8` to
+    `i8` does not verify: a uint8 embedding table's rows reshaped to a run-time batch)."""
+    ip = ir.InsertionPoint(op)
+    source, result_type = _signless(op.operands[0], ip), op.results[0].type
+    if source == op.operands[0]:
+        return ir.Operation.create("tensor.reshape", results=[result_type], ip=ip,
+                                   operands=[source, _sizes_as_i64(op.operands[1], ip)])
+    reshaped_type = ir.RankedTensorType.get(result_type.shape, source.type.element_type)
+    reshape = ir.Operation.create("tensor.reshape", results=[reshaped_type], ip=ip,
+                                  operands=[source, _sizes_as_i64(op.operands[1], ip)])
+    return ir.Operation.create("stablehlo.bitcast_convert", results=[result_type], operands=[reshape.results[0]], ip=ip)
+
+
+def _signless(value: ir.Value, ip: ir.InsertionPoint) -> ir.Value:
+    """`value` if its element type is not unsigned, else a `stablehlo.bitcast_convert` of it to the
+    signless type of the same width."""
+    value_type = value.type
+    element = value_type.element_type
+    if not (isinstance(element, ir.IntegerType) and element.is_unsigned):
+        return value
+    signless = ir.RankedTensorType.get(value_type.shape, ir.IntegerType.get_signless(element.width))
+    return ir.Operation.create("stablehlo.bitcast_convert", results=[signless], operands=[value], ip=ip).results[0]
+
+
+def _dim_of_signless(op: ir.Operation) -> None:
+    """A `tensor.dim` of an unsigned tensor reads the dim of its signless bitcast: IREE's StableHLO
+    input makes unsigned types signless and refuses a `tensor.dim` left on `ui8`."""
+    source = op.operands[0]
+    if isinstance(source.type, ir.RankedTensorType):
+        op.operands[0] = _signless(source, ir.InsertionPoint(op))
 
 
 def _sizes_as_i64(shape: ir.Value, ip: ir.InsertionPoint) -> ir.Value:
