@@ -15,7 +15,7 @@ with R and T as 0-d tensors (no `aten.item`), in X's element type:
               R' = R * sqrt(1 - beta^T) / (1 - alpha^T) if T > 0 else R
               X' = (1 - norm_coefficient_post) * (X - R' * V' / (sqrt(H') + epsilon))
 
-Gradient (the same domain) differentiates its graph and has no conversion here.
+Gradient (the same domain) differentiates its graph: training_gradient.py.
 """
 
 from __future__ import annotations
