@@ -140,3 +140,37 @@ def test_the_scripted_recurrence_with_run_time_steps_and_batch():
         for steps, batch in ((2, 3), (6, 1)):
             arrays = [rng.standard_normal((steps, batch, zoo_control.SEQUENCE_FEATURES)).astype(np.float32)]
             assert_matches(runtime.run(module, arrays, input_dialect=backend), expected(model, arrays))
+
+
+def growing_elements_read_by_sequence_at():
+    """ONNX's test_loop13_seq with its sequence read by SequenceAt: the body appends x[:i+1], an
+    element one longer each iteration, with a run-time trip count."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            _const("one", np.array([1], np.int64)), _const("start", np.array([0], np.int64)),
+            helper.make_node("Unsqueeze", ["i", "axes"], ["i_1d"]),
+            helper.make_node("Add", ["i_1d", "one"], ["end"]),
+            helper.make_node("Slice", ["x", "start", "end"], ["part"]),
+            helper.make_node("SequenceInsert", ["states_in", "part"], ["states_out"]),
+        ],
+        "body", [_info("i", INT64, []), _info("cond_in", BOOL, []), _sequence("states_in", FLOAT)],
+        [_info("cond_out", BOOL, []), _sequence("states_out", FLOAT)],
+    )
+    nodes = [
+        _const("x", np.arange(1, 6, dtype=np.float32)), _const("axes", np.array([0], np.int64)),
+        _const("true", np.array(True)), _const("second", np.int64(1)),
+        helper.make_node("SequenceEmpty", [], ["empty"], dtype=FLOAT),
+        helper.make_node("Loop", ["steps", "true", "empty"], ["states"], body=body),
+        helper.make_node("SequenceAt", ["states", "second"], ["element"]),
+    ]
+    graph = helper.make_graph(nodes, "growing", [_info("steps", INT64, [])], [_info("element", FLOAT, [None])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+@pytest.mark.parametrize("backend", ["linalg-on-tensors", "stablehlo"])
+def test_elements_that_may_change_shape_are_refused_not_stacked(backend):
+    """Stacked, every element would have the first one's shape (x[:1]); refused with the reason."""
+    with pytest.raises(Exception, match="loop-carried sequence 0 is read by SequenceAt after the loop, and dim 0 of "
+                                        "its elements is only known at run time"):
+        onnx_torch_mlir.compile(growing_elements_read_by_sequence_at(), backend)

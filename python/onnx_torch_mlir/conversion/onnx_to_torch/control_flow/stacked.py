@@ -19,7 +19,8 @@ unrolls). With element dims known only at run time the empty stack has 0 for the
 iteration takes its row alone (a `torch.prim.If` on ONNX's iteration number, the *first-row* form
 of `rows.py`; StableHLO's If conversion traces its condition back to the tensor). The elements
 must then have the same dims in every iteration, as for a Loop's scan outputs (a sequence of
-growing elements, like ONNX's test_loop13_seq, reaches a graph output and keeps the unrolled form).
+growing elements, like ONNX's test_loop13_seq, must not take this form: a reader that could see
+elements of different shapes needs the dims it depends on static, see `_readers_needing_static_dims`).
 Only a loop that cannot be unrolled (a run-time trip count or condition, or over the unroll limit)
 takes this form: one of a known trip count is unrolled as before, each element of its own type.
 After the loop the sequence is a bridge (`builtin.unrealized_conversion_cast`) from the stacked
@@ -121,7 +122,47 @@ def _appended(node: OnnxNode, block: ir.Block, index: int, init: ir.Value) -> tu
         if any(have is not None and want is not None and have != want
                for have, want in zip(element_info.sizes, info.sizes)):
             return None, "starts with elements of another shape than it is appended"
+    varying = _readers_needing_static_dims(node, index, info.sizes)
+    if varying is not None:
+        return None, varying
     return Appended(index, append, row, elements), None
+
+
+def _readers_needing_static_dims(node: OnnxNode, index: int, sizes: list) -> str | None:
+    """Why a reader after the loop could see elements whose shapes differ between iterations, or
+    None. The stack holds rows of one shape, and the body's types cannot tell whether a run-time
+    dim changes from one iteration to the next (ONNX's test_loop13_seq appends x[:i+1]). ONNX
+    requires the elements that ConcatFromSequence stacks (new_axis=1) to have one shape, and those
+    it concatenates (new_axis=0) to agree except along `axis`: such readers vouch for those dims.
+    Every other dim a reader depends on (all of them for SequenceAt, `axis` for a concatenation)
+    must be static or vouched for by another reader."""
+    rank = len(sizes)
+    needs, vouched = [], {dim for dim in range(rank) if sizes[dim] is not None}
+    for user in _users(node.op.results[index]):
+        name = ir.StringAttr(user.attributes["name"]).value
+        if name == "onnx.SequenceAt":
+            needs.append((name, set(range(rank))))
+        elif name == "onnx.ConcatFromSequence" and _int_attribute(user, "new_axis", 0) == 1:
+            vouched |= set(range(rank))
+        elif name == "onnx.ConcatFromSequence":
+            axis = _int_attribute(user, "axis", 0) % max(rank, 1)
+            vouched |= set(range(rank)) - {axis}
+            needs.append((name, {axis}))
+    for name, dims in needs:
+        varying = sorted(dims - vouched)
+        if varying:
+            return (f"is read by {name[5:]} after the loop, and dim {varying[0]} of its elements is only known at "
+                    "run time, so it may change from one iteration to the next (which one stacked tensor cannot hold)")
+    return None
+
+
+def _users(value: ir.Value) -> list[ir.Operation]:
+    return [use.owner.operation if hasattr(use.owner, "operation") else use.owner for use in value.uses]
+
+
+def _int_attribute(op: ir.Operation, name: str, default: int) -> int:
+    key = f"torch.onnx.{name}"
+    return ir.IntegerAttr(op.attributes[key]).value if key in op.attributes else default
 
 
 def _users_after_loop(node: OnnxNode, index: int) -> str | None:
