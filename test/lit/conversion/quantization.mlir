@@ -20,11 +20,14 @@ module attributes {onnx_torch_mlir.target = "linalg-on-tensors"} {
 // is found in float32 exactly (quantization/exact_rounding.py): k = floor(x * (1 / s)), then k + 1
 // where the exact sign of x - E * s (a TwoSum expansion of exact products) says x / s is above
 // the edge E of k + 0.5's rounding interval; then the zero point is added and the value clamped.
+// x and s are first both scaled by 2^-64 where |s| > 2^100 (a factor of 1 otherwise), so that
+// the exact products stay in float32's range.
 // CHECK-LABEL: func.func @quantize_per_tensor_tosa
 // CHECK-NOT: quantize_per_tensor
 // CHECK-NOT: f64
+// CHECK: %[[X:.*]] = torch.aten.mul.Tensor %arg0, %[[FACTOR:.*]] : !torch.vtensor<[4,3],f32>
 // CHECK: %[[RECIPROCAL:.*]] = torch.aten.reciprocal
-// CHECK: %[[APPROXIMATE:.*]] = torch.aten.mul.Tensor %arg0, %[[RECIPROCAL]]
+// CHECK: %[[APPROXIMATE:.*]] = torch.aten.mul.Tensor %[[X]], %[[RECIPROCAL]]
 // CHECK: %[[K:.*]] = torch.aten.floor
 // CHECK: torch.aten.gt.Tensor
 // CHECK: %[[ABOVE:.*]] = torch.aten.logical_xor
