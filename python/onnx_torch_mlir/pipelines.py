@@ -109,7 +109,7 @@ def lower_torch_to_backend(
         from .transforms.tosa_empty_tensors import empty_results_as_empty_tensors
 
         empty_results_as_empty_tensors(module)  # TOSA has no zero-sized tensor
-        from .transforms.tosa_constant_tensors import constant_int_tensors_as_literals
+        from .transforms.constant_int_tensors import constant_int_tensors_as_literals
 
         constant_int_tensors_as_literals(module)  # TorchToTosa lowers no aten.tensor
     if output_type == "linalg-on-tensors":
@@ -139,7 +139,7 @@ def lower_torch_to_backend(
         from .transforms.stablehlo_run_time_scales import run_time_nearest_scales_as_gathers
 
         run_time_nearest_scales_as_gathers(module)  # Upsample by a scales input
-        from .transforms.stablehlo_constant_tensors import constant_int_tensors_as_literals
+        from .transforms.constant_int_tensors import constant_int_tensors_as_literals
 
         constant_int_tensors_as_literals(module)  # a Shape in a SequenceMap body, inlined
         stablehlo_torch_forms.run_time_items_as_int_tensors(module)

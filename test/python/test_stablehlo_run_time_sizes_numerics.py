@@ -159,7 +159,7 @@ def test_nearest_upsample_by_run_time_scales_matches_onnxruntime(consumer):
 def _shapes_of_a_sequence_model() -> onnx.ModelProto:
     """A SequenceMap whose body takes a Shape: converted once for the sequence's elements, the body
     builds the shape from its dims (`aten.tensor`), constants once inlined
-    (transforms/stablehlo_constant_tensors.py makes them a literal)."""
+    (transforms/constant_int_tensors.py makes them a literal)."""
     body = helper.make_graph(
         [helper.make_node("Shape", ["element"], ["shape"])], "body",
         [helper.make_tensor_value_info("element", TensorProto.FLOAT, ["rows", "columns"])],

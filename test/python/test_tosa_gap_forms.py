@@ -9,7 +9,7 @@ the reference runner and on IREE, and compared with onnxruntime.
 - A dilated MaxPool whose strides are multiples of its dilations (conversion/onnx_to_torch/nn_pool.py):
   a pool without dilation over every dilation-th element (TOSA's max_pool2d has no dilation).
 - `aten.tensor` of constant ints (a Shape in a SequenceMap body) as a literal
-  (transforms/tosa_constant_tensors.py): TorchToTosa lowers no `aten.tensor`.
+  (transforms/constant_int_tensors.py): TorchToTosa lowers no `aten.tensor`.
 - Unsigned TopK (conversion/onnx_to_torch/reduction_axis.py): the selection on int64 in order
   (uint64 with its top bit flipped); torch-mlir's sort-based topk has no TOSA lowering.
 - A Loop with a run-time trip count whose scan outputs' declared types fix their length

@@ -1,10 +1,11 @@
-"""`aten.tensor` of a list of constant ints as a `torch.vtensor.literal`, for TOSA.
+"""`aten.tensor` of a list of constant ints as a `torch.vtensor.literal`, for TOSA and StableHLO.
 
 Our conversion builds a `Shape` as `aten.tensor` of the dims list (`TorchBuilder.dims_tensor`) when a
 dim is not known while converting, as in a SequenceMap or Loop body converted once for every element.
 Once the body is inlined and its dims fold to constants, torch-mlir's canonicalizer leaves the
-`aten.tensor` of the now constant list, and its TorchToTosa has no pattern for `aten.tensor`: the
-literal of the same ints is the same value.
+`aten.tensor` of the now constant list: its TorchToTosa has no pattern for `aten.tensor`, and its
+StableHLO lowering fails on it ("failed to legalize operation 'torch.constant.int'"). The literal of
+the same ints is the same value.
 """
 
 from __future__ import annotations
