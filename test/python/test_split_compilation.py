@@ -160,3 +160,41 @@ def test_the_number_of_parts_follows_the_environment(monkeypatch):
     assert split_compilation.parts_wanted() == 3
     monkeypatch.setenv("ONNX_TORCH_MLIR_JIT_PARTS", "off")
     assert split_compilation.parts_wanted() == 1
+
+
+# Two loop nests raising to integer powers: math.fpowi becomes a local helper function
+# (__mlir_math_fpowi_f32_i64) that each part defines, and the ExecutionEngine wraps every defined
+# function in an external _mlir_<name> (T5's Pow: "multiple definition" when the parts were linked).
+POWER_PROGRAM = """
+#id = affine_map<(d0) -> (d0)>
+func.func @g(%a: tensor<?xf32>, %k: tensor<?xi64>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %k : tensor<?xf32>, tensor<?xi64>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: f32, %y: i64, %out: f32):
+    %r = math.fpowi %x, %y : f32, i64
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %q = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%p, %k : tensor<?xf32>, tensor<?xi64>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: f32, %y: i64, %out: f32):
+    %r = math.fpowi %x, %y : f32, i64
+    %s = arith.addf %r, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %p, %q : tensor<?xf32>, tensor<?xf32>
+}
+"""
+
+
+def test_parts_that_each_define_a_local_helper_link(split):
+    calls = split(3)
+    program = compile_for_cpu(POWER_PROGRAM, cache=False)
+    assert calls == [3]
+    a = np.array([1.5, -2.0, 0.5, 3.0], np.float32)
+    k = np.array([2, 3, -1, 0], np.int64)
+    p, q = program(a, k)
+    np.testing.assert_allclose(p, a ** k.astype(np.float32), rtol=1e-6)
+    np.testing.assert_allclose(q, p ** k.astype(np.float32) + p, rtol=1e-6)

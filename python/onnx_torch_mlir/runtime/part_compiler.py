@@ -6,7 +6,7 @@ the part it compiles itself. Imports only torch_mlir, so that a worker starts qu
 
 Every function definition of external linkage that the part does not keep becomes a declaration
 (another part defines it; the shared library links them); private and internal definitions stay in
-every part (LLVM drops those a part does not use). The ExecutionEngine compiles the part
+every part (LLVM drops those a part does not use), renamed per part (`rename_local_functions`). The ExecutionEngine compiles the part
 position-independent at the given optimisation level, as it compiles a whole program, and writes
 its object file. Symbols defined elsewhere are bound to a placeholder address for the engine's
 own linking step, which nothing calls: only the object file is used.
@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import json
 import sys
+from pathlib import Path
 
 from torch_mlir import execution_engine, ir
 
@@ -59,10 +60,26 @@ def keep_only(module: ir.Module, kept: set[str]) -> list[str]:
     return declared
 
 
+def rename_local_functions(module: ir.Module, suffix: str) -> None:
+    """Give each local function definition (one copy per part) a name of this part's: the
+    ExecutionEngine wraps every defined function in an external `_mlir_<name>`, which would be
+    defined by every part (T5: `_mlir___mlir_math_fpowi_f32_i64`, multiple definition at link)."""
+    with module.context:
+        for operation in list(module.body.operations):
+            operation = operation.operation
+            if not (is_definition(operation) and is_local(operation)):
+                continue
+            name = ir.StringAttr(operation.attributes["sym_name"]).value
+            renamed = f"{name}.{suffix}"
+            ir.SymbolTable.replace_all_symbol_uses(name, renamed, module.operation)
+            operation.attributes["sym_name"] = ir.StringAttr.get(renamed)
+
+
 def compile_part(module: ir.Module, kept: set[str], object_path: str, opt_level: int, runtime: list[str]) -> None:
     """Compile the part of `module` keeping `kept` into `object_path` (the module is changed).
     `runtime`: names the process provides (bound to the placeholder like the other parts')."""
     declared = keep_only(module, kept)
+    rename_local_functions(module, Path(object_path).stem)
     engine = execution_engine.ExecutionEngine(module, opt_level=opt_level, enable_pic=True)
     for name in set(declared) | set(runtime):
         engine.raw_register_runtime(name, ctypes.c_void_p(_PLACEHOLDER))
