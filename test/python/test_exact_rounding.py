@@ -185,7 +185,7 @@ def test_dynamic_quantize_linear_scale_where_the_reciprocal_misses():
         opset=17,
     )
     module = onnx_torch_mlir.compile(model, "tosa")
-    assert str(module).count(" = tosa.") < 300
+    assert str(module).count(" = tosa.") < 340  # 319: the huge-scale guard (exact_rounding._moderate_scale) added ~20
     iree = compile_with_iree(module, "tosa")
     reference = ReferenceEvaluator(model)
     for smallest, largest in pairs:

@@ -40,7 +40,7 @@ def _model():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
 
-RUNNING = [backend for backend in config.enabled_backends(BACKENDS) if backend != "tosa"]
+RUNNING = config.enabled_backends(BACKENDS)  # TOSA too: transforms/tosa_empty_tensors.py
 
 
 @pytest.mark.parametrize("backend", RUNNING)
@@ -75,13 +75,6 @@ def test_reshape_of_an_empty_tensor_into_a_non_empty_one_is_refused_by_name():
     module = ir.Module.parse(text, make_context())
     with pytest.raises(errors.PipelineError, match=r'loc\("reshape0"\): aten.view of an empty tensor'):
         replace_empty_results(module)
-
-
-@pytest.mark.skipif(not config.is_enabled("tosa"), reason="the tosa path is switched off")
-def test_empty_tensors_on_tosa_are_a_clear_error():
-    """torch-mlir's TOSA lowering has no empty constant (tosa.const of zero elements is refused)."""
-    with pytest.raises(errors.PipelineError, match="torch-to-tosa: .*torch.vtensor.literal"):
-        onnx_torch_mlir.compile(_model(), "tosa")
 
 
 def _single_node_model(node, input_shape=(3, 4), output_shape=(3, 4)):
