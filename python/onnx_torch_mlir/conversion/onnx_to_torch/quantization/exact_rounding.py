@@ -137,8 +137,9 @@ def _moderate_scale(b: TorchBuilder, x: ir.Value, scale: ir.Value) -> tuple[ir.V
     the rounding came out one step low.) Both products are exact, except for an x so small that
     x * 2^-64 is subnormal; there x / scale is below 2^-126 and rounds to 0 either way."""
     magnitude = b.op("aten.abs", scale.type, scale)
-    # large = 1 where |scale| >= 2^100, else 0 (torch-mlir folds a comparison of such float
-    # constants to false); factor = 1 - large + large * 2^-64, exact.
+    # large = 1 where |scale| >= 2^100, else 0, by arithmetic: written as a comparison and a
+    # where.self, the flag came out false on TOSA for a literal scale of 1.3e36 (not reproduced with
+    # torch-mlir-opt alone, so the cause is not known). factor = 1 - large + large * 2^-64, exact.
     large = b.op("aten.floor", scale.type, b.op("aten.clamp", scale.type, _times(b, magnitude, 1.0 / _LARGE_SCALE),
                                                   b.constant_float(0.0), b.constant_float(1.0)))
     factor = b.binary("aten.add.Tensor", _plus(b, _neg(b, large), 1.0), _times(b, large, _LARGE_SCALE_FACTOR))
