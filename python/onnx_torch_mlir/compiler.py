@@ -24,6 +24,7 @@ def compile(
     converter: str = "ours",
     context: ir.Context | None = None,
     dims=None,
+    input_shapes=None,
     isolated: bool = False,
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
@@ -39,7 +40,9 @@ def compile(
     contract is docs/custom-ops.md.
 
     `dims` fixes symbolic dims at compile time: {"batch": 1} or ["batch=1"] (the command
-    line's `--dim NAME=SIZE`), for forms a backend takes only with static sizes.
+    line's `--dim NAME=SIZE`), for forms a backend takes only with static sizes; `input_shapes`
+    fixes whole input shapes: {"mask": (1, 12)} or ["mask=1x12"] (`--input-shape`), for dims
+    without a name or with a name shared by dims of different sizes.
 
     `isolated=True` compiles in a forked child process (onnx_torch_mlir.isolation): a crash
     inside MLIR or torch-mlir raises InternalCompilerError (naming the pipeline step and a
@@ -51,7 +54,7 @@ def compile(
         return compile_isolated(
             model, output_type, context=context, backend_legal_ops=backend_legal_ops,
             custom_op_encoding=custom_op_encoding, keep_onnx_ops=keep_onnx_ops, importer=importer,
-            converter=converter, dims=dims,
+            converter=converter, dims=dims, input_shapes=input_shapes,
         )
     from . import conversion  # noqa: F401 - conversion imports transforms; importing it first avoids a cycle
     from .transforms.custom_ops import ENCODINGS, normalize_backend_legal_ops
@@ -65,7 +68,7 @@ def compile(
     legal = normalize_backend_legal_ops(backend_legal_ops)
     context = context or make_context()
     with timing.stage("import"):
-        module = import_model(model, importer, context, dims)
+        module = import_model(model, importer, context, dims, input_shapes)
     if keep_onnx_ops:
         if converter != "ours":
             raise PipelineError("keep_onnx_ops needs our conversion (converter='ours')")
@@ -79,7 +82,7 @@ def compile(
     return module
 
 
-def import_model(model, importer: str, context: ir.Context, dims=None) -> ir.Module:
+def import_model(model, importer: str, context: ir.Context, dims=None, input_shapes=None) -> ir.Module:
     """`model` (a path, bytes or onnx.ModelProto) in the torch-ONNX spelling, by `importer`.
 
     Our importer takes the path itself, so large weights are memory-mapped rather
@@ -93,12 +96,13 @@ def import_model(model, importer: str, context: ir.Context, dims=None) -> ir.Mod
     if importer == "ours":
         from .importer import import_onnx
 
-        return import_onnx(model, form="torch-onnx", context=context, dims=dims)
+        return import_onnx(model, form="torch-onnx", context=context, dims=dims, input_shapes=input_shapes)
     if importer == "torch-mlir":
-        from .importer.fixed_dims import fix_symbolic_dims, parse_dim_options
+        from .importer.fixed_dims import fix_input_shapes, fix_symbolic_dims, parse_dim_options, parse_input_shape_options
         from .peers import import_with_torch_mlir
 
-        return import_with_torch_mlir(fix_symbolic_dims(load_model(model), parse_dim_options(dims)), context)
+        proto = fix_symbolic_dims(load_model(model), parse_dim_options(dims))
+        return import_with_torch_mlir(fix_input_shapes(proto, parse_input_shape_options(input_shapes)), context)
     raise ValueError(f"unknown importer '{importer}': expected one of {', '.join(IMPORTERS)}")
 
 

@@ -26,7 +26,8 @@ TORCH_TO_BACKEND = {
 
 STATIC_DIMS_HINT = (
     "the model has dynamic dims and this {backend} form needs static sizes: fix them at compile time with "
-    "--dim NAME=SIZE (Python: dims={{'NAME': SIZE}}), NAME an input's symbolic dim"
+    "--dim NAME=SIZE (Python: dims={{'NAME': SIZE}}), NAME an input's symbolic dim, or fix an input's "
+    "whole shape with --input-shape INPUT=D0xD1 (Python: input_shapes={{'INPUT': (D0, D1)}})"
 )
 
 

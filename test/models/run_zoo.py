@@ -10,8 +10,8 @@
 
 A cell is one (model, configuration, backend, consumer):
 - configuration "ours": `onnx_torch_mlir.compile(path, output_type=backend)`; "ours-dims": the same with
-  `dims` fixing every symbolic dim at the size it is tested at (`--dim NAME=SIZE`; dynamic models, TOSA and
-  StableHLO only); "torch-mlir": the same as "ours" with torch-mlir's importer and conversion (skipped when
+  `dims` and `input_shapes` fixing every dynamic dim at the size it is tested at (`--dim NAME=SIZE`,
+  `--input-shape INPUT=D0xD1`; dynamic models, TOSA and StableHLO only); "torch-mlir": the same as "ours" with torch-mlir's importer and conversion (skipped when
   the "torch" path is switched off);
 - backend: linalg-on-tensors, tosa, stablehlo (those switched off are not run);
 - consumer "reference": `onnx_torch_mlir.runtime.compile_for_cpu(module, input_dialect=backend)`;

@@ -66,7 +66,8 @@ BLOCKERS: tuple[Blocker, ...] = (
     Blocker("stablehlo.dynamic_reshape", _DYNAMIC_STABLEHLO, backend="stablehlo"),
     Blocker("failed to legalize operation 'torch.aten.convolution'", _DYNAMIC_TOSA + " (a 1-D convolution of a "
             "dynamic batch)", backend="tosa"),
-    Blocker("must be static on tosa", _DYNAMIC_TOSA + " (GroupQueryAttention's present length)", backend="tosa"),
+    Blocker("must be static on tosa", _TOSA_NEEDS_STATIC + " (GroupQueryAttention's present length, the larger of "
+            "two run-time sizes, sizes the KV cache)", backend="tosa"),
     Blocker("must be static on stablehlo", _DYNAMIC_STABLEHLO + " (GroupQueryAttention's present length)",
             backend="stablehlo"),
     Blocker("'tosa.cast' op is not profile-aligned: element type 'f64'",
@@ -128,6 +129,11 @@ BLOCKERS: tuple[Blocker, ...] = (
             "torch-mlir's TOSA lowering takes no size that changes at run time (StableHLO runs it as "
             "`stablehlo.while`; `--dim sequence=N` unrolls it on TOSA, where the rest of the model needs the dim "
             "fixed too); issue 11", backend="tosa"),
+    Blocker("on tosa a Loop that appends to a sequence is unrolled",
+            "a Loop that appends to a sequence over a run-time number of iterations: the sequence becomes a stacked "
+            "tensor that grows each iteration, which torch-mlir's TOSA lowering cannot take, so on TOSA the loop is "
+            "unrolled, which needs the count at compile time (`--dim`); StableHLO and Linalg run it as a while loop",
+            backend="tosa"),
     Blocker("scan outputs grow by a row per iteration",
             "a Loop or Scan over a run-time number of iterations gathers its scan outputs in a tensor that grows "
             "each iteration, which torch-mlir's TOSA lowering cannot take (StableHLO runs it as `stablehlo.while`); "

@@ -28,7 +28,6 @@ import numpy as np
 VOCABULARY = 1000
 EMBEDDING = 32
 CLASSES = 5
-WAITING_ON = "issue 10 (control flow, recurrent)"
 
 
 def _zoo_models():
@@ -275,38 +274,38 @@ def models(zoo_model) -> list:
                     name=f"{cell}-text-{exporter}-{'dynamic' if dynamic else 'static'}", family="recurrent",
                     exporter=exporter, dynamic=dynamic, slice=False, builder=build_text_classifier,
                     make_inputs=inputs_for_text_classifier,
-                    parameters={"cell": cell, "exporter": exporter, "dynamic": dynamic}, waiting_on=WAITING_ON,
+                    parameters={"cell": cell, "exporter": exporter, "dynamic": dynamic},
                     description=f"text classifier: embedding, {layers}, linear head on the last step; {exporter} "
                     "exporter, " + ("dynamic batch and sequence (tested at 3x7)" if dynamic else "static 2x12"),
                 ))
     entries.append(zoo_model(
         name="cond-dynamo", family="control-flow", exporter="dynamo", dynamic=True, slice=False, builder=build_cond,
-        make_inputs=inputs_for_cond, parameters={}, waiting_on=WAITING_ON,
+        make_inputs=inputs_for_cond, parameters={},
         description="torch.cond on the sign of a hidden state's mean (an ONNX If with two subgraphs), dynamic batch",
     ))
     entries.append(zoo_model(
         name="scripted-loop-torchscript", family="control-flow", exporter="torchscript", dynamic=True, slice=False,
-        builder=build_scripted_loop, make_inputs=inputs_for_scripted_loop, parameters={}, waiting_on=WAITING_ON,
+        builder=build_scripted_loop, make_inputs=inputs_for_scripted_loop, parameters={},
         description="torch.jit.script while-loop with a data-dependent trip count (an ONNX Loop with a condition "
         "and loop-carried values), dynamic batch",
     ))
     entries.append(zoo_model(
         name="scripted-sequence-loop-torchscript", family="control-flow", exporter="torchscript", dynamic=False,
         slice=False, builder=build_scripted_sequence_loop, make_inputs=inputs_for_scripted_sequence_loop,
-        parameters={}, waiting_on=WAITING_ON,
+        parameters={},
         description="torch.jit.script recurrence appending each step's state to a list, then torch.stack and "
         "torch.cat of the list (an ONNX Loop carrying a tensor sequence, two ConcatFromSequence), static 5x2x8",
     ))
     entries.append(zoo_model(
         name="scripted-sequence-loop-torchscript-dynamic", family="control-flow", exporter="torchscript", dynamic=True,
         slice=False, builder=build_scripted_sequence_loop, make_inputs=inputs_for_scripted_sequence_loop,
-        parameters={"dynamic": True}, waiting_on=WAITING_ON,
+        parameters={"dynamic": True},
         description="the scripted recurrence of scripted-sequence-loop-torchscript with dynamic steps and batch "
         "(a Loop of a run-time trip count carrying the sequence as a stacked tensor), tested at 7x3x8",
     ))
     entries.append(zoo_model(
         name="ssd-postprocess-helper", family="control-flow", exporter="onnx.helper", dynamic=False, slice=False,
-        builder=build_ssd_postprocess, make_inputs=inputs_for_ssd_postprocess, parameters={}, waiting_on=WAITING_ON,
+        builder=build_ssd_postprocess, make_inputs=inputs_for_ssd_postprocess, parameters={},
         description="SSD-style detection post-processing: anchor box decoding, softmax, TopK of 128 anchors to 32, "
         "GatherND, per-class NonMaxSuppression, RoiAlign of the detections on an 8x16x16 feature map (seeded "
         "random deltas, logits and features; a run-time number of detections)",

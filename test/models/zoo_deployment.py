@@ -39,8 +39,6 @@ from pathlib import Path
 import numpy as np
 
 EXPORTERS = ("ort-quantize-qdq", "ort-quantize-qop", "ort-quantize-dynamic", "ort-optimizer", "onnxruntime-genai")
-# Issue 9 delivered these; the dynamic ones pass on TOSA/StableHLO with --dim, and as they are wait on issue 11.
-WAITING_ON_DYNAMIC = "issue 11 (dynamic dims; they pass with --dim)"
 # onnxruntime-genai's model builder writes the decoder: the newest release whose builder imports
 # with transformers 4.57 (0.16 and later need transformers' Qwen3.5 classes). Pinned in pyproject.toml.
 GENAI_VERSION = "0.15.2"
@@ -486,7 +484,6 @@ def models(zoo_model) -> list:
         return zoo_model(
             name=name, family=family, exporter=exporter, dynamic=dynamic, slice=False, builder=builder,
             parameters=parameters, make_inputs=make_inputs, rtol=rtol, atol=atol,
-            waiting_on=WAITING_ON_DYNAMIC if dynamic else None,
             description=description,
         )
 

@@ -51,7 +51,6 @@ class ZooModel:
     make_inputs: Callable[..., dict] = dataclasses.field(repr=False)
     rtol: float = 1e-3
     atol: float = 1e-4
-    waiting_on: str | None = None
     description: str = ""
 
     def build(self, directory) -> Path:
@@ -604,7 +603,6 @@ def _optimum_exports() -> list[ZooModel]:
                 name=f"{architecture}-optimum-{variant}", family="decoder", exporter="optimum", dynamic=True,
                 slice=False, builder=build_optimum_decoder, make_inputs=inputs_for_optimum_decoder,
                 parameters={"architecture": architecture, "variant": variant},
-                waiting_on="issue 10 (If)" if variant == "merged" else None,
                 description=f"{architecture}, optimum-onnx text-generation-with-past, decoder {variant} "
                 "(dynamic batch, sequence and past sequence)",
             ))

@@ -337,8 +337,10 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
         "it for a backend, runs it on the model's seeded inputs and compares every output with onnxruntime's",
         "(CPU execution provider) at the model's tolerance. Dynamic models run at sizes other than the export",
         "example's. Configurations: **ours** = `onnx_torch_mlir.compile(path, output_type=backend)`;",
-        "**ours-dims** = the same with every symbolic dim fixed at the size the model is tested at (`--dim NAME=SIZE`,",
-        "what a user who compiles for one input shape does; dynamic models on TOSA and StableHLO only);",
+        "**ours-dims** = the same with every dynamic dim fixed at the size the model is tested at (`--dim NAME=SIZE`;",
+        "`--input-shape INPUT=D0xD1` for an input with a dim no name fixes, such as the `sequence_length` a merged",
+        "decoder gives both its tokens and its longer attention mask): what a user who compiles for one input shape",
+        "does; dynamic models on TOSA and StableHLO only);",
         "**torch-mlir** = ours with torch-mlir's ONNX importer and conversion. Consumers: **reference** =",
         "our CPU runner (`onnx_torch_mlir.runtime.compile_for_cpu`); **IREE** =",
         "`onnx_torch_mlir.runtime.iree.compile_with_iree` (llvm-cpu). Outcomes: "
@@ -362,10 +364,6 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
                 if counter:
                     out.append(f"| {configuration} | {backend} | {consumer} | "
                                + " | ".join(str(counter[o]) for o in OUTCOMES) + f" | {sum(counter.values())} |")
-    waiting = [model for model in models if model.waiting_on]
-    if waiting:
-        out += ["", "Models waiting on another issue (counted above like the others): "
-                + ", ".join(f"{model.name} ({model.waiting_on})" for model in waiting) + "."]
 
     if "ours" in results:
         out += ["", "## Most common first errors (ours)", "", "Per cell, over every backend and consumer; build errors (the exporters') are under Models.", "", "| cells | first error line (normalized) | models |", "|---|---|---|"]
@@ -384,10 +382,10 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
             out.append("None.")
 
     if "ours" in results:
-        out += _blocker_section(models, results["ours"], results.get("ours-dims", []))
+        out += _blocker_section(results["ours"], results.get("ours-dims", []))
 
     out += ["", "## Models", "",
-            "| model | family | exporter | shapes | slice | build | tolerance | waiting on |", "|---|---|---|---|---|---|---|---|"]
+            "| model | family | exporter | shapes | slice | build | tolerance |", "|---|---|---|---|---|---|---|"]
     for model in models:
         build = builds.get(model.name, {})
         if not build:
@@ -398,7 +396,7 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
             status = f"**failed** at {build['stage']}: {_table_text(_code(build['error'], 200))}"
         out.append(f"| [{model.name}](#{model.name}) | {model.family} | {model.exporter} | "
                    f"{'dynamic' if model.dynamic else 'static'} | {'yes' if model.slice else ''} | {status} | "
-                   f"rtol {model.rtol:g}, atol {model.atol:g} | {model.waiting_on or ''} |")
+                   f"rtol {model.rtol:g}, atol {model.atol:g} |")
 
     out += ["", "## Overview", "",
             "Reference runner / IREE per backend and configuration (" + ", ".join(f"{SHORT[o]} {o}" for o in OUTCOMES) + ").", ""]
@@ -416,8 +414,7 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
     out += ["", "## Per model"]
     for model in models:
         out += ["", f"### {model.name}", "", f"{model.description}. Exporter {model.exporter}; "
-                f"tolerance rtol {model.rtol:g}, atol {model.atol:g}."
-                + (f" **Waiting on {model.waiting_on}.**" if model.waiting_on else ""), ""]
+                f"tolerance rtol {model.rtol:g}, atol {model.atol:g}.", ""]
         build = builds.get(model.name)
         if build and build["ok"] != "ok":
             out.append(f"Build failed at {build['stage']}: {_code(build['error'], 400)}")
@@ -458,10 +455,9 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
     return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
 
 
-def _blocker_section(models: list, cells: list[Cell], fixed_dims_cells: list[Cell]) -> list[str]:
+def _blocker_section(cells: list[Cell], fixed_dims_cells: list[Cell]) -> list[str]:
     """Every failing cell of ours with its exact blocker (`zoo_blockers.py`), one by one, and what the
     same cell does with the dims fixed (configuration ours-dims)."""
-    waiting = {model.name: model.waiting_on for model in models if model.waiting_on}
     with_dims = {(cell.model, cell.backend, cell.consumer): cell for cell in fixed_dims_cells}
     failing = [cell for cell in sort_cells(cells) if cell.outcome not in ("pass", "build error")]
     out = ["", "## Failing cells of ours and their blockers", "",
@@ -472,8 +468,6 @@ def _blocker_section(models: list, cells: list[Cell], fixed_dims_cells: list[Cel
     out += ["| model | backend | consumer | outcome | with `--dim` | blocker |", "|---|---|---|---|---|---|"]
     for cell in failing:
         blocker = blocker_for(cell.backend, cell.consumer, cell.error)
-        if blocker is None and cell.model in waiting:
-            blocker = f"waiting on {waiting[cell.model]}"
         text = blocker or f"**unexplained**: {_code(cell.error, 160)}"
         fixed = with_dims.get((cell.model, cell.backend, cell.consumer))
         fixed_text = "" if fixed is None else ("**pass**" if fixed.outcome == "pass" else SHORT[fixed.outcome])

@@ -25,7 +25,7 @@ from build_zoo import first_error_line  # noqa: E402
 
 CONFIGURATIONS = {
     "ours": {},
-    "ours-dims": {},  # and `dims`: every symbolic dim fixed at the size the model is tested at
+    "ours-dims": {},  # and `dims`/`input_shapes`: every dynamic dim fixed at the size the model is tested at
     "torch-mlir": {"importer": "torch-mlir", "converter": "torch-mlir"},
 }
 CONSUMERS = ("reference", "iree")
@@ -40,8 +40,8 @@ def compile_model(args) -> dict:
     started = time.perf_counter()
     try:
         if args.configuration == "ours-dims":
-            options["dims"] = test_size_dims(args.model, args.reference)
-            record["dims"] = options["dims"]
+            options["dims"], options["input_shapes"] = test_size_dims(args.model, args.reference)
+            record["dims"], record["input_shapes"] = options["dims"], options["input_shapes"]
         module = onnx_torch_mlir.compile(args.model, output_type=args.backend, **options)
         record["compile_seconds"] = round(time.perf_counter() - started, 3)
         with open(args.output, "wb") as output:
@@ -54,11 +54,11 @@ def compile_model(args) -> dict:
     return record
 
 
-def test_size_dims(model_path: str, reference_path: str) -> dict[str, int]:
-    """{symbolic dim name: size} for the sizes the model is tested at: what a user who compiles for one
-    input shape passes as `--dim NAME=SIZE`. A dim without a name, or a name the exporter gave dims
-    that the model is run at different sizes (a merged decoder's `sequence_length`), stays dynamic:
-    `--dim` cannot fix it."""
+def test_size_dims(model_path: str, reference_path: str) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """({symbolic dim name: size}, {input: shape}) for the sizes the model is tested at: what a user
+    who compiles for one input shape passes as `--dim NAME=SIZE` and, for an input with a dim no
+    name can fix (a name the exporter gave dims the model is run at different sizes, a merged
+    decoder's `sequence_length`; a dim without a name), as `--input-shape INPUT=D0xD1`."""
     import numpy as np
     import onnx
 
@@ -67,12 +67,19 @@ def test_size_dims(model_path: str, reference_path: str) -> dict[str, int]:
     reference = np.load(reference_path)
     sizes: dict[str, set[int]] = {}
     inputs = [value for value in graph.input if value.name not in initializers]
-    for index, value in enumerate(inputs):
-        shape = reference[f"input.{index}"].shape
+    shapes = [reference[f"input.{index}"].shape for index in range(len(inputs))]
+    for value, shape in zip(inputs, shapes):
         for axis, dim in enumerate(value.type.tensor_type.shape.dim):
             if dim.dim_param and not dim.HasField("dim_value"):
                 sizes.setdefault(dim.dim_param, set()).add(int(shape[axis]))
-    return {name: next(iter(found)) for name, found in sorted(sizes.items()) if len(found) == 1}
+    dims = {name: next(iter(found)) for name, found in sorted(sizes.items()) if len(found) == 1}
+    input_shapes = {}
+    for value, shape in zip(inputs, shapes):
+        unnamed = [dim for dim in value.type.tensor_type.shape.dim
+                   if not dim.HasField("dim_value") and dim.dim_param not in dims]
+        if unnamed:
+            input_shapes[value.name] = [int(size) for size in shape]
+    return dims, input_shapes
 
 
 def _load_consumer(consumer: str, backend: str):

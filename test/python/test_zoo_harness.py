@@ -144,7 +144,6 @@ def test_normalized_errors_group_across_models():
 
 
 def test_report_generation_on_fake_results():
-    merged = next(model for model in zoo_models.MODELS if model.waiting_on)
     results = {
         "ours": [_cell(MODEL_A, "pass"), _cell(MODEL_A, "compile error", consumer="iree", error="IreeError: x | y"),
                  _cell(MODEL_B, "wrong numbers", error="output 0: 3 of 9 values differ")],
@@ -159,7 +158,6 @@ def test_report_generation_on_fake_results():
     assert "wrong numbers (max abs 0.25)" in text
     assert "IreeError: x \\| y" in text  # a table cell's pipe is escaped
     assert "**failed** at export: `RuntimeError: unordered_map::at`" in text
-    assert f"{merged.name} ({merged.waiting_on})" in text and f"**Waiting on {merged.waiting_on}.**" in text
 
 
 def test_update_files_writes_everything(tmp_path):
@@ -245,13 +243,13 @@ def _dynamic_model(tmp_path, dims):
 def test_ours_dims_fixes_each_named_dim_at_its_test_size(tmp_path):
     model = _dynamic_model(tmp_path, ["batch", 3, "sequence"])
     np.savez(tmp_path / "reference.npz", **{"input.0": np.zeros((2, 3, 5), np.float32)})
-    assert zoo_worker.test_size_dims(str(model), str(tmp_path / "reference.npz")) == {"batch": 2, "sequence": 5}
+    assert zoo_worker.test_size_dims(str(model), str(tmp_path / "reference.npz")) == ({"batch": 2, "sequence": 5}, {})
 
 
-def test_ours_dims_leaves_unnamed_and_ambiguous_dims_dynamic(tmp_path):
+def test_ours_dims_fixes_unnamed_and_ambiguous_dims_by_the_input_shape(tmp_path):
     model = _dynamic_model(tmp_path, [None, "n", "n"])  # "n" is run at two sizes
     np.savez(tmp_path / "reference.npz", **{"input.0": np.zeros((2, 3, 4), np.float32)})
-    assert zoo_worker.test_size_dims(str(model), str(tmp_path / "reference.npz")) == {}
+    assert zoo_worker.test_size_dims(str(model), str(tmp_path / "reference.npz")) == ({}, {"x": [2, 3, 4]})
 
 
 def test_ours_dims_cells_exist_only_for_dynamic_models_on_tosa_and_stablehlo():

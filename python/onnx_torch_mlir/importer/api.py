@@ -6,7 +6,7 @@ from torch_mlir import ir
 from ..dialect.verifier import verify_module
 from ..errors import ImportError_
 from ..mlir_context import make_context
-from .fixed_dims import fix_symbolic_dims, parse_dim_options
+from .fixed_dims import fix_input_shapes, fix_symbolic_dims, parse_dim_options, parse_input_shape_options
 from .functions import DEFAULT_EXPAND_OPS, expand_function_ops, inline_expansions, inline_local_functions
 from .graph import GraphImporter
 from .loading import open_model
@@ -31,6 +31,7 @@ def import_onnx(
     verify: bool = True,
     progress: bool | None = None,
     dims=None,
+    input_shapes=None,
 ) -> ir.Module:
     """Import `model` (a path, the serialized bytes or an onnx.ModelProto) to MLIR.
 
@@ -42,14 +43,18 @@ def import_onnx(
     specialized per call signature and called ("call"). `verify`: check
     ONNX-dialect ops against the ONNX schemas. `progress`: show progress on
     stderr (default: when it is a terminal). `dims`: symbolic dims fixed to a size
-    ({"batch": 1} or ["batch=1"]), as the command line's `--dim NAME=SIZE`.
+    ({"batch": 1} or ["batch=1"]), as the command line's `--dim NAME=SIZE`. `input_shapes`:
+    inputs' whole shapes fixed ({"mask": (1, 12)} or ["mask=1x12"]), as `--input-shape`.
     """
     if form not in FORMS:
         raise ImportError_(f"unknown form '{form}': expected one of {', '.join(FORMS)}")
     if functions not in FUNCTION_MODES:
         raise ImportError_(f"unknown functions mode '{functions}': expected one of {', '.join(FUNCTION_MODES)}")
     opened = open_model(model, base_dir)
-    typed = _typed_skeleton(opened, expand_ops, inline=functions == "inline", dims=parse_dim_options(dims))
+    typed = _typed_skeleton(
+        opened, expand_ops, inline=functions == "inline", dims=parse_dim_options(dims),
+        input_shapes=parse_input_shape_options(input_shapes),
+    )
     context = context or make_context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
@@ -72,11 +77,12 @@ def _check_opsets(model: onnx.ModelProto, model_name: str) -> None:
             )
 
 
-def _typed_skeleton(opened, expand_ops, inline: bool, dims=None) -> onnx.ModelProto:
+def _typed_skeleton(opened, expand_ops, inline: bool, dims=None, input_shapes=None) -> onnx.ModelProto:
     """The model's structure with every value typed; weights stay where `opened.weights` finds them."""
     _check_opsets(opened.proto, opened.name)
     proto, originals = skeleton(opened.proto)
     proto = fix_symbolic_dims(proto, dims or {}, opened.name)
+    proto = fix_input_shapes(proto, input_shapes or {}, opened.name)
     opened.weights.originals.update(originals)
     if inline:
         proto = inline_local_functions(proto, opened.name)

@@ -1,9 +1,13 @@
-"""`--dim NAME=SIZE`: a model's symbolic dims fixed at compile time.
+"""`--dim NAME=SIZE` and `--input-shape INPUT=D0xD1`: a model's dynamic dims fixed at compile time.
 
 A named dim (an ONNX `dim_param`, "batch", "sequence") of the graph's inputs, outputs and
 value_info becomes the given size before shape inference, so every shape computed from it is
 static: what a backend needs where a form takes no dynamic size (TOSA's lowering of size
 queries, convolutions with dynamic image sizes on StableHLO's consumers).
+
+`--input-shape` fixes one input's whole shape instead, for dims a name cannot reach: a dim
+without a name, or a name the exporter gave to dims of different sizes (optimum's merged
+decoders call both the new tokens and the attention mask `sequence_length`).
 """
 
 import onnx
@@ -71,6 +75,81 @@ def fix_symbolic_dims(model: onnx.ModelProto, dims: dict[str, int], model_name: 
     return result
 
 
+def parse_input_shape_options(options) -> dict[str, list[int | None]]:
+    """`["mask=3x12", "ids=3x?"]` (or {"mask": (3, 12)}) -> {"mask": [3, 12], "ids": [3, None]}.
+
+    `?` (None) keeps a dim as the model declares it; `INPUT=` is a scalar."""
+    if not options:
+        return {}
+    if isinstance(options, dict):
+        items = [(name, list(shape)) for name, shape in options.items()]
+    else:
+        items = []
+        for option in options:
+            name, equals, shape = str(option).partition("=")
+            if not equals or not name.strip():
+                raise ImportError_(f"--input-shape '{option}': expected INPUT=D0xD1x... (an input's name and its sizes)")
+            items.append((name.strip(), [part.strip() for part in shape.split("x")] if shape.strip() else []))
+    shapes = {}
+    for name, sizes in items:
+        shapes[name] = [_input_shape_size(name, sizes, size) for size in sizes]
+    return shapes
+
+
+def _input_shape_size(name: str, sizes: list, size) -> int | None:
+    if size is None or size == "?":
+        return None
+    try:
+        value = int(size)
+    except (TypeError, ValueError):
+        value = -1
+    if value < 0:
+        written = "x".join("?" if part is None else str(part) for part in sizes)
+        raise ImportError_(f"--input-shape {name}={written}: each size must be a non-negative integer or ?")
+    return value
+
+
+def fix_input_shapes(model: onnx.ModelProto, shapes: dict[str, list[int | None]], model_name: str = "<model>") -> onnx.ModelProto:
+    """A copy of `model` whose inputs named in `shapes` have those sizes (`model` is untouched).
+
+    A size must keep the input's rank and agree with a dim the model declares static."""
+    if not shapes:
+        return model
+    initializers = {initializer.name for initializer in model.graph.initializer}
+    inputs = [value.name for value in model.graph.input if value.name not in initializers]
+    result = _shallow_copy(model)
+    by_name = {value.name: value for value in result.graph.input}
+    for name, sizes in shapes.items():
+        if name not in inputs:
+            raise ImportError_(f"{model_name}: --input-shape {name}: the model has no input of that name (inputs: {', '.join(inputs)})")
+        _fix_one_input(by_name[name], sizes, model_name)
+    return result
+
+
+def _fix_one_input(value: onnx.ValueInfoProto, sizes: list[int | None], model_name: str) -> None:
+    if not value.type.HasField("tensor_type"):
+        raise ImportError_(f"{model_name}: --input-shape {value.name}: the input is not a tensor")
+    if not value.type.tensor_type.HasField("shape"):  # the rank is unknown: the given one is taken
+        value.type.tensor_type.shape.dim.extend(onnx.TensorShapeProto.Dimension() for _ in sizes)
+    dims = _dims(value)
+    declared = ", ".join(str(dim.dim_value) if dim.HasField("dim_value") else (dim.dim_param or "?") for dim in dims)
+    written = "x".join("?" if size is None else str(size) for size in sizes)
+    if len(dims) != len(sizes):
+        raise ImportError_(
+            f"{model_name}: --input-shape {value.name}={written}: the input has rank {len(dims)} "
+            f"(declared shape [{declared}]), not {len(sizes)}"
+        )
+    for axis, (dim, size) in enumerate(zip(dims, sizes)):
+        if size is None:
+            continue
+        if dim.HasField("dim_value") and dim.dim_value != size:
+            raise ImportError_(
+                f"{model_name}: --input-shape {value.name}={written}: dim {axis} is declared {dim.dim_value} "
+                f"(declared shape [{declared}])"
+            )
+        dim.dim_value = size
+
+
 def _shallow_copy(model: onnx.ModelProto) -> onnx.ModelProto:
     """The model with its own graph inputs, outputs and value_info; other fields copied as they are."""
     result = onnx.ModelProto()
@@ -80,8 +159,6 @@ def _shallow_copy(model: onnx.ModelProto) -> onnx.ModelProto:
     for descriptor, value in model.graph.ListFields():
         copy_field(result.graph, descriptor, value)
     return result
-
-
 
 
 def _dims(value: onnx.ValueInfoProto):

@@ -40,6 +40,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--dim", action="append", default=[], metavar="NAME=SIZE",
                         help="fix the model's symbolic dim NAME (an input's dim_param) to SIZE at compile time "
                         "(repeatable); for forms a backend takes only with static sizes")
+    parser.add_argument("--input-shape", action="append", default=[], metavar="INPUT=D0xD1",
+                        help="fix the whole shape of input INPUT at compile time, e.g. attention_mask=1x128 "
+                        "(repeatable; ? keeps a dim dynamic); for dims --dim cannot name")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress line on stderr (shown on a terminal for compiles over two seconds)")
     parser.add_argument("--timing", action="store_true",
@@ -70,7 +73,7 @@ def _compile_and_write(args) -> int:
         module = compile_model(
             args.model, args.output_type, backend_legal_ops=legal, keep_onnx_ops=keep,
             custom_op_encoding=args.custom_op_encoding, importer=args.importer, converter=args.converter,
-            dims=args.dim,
+            dims=args.dim, input_shapes=args.input_shape,
         )
     except ConversionError as error:
         # All failing nodes, not only the first line run_guarded would print.
