@@ -144,3 +144,18 @@ def test_command_line_bad_input_shape_is_one_line(tmp_path):
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
     assert "--input-shape mask=2x12x1: the input has rank 2" in result.stderr
+
+
+def test_verify_fixes_the_shapes_at_compile_time_too(tmp_path):
+    """`verify --to tosa` with the shapes fixed compiles the static program and checks it against
+    onnxruntime on made-up inputs of those shapes; without them it reports the dynamic form."""
+    model_path = tmp_path / "model.onnx"
+    onnx.save(_shared_name_model(), model_path)
+    command = [str(BIN / "onnx-torch-mlir"), "verify", str(model_path), "--to", "tosa"]
+    fixed = subprocess.run(command + ["--input-shape", "x=2x5x8", "--input-shape", "mask=2x12"],
+                           capture_output=True, text=True)
+    assert fixed.returncode == 0, fixed.stderr
+    assert "MISMATCH" not in fixed.stdout
+    dynamic = subprocess.run(command + ["--dim", "batch=2"], capture_output=True, text=True)
+    assert dynamic.returncode != 0
+    assert "--input-shape INPUT=D0xD1" in dynamic.stderr + dynamic.stdout

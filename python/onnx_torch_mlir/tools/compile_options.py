@@ -13,8 +13,13 @@ def add_compile_arguments(parser, *, default_backend: str, backends_only: bool =
 
 
 def compile_options(args) -> dict:
-    """Keyword arguments for OnnxTorchMlirBackend.prepare / compile from parsed args."""
+    """Keyword arguments for OnnxTorchMlirBackend.prepare / compile from parsed args. `--dim` and
+    `--input-shape` (run, verify) fix dims at compile time as they do for `compile`."""
     options = {"backend": args.to}
+    if getattr(args, "dim", None):
+        options["dims"] = args.dim
+    if getattr(args, "input_shape", None):
+        options["input_shapes"] = args.input_shape
     if args.importer:
         options["importer"] = args.importer
     if args.converter:

@@ -6,6 +6,7 @@ from onnx import helper
 
 from ..conformance.cases import graph_input_names
 from ..errors import OnnxTorchMlirError
+from ..importer.fixed_dims import parse_input_shape_options
 
 
 def add_input_arguments(parser) -> None:
@@ -20,8 +21,16 @@ def add_input_arguments(parser) -> None:
         "--dim",
         action="append",
         default=[],
-        metavar="SYMBOL=SIZE",
-        help="size of a symbolic dimension (dim_param) in made-up inputs; default 1",
+        metavar="NAME=SIZE",
+        help="fix the symbolic dim NAME (an input's dim_param) to SIZE at compile time and in made-up inputs "
+        "(repeatable; without it a symbolic dim stays dynamic and is 1 in made-up inputs)",
+    )
+    parser.add_argument(
+        "--input-shape",
+        action="append",
+        default=[],
+        metavar="INPUT=D0xD1",
+        help="fix the whole shape of input INPUT at compile time and in a made-up input (repeatable)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed for made-up inputs (default 0)")
 
@@ -30,6 +39,7 @@ def model_inputs(model: onnx.ModelProto, args) -> list[np.ndarray]:
     """One array per graph input that is not an initializer, in graph order."""
     given = _parse_pairs(args.input, "--input", str)
     sizes = _parse_pairs(args.dim, "--dim", int)
+    shapes = parse_input_shape_options(args.input_shape)
     by_name = {value.name: value for value in model.graph.input}
     names = graph_input_names(model)
     unknown = sorted(set(given) - set(names))
@@ -37,7 +47,7 @@ def model_inputs(model: onnx.ModelProto, args) -> list[np.ndarray]:
         raise OnnxTorchMlirError(f"--input {unknown[0]}: the model has no such input (inputs: {', '.join(names)})")
     generator = np.random.default_rng(args.seed)
     return [
-        _load_npy(given[name], name) if name in given else _made_up(by_name[name], sizes, generator)
+        _load_npy(given[name], name) if name in given else _made_up(by_name[name], sizes, shapes.get(name), generator)
         for name in names
     ]
 
@@ -64,13 +74,13 @@ def _load_npy(path: str, name: str) -> np.ndarray:
         raise OnnxTorchMlirError(f"--input {name}: {path}: not a .npy array ({error})") from None
 
 
-def _made_up(value: onnx.ValueInfoProto, sizes: dict, generator) -> np.ndarray:
+def _made_up(value: onnx.ValueInfoProto, sizes: dict, shape: list | None, generator) -> np.ndarray:
     if not value.type.HasField("tensor_type"):
         raise OnnxTorchMlirError(f"input '{value.name}' is not a tensor; give it with --input")
     tensor_type = value.type.tensor_type
-    shape = tuple(
-        dim.dim_value if dim.HasField("dim_value") else sizes.get(dim.dim_param, 1) for dim in tensor_type.shape.dim
-    )
+    declared = [dim.dim_value if dim.HasField("dim_value") else sizes.get(dim.dim_param, 1) for dim in tensor_type.shape.dim]
+    shape = tuple(declared if shape is None else [given if given is not None else default
+                                                  for given, default in zip(shape, declared)])
     dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tensor_type.elem_type))
     if dtype == np.bool_:
         return generator.random(shape) < 0.5
