@@ -182,6 +182,9 @@ def lower_torch_to_backend(
             from .transforms.tosa_exact_casts import exact_casts_between_floats_and_int64
 
             exact_casts_between_floats_and_int64(module)  # no TOSA profile casts between floats and i64
+            from .transforms.tosa_int64_add_sub import int64_add_sub_in_int64
+
+            int64_add_sub_in_int64(module)  # TorchToTosa adds and subtracts int64 in i32
             from .transforms.tosa_narrow_integers import widen_narrow_integer_ops
 
             widen_narrow_integer_ops(module)  # pro_int computes and compares on i32 only

@@ -21,7 +21,17 @@ def _unary(torch_op: str):
     return pattern
 
 
-converts("Relu", since=1)(_unary("aten.relu"))
+
+
+@converts("Relu", since=1)
+def relu(node: OnnxNode, b: TorchBuilder):
+    """max(X, 0). An integer Relu (opset 14) is a clamp: torch-mlir's TOSA lowering takes
+    `aten.relu` of floats only."""
+    if node.input_info(0).is_integer:
+        return b.op("aten.clamp_min", node.result_type(), node.input(0), b.constant_int(0))
+    return b.op("aten.relu", node.result_type(), node.input(0))
+
+
 converts("Sigmoid", since=1)(_unary("aten.sigmoid"))
 converts("Tanh", since=1)(_unary("aten.tanh"))
 converts("HardSwish", since=14)(_unary("aten.hardswish"))

@@ -175,5 +175,5 @@ def _bits_to_float(b: TorchBuilder, x: ir.Value, source: str, target: str) -> ir
     special = _where(b, _compare(b, "aten.eq.Scalar", mantissa, 0), b.scalar_tensor_literal(np.inf, compute),
                      b.scalar_tensor_literal(np.nan, compute))
     value = _where(b, _compare(b, "aten.eq.Scalar", exponent, top), special, value)
-    value = _where(b, negative, b.unary("aten.neg", value), value)
+    value = _where(b, negative, b.negate(value), value)
     return b.to_dtype(value, target)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from torch_mlir import ir
 
-from .types import TensorInfo, tensor_info, torch_dtype_code, vtensor_type
+from .types import FLOAT_ELEMENTS, TensorInfo, tensor_info, torch_dtype_code, vtensor_type
 
 INT64_MAX = 2**63 - 1
 
@@ -99,6 +99,15 @@ class TorchBuilder:
     def unary(self, torch_op: str, x: ir.Value) -> ir.Value:
         """A same-shape, same-type unary op (`aten.sqrt`, `aten.abs`, ...)."""
         return self.op(torch_op, x.type, x)
+
+    def negate(self, x: ir.Value, result_type: ir.Type | None = None) -> ir.Value:
+        """-x. An integer is subtracted from zero: torch-mlir's Linalg lowering of an integer
+        `aten.neg` goes through f32 (wrong beyond 2^24), and TOSA's negate saturates the most
+        negative value, where ONNX wraps."""
+        if self.info(x).element in FLOAT_ELEMENTS:
+            return self.op("aten.neg", result_type or x.type, x)
+        zero = self.scalar_tensor_literal(0, self.info(x).element)
+        return self.binary("aten.sub.Tensor", zero, x, result_type or x.type)
 
     def cast_to(self, value: ir.Value, result_type: ir.Type) -> ir.Value:
         """`value` retyped to `result_type` (same element type; sizes more or less static)."""

@@ -93,7 +93,6 @@ def div(node: OnnxNode, b: TorchBuilder):
 # (later versions only widened the type lists or dropped `consumed_inputs`).
 UNARY = {
     "Abs": "aten.abs",
-    "Neg": "aten.neg",
     "Exp": "aten.exp",
     "Log": "aten.log",
     "Sqrt": "aten.sqrt",
@@ -115,6 +114,12 @@ def _unary_pattern(op_type: str, torch_op: str):
 
 for _op_type, _torch_op in UNARY.items():
     converts(_op_type, since=11 if _op_type == "Round" else 1)(_unary_pattern(_op_type, _torch_op))
+
+
+@converts("Neg", since=1)
+def neg(node: OnnxNode, b: TorchBuilder):
+    """-X; integers wrap at the most negative value, as in C (TorchBuilder.negate)."""
+    return b.negate(node.input(0), node.result_type())
 
 
 @converts("Identity", since=1)

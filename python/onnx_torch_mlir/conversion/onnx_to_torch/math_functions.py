@@ -34,7 +34,7 @@ UNARY = {
 
 
 def _exp_pair(b: TorchBuilder, x):
-    return b.unary("aten.exp", x), b.unary("aten.exp", b.unary("aten.neg", x))
+    return b.unary("aten.exp", x), b.unary("aten.exp", b.negate(x))
 
 
 def _one_minus_square_root(b: TorchBuilder, x):

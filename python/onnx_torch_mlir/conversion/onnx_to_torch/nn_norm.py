@@ -3,6 +3,8 @@ GroupNormalization, LpNormalization, LRN, MeanVarianceNormalization."""
 
 from __future__ import annotations
 
+import math
+
 from torch_mlir import ir
 
 from .builder import TorchBuilder
@@ -197,11 +199,26 @@ def _layer_norm_composed(b: TorchBuilder, x: ir.Value, dims: list[int], epsilon:
     return b.binary("aten.mul.Tensor", centered, inverse_std), mean, inverse_std
 
 
-def _group_norm(node: OnnxNode, b: TorchBuilder, scale: ir.Value, bias: ir.Value):
-    """aten.group_norm with per-channel scale and bias."""
+def _group_norm(node: OnnxNode, b: TorchBuilder, x: ir.Value, scale: ir.Value, bias: ir.Value) -> ir.Value:
+    """aten.group_norm of `x` with per-channel scale and bias (in `x`'s element type).
+
+    On TOSA the statistics are composed from means instead: torch-mlir's decomposition of
+    aten.group_norm computes the variance in float64, which no TOSA profile has."""
+    sizes = b.info(x).sizes
+    element = b.info(x).element
+    groups = node.attr_int("num_groups")
+    epsilon = node.attr_float("epsilon")
+    if node.target == "tosa" and not node.is_backend_legal("aten.group_norm") and None not in sizes[1:]:
+        grouped = b.reshape(x, [-1 if sizes[0] is None else sizes[0], groups, -1],
+                            [sizes[0], groups, math.prod(sizes[1:]) // groups])
+        normalized, _, _ = _layer_norm_composed(b, grouped, [2], epsilon)
+        y = b.reshape(normalized, [-1 if size is None else size for size in sizes], sizes)
+        per_channel = [sizes[1]] + [1] * (len(sizes) - 2)
+        y = b.binary("aten.mul.Tensor", y, b.reshape(scale, per_channel))
+        return b.binary("aten.add.Tensor", y, b.reshape(bias, per_channel))
     return b.op(
-        "aten.group_norm", node.result_type(), node.input(0), b.constant_int(node.attr_int("num_groups")), scale,
-        bias, b.constant_float(node.attr_float("epsilon")), b.constant_bool(False),
+        "aten.group_norm", b.tensor_type(sizes, element), x, b.constant_int(groups), scale, bias,
+        b.constant_float(epsilon), b.constant_bool(False),
     )
 
 
@@ -228,7 +245,8 @@ def group_norm_18(node: OnnxNode, b: TorchBuilder):
             b.constant_int(1),
         )
 
-    return _group_norm(node, b, per_channel(node.input(1)), per_channel(node.input(2)))
+    y = _group_norm(node, b, node.input(0), per_channel(node.input(1)), per_channel(node.input(2)))
+    return b.cast_to(y, node.result_type())
 
 
 @converts("GroupNormalization", since=21)
@@ -236,14 +254,9 @@ def group_norm(node: OnnxNode, b: TorchBuilder):
     """From opset 21 scale and bias are per channel; stash_type 1 computes f16/bf16 in f32."""
     element = node.input_info(0).element
     if node.attr_int("stash_type") != 1 or element not in ("f16", "bf16"):
-        return _group_norm(node, b, node.input(1), node.input(2))
+        return b.cast_to(_group_norm(node, b, node.input(0), node.input(1), node.input(2)), node.result_type())
     x, scale, bias = (b.to_dtype(node.input(i), "f32") for i in range(3))
-    wide = b.op(
-        "aten.group_norm", b.tensor_type(node.result_info().sizes, "f32"), x,
-        b.constant_int(node.attr_int("num_groups")), scale, bias, b.constant_float(node.attr_float("epsilon")),
-        b.constant_bool(False),
-    )
-    return b.to_dtype(wide, element)
+    return b.cast_to(b.to_dtype(_group_norm(node, b, x, scale, bias), element), node.result_type())
 
 
 # -- LpNormalization, LRN, MeanVarianceNormalization --------------------------------------------

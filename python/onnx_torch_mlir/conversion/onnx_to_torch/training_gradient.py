@@ -245,7 +245,7 @@ def _div(b: TorchBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
 
 
 def _one_minus(b: TorchBuilder, x: ir.Value) -> ir.Value:
-    return b.scalar_op("aten.add.Scalar", b.unary("aten.neg", x), 1.0)
+    return b.scalar_op("aten.add.Scalar", b.negate(x), 1.0)
 
 
 def _add_rule(c: _RuleContext, g: ir.Value) -> list:
@@ -253,7 +253,7 @@ def _add_rule(c: _RuleContext, g: ir.Value) -> list:
 
 
 def _sub_rule(c: _RuleContext, g: ir.Value) -> list:
-    return [c.sum_to(g, 0) if c.depends[0] else None, c.sum_to(c.b.unary("aten.neg", g), 1) if c.depends[1] else None]
+    return [c.sum_to(g, 0) if c.depends[0] else None, c.sum_to(c.b.negate(g), 1) if c.depends[1] else None]
 
 
 def _mul_rule(c: _RuleContext, g: ir.Value) -> list:
@@ -267,12 +267,12 @@ def _div_rule(c: _RuleContext, g: ir.Value) -> list:
     b, lhs, rhs = c.b, c.input(0), c.input(1)
     by_rhs = None
     if c.depends[1]:
-        by_rhs = c.sum_to(b.unary("aten.neg", _div(b, _mul(b, g, lhs), _mul(b, rhs, rhs))), 1)
+        by_rhs = c.sum_to(b.negate(_div(b, _mul(b, g, lhs), _mul(b, rhs, rhs))), 1)
     return [c.sum_to(_div(b, g, rhs), 0) if c.depends[0] else None, by_rhs]
 
 
 def _neg_rule(c: _RuleContext, g: ir.Value) -> list:
-    return [c.b.unary("aten.neg", g)]
+    return [c.b.negate(g)]
 
 
 def _identity_rule(c: _RuleContext, g: ir.Value) -> list:

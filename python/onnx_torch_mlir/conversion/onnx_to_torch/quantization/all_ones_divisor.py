@@ -120,7 +120,7 @@ class TorchArithmetic:
         return self.b.op("aten.abs", x.type, x)
 
     def neg(self, x):
-        return self.b.op("aten.neg", x.type, x)
+        return self.b.negate(x)
 
     def max(self, x, y):
         return self._binary("aten.maximum", x, y)

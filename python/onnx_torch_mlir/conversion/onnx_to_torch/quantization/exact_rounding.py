@@ -87,8 +87,8 @@ def rounded_quotient(b: TorchBuilder, x: ir.Value, scale: ir.Value, bits: int, b
     approximate = b.binary("aten.mul.Tensor", x, b.op("aten.reciprocal", scale.type, scale))
     k, h, half_gap = _candidate(b, approximate, bits, bound)
     scale_high, scale_low = _split(b, scale)
-    terms = [x] + [_neg(b, term) for term in _products(b, k, scale_high, scale_low, bound)]
-    terms += [_neg(b, _times(b, scale, 0.5)), _neg(b, b.binary("aten.mul.Tensor", half_gap, scale))]
+    terms = [x] + [b.negate(term) for term in _products(b, k, scale_high, scale_low, bound)]
+    terms += [b.negate(_times(b, scale, 0.5)), b.negate(b.binary("aten.mul.Tensor", half_gap, scale))]
     above = _sum_is_positive(b, terms)
     # x / scale > E is x > E * scale for a positive scale, x < E * scale for a negative one.
     return _k_plus(b, k, _xor(b, above, _compare(b, "aten.lt.Tensor", scale, _zero(b))))
@@ -120,7 +120,7 @@ def rounded_product(b: TorchBuilder, accumulator: ir.Value, multiplier: ir.Value
              b.binary("aten.mul.Tensor", rest, multiplier_low)]
     # v - E, exactly; v can be E here (a product has up to 55 bits): RN53 then ties to h (even
     # at 53 bits), whose integer tie goes to k + 1 when k is odd (E below h), to k when even.
-    largest = _largest_nonzero(b, _expansion_of(b, terms + [_neg(b, h), _neg(b, half_gap)]))
+    largest = _largest_nonzero(b, _expansion_of(b, terms + [b.negate(h), b.negate(half_gap)]))
     odd = _compare(b, "aten.lt.Tensor", half_gap, _zero(b))
     above = b.op("aten.where.self", b.broadcast_type(odd, largest, "i1"), odd,
                  _compare(b, "aten.ge.Tensor", largest, _zero(b)), _compare(b, "aten.gt.Tensor", largest, _zero(b)))
@@ -142,7 +142,7 @@ def _moderate_scale(b: TorchBuilder, x: ir.Value, scale: ir.Value) -> tuple[ir.V
     # torch-mlir-opt alone, so the cause is not known). factor = 1 - large + large * 2^-64, exact.
     large = b.op("aten.floor", scale.type, b.op("aten.clamp", scale.type, _times(b, magnitude, 1.0 / _LARGE_SCALE),
                                                   b.constant_float(0.0), b.constant_float(1.0)))
-    factor = b.binary("aten.add.Tensor", _plus(b, _neg(b, large), 1.0), _times(b, large, _LARGE_SCALE_FACTOR))
+    factor = b.binary("aten.add.Tensor", _plus(b, b.negate(large), 1.0), _times(b, large, _LARGE_SCALE_FACTOR))
     return b.binary("aten.mul.Tensor", x, factor), b.binary("aten.mul.Tensor", scale, factor)
 
 
@@ -207,11 +207,11 @@ def correctly_rounded_quotient(b: TorchBuilder, x: ir.Value, scale: ir.Value) ->
     gap_above = b.op("aten.where.self", ulp.type, positive, ulp, toward_zero)
     gap_below = b.op("aten.where.self", ulp.type, positive, toward_zero, ulp)
     around = _expansion_of(b, [x] + _negated_product(b, q1, scale))  # x - q1 * scale
-    half_above = _neg(b, b.binary("aten.mul.Tensor", _times(b, gap_above, 0.5), scale))
+    half_above = b.negate(b.binary("aten.mul.Tensor", _times(b, gap_above, 0.5), scale))
     half_below = b.binary("aten.mul.Tensor", _times(b, gap_below, 0.5), scale)
     negative_scale = _compare(b, "aten.lt.Tensor", scale, _zero(b))
     above = _xor(b, _is_positive(b, _grow(b, around, half_above)), negative_scale)
-    below = _xor(b, _is_positive(b, [_neg(b, c) for c in _grow(b, around, half_below)]), negative_scale)
+    below = _xor(b, _is_positive(b, [b.negate(c) for c in _grow(b, around, half_below)]), negative_scale)
     moved_down = b.op("aten.where.self", q1.type, below, b.binary("aten.sub.Tensor", q1, gap_below), q1)
     rounded = b.op("aten.where.self", q1.type, above, b.binary("aten.add.Tensor", q1, gap_above), moved_down)
     # An infinite or NaN quotient (x infinite, scale zero) is x * (1 / scale)'s; so is the quotient
@@ -228,7 +228,7 @@ def _negated_product(b: TorchBuilder, p: ir.Value, q: ir.Value) -> list[ir.Value
     """-(p * q) as four exact products of Veltkamp halves."""
     p_high, p_low = _split(b, p)
     q_high, q_low = _split(b, q)
-    return [_neg(b, b.binary("aten.mul.Tensor", left, right)) for left in (p_high, p_low) for right in (q_high, q_low)]
+    return [b.negate(b.binary("aten.mul.Tensor", left, right)) for left in (p_high, p_low) for right in (q_high, q_low)]
 
 
 def _sum_is_positive(b: TorchBuilder, terms: list[ir.Value]) -> ir.Value:
@@ -300,6 +300,3 @@ def _times(b: TorchBuilder, x: ir.Value, factor: float) -> ir.Value:
 def _plus(b: TorchBuilder, x: ir.Value, addend: float) -> ir.Value:
     return b.binary("aten.add.Tensor", x, b.literal(np.float32(addend), "f32"))
 
-
-def _neg(b: TorchBuilder, x: ir.Value) -> ir.Value:
-    return b.op("aten.neg", x.type, x)
