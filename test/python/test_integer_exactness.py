@@ -111,3 +111,17 @@ def test_a_models_own_narrowing_still_wraps(backend):
         None, {"x": x, "z": z})
     (y,) = _program(model, backend, "reference")(x, z)
     np.testing.assert_array_equal(np.asarray(y).view(np.int64), expected)
+
+
+def test_runner_takes_tosas_own_int64_negate():
+    """TOSA from elsewhere (torch-mlir's ONNX path) negates int64 with `tosa.negate`; TOSA clips the
+    result, so -2^63 gives 2^63 - 1 (runtime/tosa_negate.py)."""
+    text = """
+    func.func @main(%x: tensor<4xi64>) -> tensor<4xi64> {
+      %zero = "tosa.const"() <{values = dense<0> : tensor<1xi64>}> : () -> tensor<1xi64>
+      %y = tosa.negate %x, %zero, %zero : (tensor<4xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4xi64>
+      return %y : tensor<4xi64>
+    }"""
+    x = np.array([3, -(2**40), 2**63 - 1, -(2**63)], dtype=np.int64)
+    (y,) = runtime.compile_for_cpu(text, input_dialect="tosa")(x)
+    np.testing.assert_array_equal(np.asarray(y).view(np.int64), [-3, 2**40, -(2**63) + 1, 2**63 - 1])

@@ -19,7 +19,7 @@ from onnx_torch_mlir.errors import RunnerError
 from onnx_torch_mlir.mlir_context import make_context
 from onnx_torch_mlir.runtime import assertions, calling_convention, loop_barriers, loop_outlining, small_floats
 from onnx_torch_mlir.runtime import stablehlo_layout
-from onnx_torch_mlir.runtime import stablehlo_scatter, stablehlo_sort
+from onnx_torch_mlir.runtime import stablehlo_scatter, stablehlo_sort, tosa_negate
 
 INPUT_DIALECTS = ("linalg-on-tensors", "tosa", "stablehlo")
 
@@ -193,6 +193,8 @@ def lower_to_llvm(
         from onnx_torch_mlir.transforms.stablehlo_to_scf import stablehlo_control_flow_to_scf
 
         stablehlo_control_flow_to_scf(module)  # stablehlo-legalize-to-linalg converts no if/while
+    if input_dialect == "tosa":
+        tosa_negate.wide_negations_to_subtractions(module)  # tosa-to-linalg breaks on an i64 negate
     try:
         if _TO_LINALG[input_dialect]:
             runner.pass_manager(_TO_LINALG[input_dialect]).run(module.operation)
