@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+import zoo_architectures  # more transformers architectures; imports this module only in its builders
 import zoo_control  # recurrent and control-flow models; imports this module only in its builders
 import zoo_deployment  # quantized and onnxruntime-optimized models; imports this module only in its builders
 
@@ -625,6 +626,7 @@ MODELS: list[ZooModel] = [
     ),
     *zoo_deployment.models(ZooModel),
     *zoo_control.models(ZooModel),
+    *zoo_architectures.models(ZooModel),
 ]
 
 BY_NAME = {model.name: model for model in MODELS}

@@ -45,22 +45,17 @@ def _extremes(dtype) -> np.ndarray:
     return np.array([[0, 1, -7], [info.max, info.min, large]], dtype=dtype)
 
 
-@pytest.mark.parametrize("consumer", ["reference", "iree"])
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("element, dtype", INTEGERS)
-def test_integer_neg(consumer, backend, element, dtype):
-    x = _extremes(dtype)
-    (y,) = _program(_unary_model("Neg", element), backend, consumer)(x)
-    np.testing.assert_array_equal(np.asarray(y).view(dtype), -x)  # numpy wraps at the most negative value
+UNARY = {"Neg": np.negative, "Relu": lambda x: np.maximum(x, 0)}  # numpy's negative wraps at the minimum
 
 
 @pytest.mark.parametrize("consumer", ["reference", "iree"])
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("element, dtype", INTEGERS)
-def test_integer_relu(consumer, backend, element, dtype):
+@pytest.mark.parametrize("op_type", sorted(UNARY))
+def test_integer_unary(consumer, backend, element, dtype, op_type):
     x = _extremes(dtype)
-    (y,) = _program(_unary_model("Relu", element), backend, consumer)(x)
-    np.testing.assert_array_equal(np.asarray(y).view(dtype), np.maximum(x, 0))
+    (y,) = _program(_unary_model(op_type, element), backend, consumer)(x)
+    np.testing.assert_array_equal(np.asarray(y).view(dtype), UNARY[op_type](x))
 
 
 def _binary_model(op_type: str, constant: np.ndarray | None = None) -> onnx.ModelProto:
