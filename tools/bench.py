@@ -65,6 +65,8 @@ CHILD = textwrap.dedent(
         with open("/proc/self/status") as status:
             return int(next(l for l in status if l.startswith("VmHWM:")).split()[1]) / 1024
 
+    libraries_mib = peak_mib()  # MLIR's Python bindings loaded: what any path holds before a model
+
     def torch_mlir_model(path):
         # As torch_mlir.tools.import_onnx loads it: shape inference with data propagation, in
         # memory, or through files when the model is over protobuf's 2 GB.
@@ -107,7 +109,8 @@ CHILD = textwrap.dedent(
                     stream.write(str(module))
     in_process = time.perf_counter() - started
     print(json.dumps({"stages": times.seconds, "libraries": in_process - times.total(), "in_process": in_process,
-                      "peak_mib": peak_mib(), "output_bytes": os.path.getsize(output)}))
+                      "peak_mib": peak_mib(), "libraries_mib": libraries_mib,
+                      "output_bytes": os.path.getsize(output)}))
     """
 )
 
@@ -410,24 +413,51 @@ def kept_notes(path: Path) -> str:
 
 def criteria(cells: list[Cell]) -> list[str]:
     """Issue 13's targets, to Linalg as bytecode: wall at most 0.3 of torch-mlir's path, peak below
-    twice the weight bytes, for every transformer and the generated model."""
+    twice the weight bytes, for every transformer and the generated model.
+
+    A target below what any path pays before it compiles is marked impossible, with the measurement:
+    starting Python and loading MLIR's Python libraries (torch-mlir's own path: its wall less its
+    stages) against 0.3 of torch-mlir's wall; the memory held once those libraries are loaded
+    against twice the weights."""
     lines = ["", "## Targets (Linalg, bytecode)", "",
-             "Models with under 64 MiB of weights (the zoo's reduced configurations) are not judged: "
-             "there the 130 MiB of libraries are the peak and loading them most of the wall time.", "",
-             "| model | wall ratio (target <= 0.3) | stages ratio | our peak / weights (target < 2) |", "|---|---|---|---|"]
+             "*impossible* marks a target below what any path pays before it compiles: starting Python and "
+             "loading MLIR's Python libraries (measured on torch-mlir's own path: its wall less its stages), "
+             "or the memory held once those libraries are loaded (measured in each run before the model is read).",
+             "", "| model | wall ratio (target <= 0.3) | stages ratio | our peak / weights (target < 2) |",
+             "|---|---|---|---|"]
     for cell in cells:
         if cell.backend != "linalg-on-tensors" or cell.output_format != "bytecode" or cell.model.kind == "cnn":
             continue
         ratio = ratios(cell)
-        ours = cell.runs["ours"]
-        judged = cell.model.weight_bytes >= 64 * 2**20
+        ours, theirs = cell.runs["ours"], cell.runs["torch-mlir"]
         per_weight = median_of(ours, "peak_mib") * 2**20 / cell.model.weight_bytes if ours else None
-        verdict = lambda met: (" met" if met else " not met") if judged else " (not judged)"  # noqa: E731
-        wall = f"{ratio[0]:.2f}{verdict(ratio[0] <= 0.3)}" if ratio else "-"
-        stages = f"{ratio[2]:.2f}" if ratio else "-"
-        peak = f"{per_weight:.2f}{verdict(per_weight < 2)}" if per_weight is not None else "-"
-        lines.append(f"| {cell.model.name} ({mib(cell.model.weight_bytes)}) | {wall} | {stages} | {peak} |")
+        lines.append(f"| {cell.model.name} ({mib(cell.model.weight_bytes)}) | {_wall_verdict(ratio, theirs)} | "
+                     f"{f'{ratio[2]:.2f}' if ratio else '-'} | {_peak_verdict(per_weight, ours, cell.model.weight_bytes)} |")
     return lines
+
+
+def _wall_verdict(ratio, theirs: list[dict]) -> str:
+    if not ratio:
+        return "-"
+    if ratio[0] <= 0.3:
+        return f"{ratio[0]:.2f} met"
+    wall = median_of(theirs, "wall")
+    floor = statistics.median(run["wall"] - sum(run["stages"].values()) for run in theirs)
+    if floor > 0.3 * wall:
+        return f"{ratio[0]:.2f} impossible: start and libraries {floor:.2f} s > 0.3 x {wall:.2f} s"
+    return f"{ratio[0]:.2f} not met"
+
+
+def _peak_verdict(per_weight, ours: list[dict], weight_bytes: int) -> str:
+    if per_weight is None:
+        return "-"
+    if per_weight < 2:
+        return f"{per_weight:.2f} met"
+    if all("libraries_mib" in run for run in ours):
+        floor = median_of(ours, "libraries_mib")
+        if floor * 2**20 > 2 * weight_bytes:
+            return f"{per_weight:.2f} impossible: libraries {floor:.0f} MiB > 2 x {mib(weight_bytes)}"
+    return f"{per_weight:.2f} not met"
 
 
 def main(argv=None) -> int:
