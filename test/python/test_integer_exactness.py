@@ -120,3 +120,16 @@ def test_runner_takes_tosas_own_int64_negate():
     x = np.array([3, -(2**40), 2**63 - 1, -(2**63)], dtype=np.int64)
     (y,) = runtime.compile_for_cpu(text, input_dialect="tosa")(x)
     np.testing.assert_array_equal(np.asarray(y).view(np.int64), [-3, 2**40, -(2**63) + 1, 2**63 - 1])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_int64_difference_of_a_value_with_itself(backend):
+    """`x - x` reads one narrowing cast twice (NegativeLogLikelihoodLoss's ignore_index does this)."""
+    graph = helper.make_graph(
+        [helper.make_node("Sub", ["x", "x"], ["zero"]), helper.make_node("Add", ["zero", "x"], ["y"])], "self_sub",
+        [helper.make_tensor_value_info("x", TensorProto.INT64, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [2, 3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    (y,) = _program(model, backend, "reference")(LARGE)
+    np.testing.assert_array_equal(np.asarray(y).view(np.int64), LARGE)

@@ -6,10 +6,10 @@ int64 Add, Sub, Neg or Mod of large ids gave the low 32 bits, sign-extended). TO
 which our output claims, has i64 `add` and `sub`.
 
 The three ops of one lowering carry the aten op's location, so an i32 `tosa.add`/`tosa.sub` whose
-operands are casts from i64 at its own location (or casts of i64 constants, i32 scalar constants,
-or results already rebuilt) and whose result is cast back to i64 at its own location is rebuilt on the i64 values.
-A model's own narrowing (an ONNX Cast to int32, an Add, a Cast back) has three node locations and
-is left as it is.
+result is cast back to i64 at its own location (or feeds another one rebuilt), and whose operands are
+casts from i64 at the location of such a lowering (or casts of i64 constants, i32 scalar constants,
+or results already rebuilt) is rebuilt on the i64 values. A model's own narrowing (an ONNX Cast to
+int32, an Add, a Cast back) has its casts at the Cast nodes' locations and is left as it is.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ def int64_add_sub_in_int64(module: ir.Module) -> int:
     wide: dict[ir.Value, ir.Value] = {}  # an i32 result -> its i64 rebuild
     narrowed = []
     with module.context:
-        for operation in ops_named(module, _ADD_SUB):
-            if _element(operation.results[0]) != "i32":
-                continue
+        candidates = [operation for operation in ops_named(module, _ADD_SUB) if _element(operation.results[0]) == "i32"]
+        lowerings = {str(operation.location) for operation in candidates}
+        for operation in candidates:
             returns_to_i64 = _casts_back(operation) or any(use.owner.name in _ADD_SUB for use in operation.results[0].uses)
-            sources = [_wide_source(value, operation, wide) for value in operation.operands] if returns_to_i64 else [None]
+            sources = [_wide_source(value, operation, wide, lowerings) for value in operation.operands] if returns_to_i64 else [None]
             if any(source is None for source in sources):
                 continue
             wide[operation.results[0]] = _rebuild(operation, sources)
@@ -56,8 +56,11 @@ def _with_element(type_: ir.Type, element: str) -> ir.Type:
     return ir.RankedTensorType.get(shaped.shape, ir.Type.parse(element))
 
 
-def _wide_source(value: ir.Value, operation: ir.Operation, wide: dict) -> ir.Value | None:
-    """The i64 value `value` narrows for `operation`, or None when it is not a narrowing of one."""
+def _wide_source(value: ir.Value, operation: ir.Operation, wide: dict, lowerings: set) -> ir.Value | None:
+    """The i64 value `value` narrows for `operation`, or None when it is not a narrowing of one.
+
+    A cast from i64 counts when it is at the location of an add/sub lowering (canonicalization
+    shares one cast of a value among the lowerings that read it) or casts a constant."""
     if value in wide:
         return wide[value]
     owner = value.owner
@@ -65,7 +68,7 @@ def _wide_source(value: ir.Value, operation: ir.Operation, wide: dict) -> ir.Val
         return None
     owner = owner.operation
     if owner.name == "tosa.cast" and _element(owner.operands[0]) == "i64" and (
-            owner.location == operation.location or _is_constant(owner.operands[0])):
+            str(owner.location) in lowerings or _is_constant(owner.operands[0])):
         return owner.operands[0]
     if owner.name == "tosa.const":
         values = owner.attributes["values"]
@@ -104,7 +107,8 @@ def _erase_if_unused(operation: ir.Operation) -> None:
     """Erase `operation` when nothing uses it, then the operand casts and constants left unused."""
     if any(True for _ in operation.results[0].uses):
         return
-    feeders = [value.owner.operation for value in operation.operands if isinstance(value.owner, ir.OpView)]
+    operands = list(dict.fromkeys(operation.operands))  # once each: `x - x` reads one cast twice
+    feeders = [value.owner.operation for value in operands if isinstance(value.owner, ir.OpView)]
     operation.erase()
     for feeder in feeders:
         if feeder.name in ("tosa.cast", "tosa.const") and not any(True for _ in feeder.results[0].uses):
