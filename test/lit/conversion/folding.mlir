@@ -45,16 +45,32 @@ func.func @integer_division() -> (!torch.vtensor<[2],si64>, !torch.vtensor<[2],s
 
 // -----
 
-// Floating-point arithmetic is not folded (the backends compute it); data movement of floats is.
-// CHECK-LABEL: func.func @float_arithmetic_stays
-// CHECK: torch.aten.mul.Tensor
-// CHECK: torch.vtensor.literal(dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>)
-func.func @float_arithmetic_stays() -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) attributes {torch.onnx_meta.opset_version = 17 : si64} {
+// Floating-point operations IEEE 754 defines to the last bit fold, in the operands' own type (the
+// literal holds what any backend computes); Pow folds in float64 rounded once; functions IEEE leaves
+// to the implementation (Exp) stay; data movement of floats folds.
+// CHECK-LABEL: func.func @float_arithmetic
+// CHECK-DAG: torch.vtensor.literal(dense<[6.250000e-02, 2.500000e-01]> : tensor<2xf32>)
+// CHECK-DAG: torch.vtensor.literal(dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>)
+// CHECK-DAG: torch.vtensor.literal(dense<4> : tensor<si64>)
+// CHECK-DAG: torch.vtensor.literal(dense<3.000000e+00> : tensor<f32>)
+// CHECK-NOT: torch.aten.mul.Tensor
+// CHECK-NOT: torch.aten.pow
+// CHECK-NOT: torch.aten.ceil
+// CHECK: torch.aten.exp
+// CHECK-NEXT: return
+func.func @float_arithmetic() -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],si64>, !torch.vtensor<[],f32>, !torch.vtensor<[2],f32>) attributes {torch.onnx_meta.opset_version = 17 : si64} {
   %x = torch.operator "onnx.Constant"() {torch.onnx.value = dense<[0.25, 0.5]> : tensor<2xf32>} : () -> !torch.vtensor<[2],f32>
   %0 = torch.operator "onnx.Mul"(%x, %x) : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
   %i = torch.operator "onnx.Constant"() {torch.onnx.value = dense<[1, 0]> : tensor<2xsi64>} : () -> !torch.vtensor<[2],si64>
   %1 = torch.operator "onnx.Gather"(%x, %i) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[2],f32>
-  return %0, %1 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>
+  %n = torch.operator "onnx.Constant"() {torch.onnx.value = dense<16.0> : tensor<f32>} : () -> !torch.vtensor<[],f32>
+  %half = torch.operator "onnx.Constant"() {torch.onnx.value = dense<0.5> : tensor<f32>} : () -> !torch.vtensor<[],f32>
+  %root = torch.operator "onnx.Pow"(%n, %half) : (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[],f32>
+  %2 = torch.operator "onnx.Cast"(%root) {torch.onnx.to = 7 : si64} : (!torch.vtensor<[],f32>) -> !torch.vtensor<[],si64>
+  %q = torch.operator "onnx.Constant"() {torch.onnx.value = dense<2.5> : tensor<f32>} : () -> !torch.vtensor<[],f32>
+  %3 = torch.operator "onnx.Ceil"(%q) : (!torch.vtensor<[],f32>) -> !torch.vtensor<[],f32>
+  %4 = torch.operator "onnx.Exp"(%x) : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+  return %0, %1, %2, %3, %4 : !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],si64>, !torch.vtensor<[],f32>, !torch.vtensor<[2],f32>
 }
 
 // -----
@@ -76,4 +92,37 @@ func.func @reversed_slice() -> !torch.vtensor<[8],si64> attributes {torch.onnx_m
   %flat = torch.operator "onnx.Constant"() {torch.onnx.value = dense<-1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
   %0 = torch.operator "onnx.Reshape"(%transposed, %flat) : (!torch.vtensor<[2,4],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[8],si64>
   return %0 : !torch.vtensor<[8],si64>
+}
+
+// -----
+
+// Split of a literal folds to one literal per result: the equal pieces of opset 13 without
+// `split`, and the lengths of a `split` input.
+// CHECK-LABEL: func.func @split_literal
+// CHECK-NOT: torch.aten.split
+// CHECK-NOT: torch.aten.slice
+// CHECK-DAG: torch.vtensor.literal(dense<[0, 1]> : tensor<2xsi64>)
+// CHECK-DAG: torch.vtensor.literal(dense<[2, 3]> : tensor<2xsi64>)
+// CHECK-DAG: torch.vtensor.literal(dense<0> : tensor<1xsi64>)
+// CHECK-DAG: torch.vtensor.literal(dense<[1, 2, 3]> : tensor<3xsi64>)
+func.func @split_literal() -> (!torch.vtensor<[2],si64>, !torch.vtensor<[2],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[3],si64>) attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  %x = torch.operator "onnx.Constant"() {torch.onnx.value = dense<[0, 1, 2, 3]> : tensor<4xsi64>} : () -> !torch.vtensor<[4],si64>
+  %0:2 = torch.operator "onnx.Split"(%x) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[4],si64>) -> (!torch.vtensor<[2],si64>, !torch.vtensor<[2],si64>)
+  %lengths = torch.operator "onnx.Constant"() {torch.onnx.value = dense<[1, 3]> : tensor<2xsi64>} : () -> !torch.vtensor<[2],si64>
+  %1:2 = torch.operator "onnx.Split"(%x, %lengths) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[4],si64>, !torch.vtensor<[2],si64>) -> (!torch.vtensor<[1],si64>, !torch.vtensor<[3],si64>)
+  return %0#0, %0#1, %1#0, %1#1 : !torch.vtensor<[2],si64>, !torch.vtensor<[2],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[3],si64>
+}
+
+// -----
+
+// From opset 18, `num_outputs` pieces of ceil(5 / 3) = 2 elements, the last one shorter.
+// CHECK-LABEL: func.func @split_num_outputs
+// CHECK-NOT: torch.aten.slice
+// CHECK-DAG: torch.vtensor.literal(dense<[0, 1]> : tensor<2xsi64>)
+// CHECK-DAG: torch.vtensor.literal(dense<[2, 3]> : tensor<2xsi64>)
+// CHECK-DAG: torch.vtensor.literal(dense<4> : tensor<1xsi64>)
+func.func @split_num_outputs() -> (!torch.vtensor<[2],si64>, !torch.vtensor<[2],si64>, !torch.vtensor<[1],si64>) attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %x = torch.operator "onnx.Constant"() {torch.onnx.value = dense<[0, 1, 2, 3, 4]> : tensor<5xsi64>} : () -> !torch.vtensor<[5],si64>
+  %0:3 = torch.operator "onnx.Split"(%x) {torch.onnx.axis = 0 : si64, torch.onnx.num_outputs = 3 : si64} : (!torch.vtensor<[5],si64>) -> (!torch.vtensor<[2],si64>, !torch.vtensor<[2],si64>, !torch.vtensor<[1],si64>)
+  return %0#0, %0#1, %0#2 : !torch.vtensor<[2],si64>, !torch.vtensor<[2],si64>, !torch.vtensor<[1],si64>
 }

@@ -14,13 +14,14 @@ func.func @swish(%x: !torch.vtensor<[3,?],f32>) -> !torch.vtensor<[3,?],f32> att
 
 // -----
 
-// Shrink: lambd from the node, bias from the schema default (0), in the ONNX dialect spelling.
+// Shrink: lambd from the node, bias from the schema default (0), in the ONNX dialect spelling;
+// -lambd, exact, folds to a literal.
 // CHECK-LABEL: func.func @shrink
 module attributes {onnx.opset_version = 18 : i64} {
   func.func @shrink(%x: tensor<5xf32>) -> tensor<5xf32> {
     // CHECK: %[[LAMBD:.*]] = torch.vtensor.literal(dense<1.500000e+00> : tensor<f32>)
     // CHECK: %[[BIAS:.*]] = torch.vtensor.literal(dense<0.000000e+00> : tensor<f32>)
-    // CHECK: %[[NEGATIVE:.*]] = torch.aten.neg %[[LAMBD]]
+    // CHECK: %[[NEGATIVE:.*]] = torch.vtensor.literal(dense<-1.500000e+00> : tensor<f32>)
     // CHECK: %[[BELOW:.*]] = torch.aten.lt.Tensor %{{.*}}, %[[NEGATIVE]]
     // CHECK: %[[RAISED:.*]] = torch.aten.add.Tensor %{{.*}}, %[[BIAS]]
     // CHECK: torch.aten.where.self %[[BELOW]], %[[RAISED]]
