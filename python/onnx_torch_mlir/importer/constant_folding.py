@@ -7,8 +7,18 @@ a Reshape downstream can stay without a rank. Evaluating each node whose inputs
 are all small constants (ONNX's reference evaluator, one node at a time) and
 re-running shape inference on the folded copy gives those values their types.
 
+The same holds for dims: a chain inference does not evaluate leaves a Reshape
+ranked but with unknown sizes (Dinov2's position grid is
+`Reshape(pos, [1, Cast(Pow(16.0, 0.5)), ..., 32])`: data propagation evaluates no
+Pow and no float Cast), and in a static model that `?` reaches the conversion,
+which then picks a pattern's dynamic form (a Resize of it became an
+interpolation StableHLO cannot lower). So the fold also runs when a result has
+a dim that is neither a size nor a graph input's named dim.
+
 The fold is used for types only: the importer keeps the model's own nodes.
 """
+
+import warnings
 
 import numpy as np
 import onnx
@@ -29,6 +39,72 @@ def has_unranked_values(model: onnx.ModelProto) -> bool:
             if name and (value is None or (value.type.HasField("tensor_type") and not value.type.tensor_type.HasField("shape"))):
                 return True
     return False
+
+
+def has_undetermined_dims(model: onnx.ModelProto) -> bool:
+    """True when a node result has a dim inference could not determine: neither a size nor
+    a named dim of a graph input (inference names the dims it cannot determine `unk__N`)."""
+    named = _input_dim_names(model.graph)
+    produced = {name for node in model.graph.node for name in node.output if name}
+    return any(
+        not dim.HasField("dim_value") and dim.dim_param not in named
+        for value in list(model.graph.value_info) + list(model.graph.output)
+        if value.name in produced and value.type.HasField("tensor_type")
+        for dim in value.type.tensor_type.shape.dim
+    )
+
+
+def type_through_folding(inferred: onnx.ModelProto, infer) -> None:
+    """Give `inferred` (in place) the types `infer` finds on a copy with small constant
+    subexpressions folded, where they know more: when a result is left without a type, a
+    rank or a determined dim, and some node folds."""
+    if not (has_unranked_values(inferred) or has_undetermined_dims(inferred)):
+        return
+    folded = fold_small_constants(inferred)
+    if _computations(folded) == _computations(inferred):
+        return  # nothing folded: inference would find what it found
+    refined = infer(folded)
+    named = _input_dim_names(inferred.graph)
+    found = {value.name: value for value in list(refined.graph.value_info) + list(refined.graph.output)}
+    typed = set()
+    for value in list(inferred.graph.value_info) + list(inferred.graph.output):
+        typed.add(value.name)
+        better = found.get(value.name)
+        if better is not None and _knows_at_least(better.type, value.type, named):
+            value.type.CopyFrom(better.type)
+    inferred.graph.value_info.extend(value for value in refined.graph.value_info if value.name not in typed)
+
+
+def _input_dim_names(graph: onnx.GraphProto) -> set:
+    return {dim.dim_param for value in graph.input if value.type.HasField("tensor_type")
+            for dim in value.type.tensor_type.shape.dim if dim.dim_param}
+
+
+def _computations(model: onnx.ModelProto) -> int:
+    """The number of nodes that are not Constants (a folded node becomes one)."""
+    return sum(node.op_type != "Constant" for node in model.graph.node)
+
+
+def _knows_at_least(candidate: onnx.TypeProto, current: onnx.TypeProto, named: set) -> bool:
+    """`candidate` keeps all `current` knows of a tensor type: element type, rank, sizes and
+    graph inputs' named dims."""
+    if not current.HasField("tensor_type"):
+        return not current.HasField("sequence_type") and not current.HasField("optional_type")
+    if not candidate.HasField("tensor_type"):
+        return False
+    now, then = current.tensor_type, candidate.tensor_type
+    if now.elem_type and then.elem_type != now.elem_type:
+        return False
+    if not now.HasField("shape"):
+        return True
+    if not then.HasField("shape") or len(then.shape.dim) != len(now.shape.dim):
+        return False
+    for old, new in zip(now.shape.dim, then.shape.dim):
+        if old.HasField("dim_value") and not (new.HasField("dim_value") and new.dim_value == old.dim_value):
+            return False
+        if old.dim_param in named and not (new.HasField("dim_value") or new.dim_param == old.dim_param):
+            return False
+    return True
 
 
 def fold_small_constants(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -90,7 +166,11 @@ def _evaluate(node: onnx.NodeProto, known: dict, opset_import) -> dict | None:
     outputs = [name for name in node.output if name]
     graph = helper.make_graph([node], "fold", inputs, [helper.make_empty_tensor_value_info(name) for name in outputs])
     try:
-        values = ReferenceEvaluator(helper.make_model(graph, opset_imports=opset_import)).run(None, feeds)
+        # A log(0) or a cast of inf in the model's own value arithmetic is the model's business:
+        # the values only type the graph here, so numpy's warnings about them are not the user's.
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            values = ReferenceEvaluator(helper.make_model(graph, opset_imports=opset_import)).run(None, feeds)
     except Exception:  # noqa: BLE001 - an op the evaluator cannot run simply stays an op
         return None
     values = [np.asarray(value) for value in values]

@@ -11,7 +11,7 @@ no path-based detour.
 import onnx
 
 from ..errors import ImportError_
-from .constant_folding import fold_small_constants, has_unranked_values
+from .constant_folding import type_through_folding
 from .contrib_inference import type_contrib_results
 from .shape_values import refine_types
 from .subgraph_inference import infer_subgraph_types
@@ -62,23 +62,18 @@ def _without_payload(tensor: onnx.TensorProto, originals: dict) -> onnx.TensorPr
 def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
     """`model` with value_info for every value shape inference can type.
 
-    When some value is left without a rank, small constant subexpressions are
-    folded in a copy and inference runs again there; the types it finds are
-    given to `model` (whose nodes stay as they are). Then, in rounds until
-    nothing changes, the results of operators ONNX has no schema for
-    (`com.microsoft`) are typed (`contrib_inference`) and the dims that shape
-    tensors determine but ONNX's data propagation leaves unknown are filled in
-    (`shape_values`), and inference runs again for the ops downstream.
+    When some value is left without a rank or with a dim inference could not
+    determine, small constant subexpressions are folded in a copy and inference
+    runs again there; the types it finds are given to `model` (whose nodes stay
+    as they are). Then, in rounds until nothing changes, the results of
+    operators ONNX has no schema for (`com.microsoft`) are typed
+    (`contrib_inference`) and the dims that shape tensors determine but ONNX's
+    data propagation leaves unknown are filled in (`shape_values`), and
+    inference runs again for the ops downstream.
     """
     inferred = _infer(model, model_name)
     _release_unproven_static_dims(inferred, model_name)
-    if has_unranked_values(inferred):
-        refined = _infer(fold_small_constants(inferred), model_name)
-        del inferred.graph.value_info[:]
-        inferred.graph.value_info.extend(refined.graph.value_info)
-        for output, refined_output in zip(inferred.graph.output, refined.graph.output):
-            if output.type.HasField("tensor_type") and not output.type.tensor_type.HasField("shape"):
-                output.CopyFrom(refined_output)
+    type_through_folding(inferred, lambda folded: _infer(folded, model_name))
     refined = refine_types(inferred, lambda typed: _infer(typed, model_name), add_types=(type_contrib_results,))
     if _has_subgraphs(refined.graph):
         infer_subgraph_types(refined, lambda lifted: infer_types(lifted, model_name))
