@@ -13,7 +13,9 @@ static size).
 This module gives every small integer tensor a *shape value*: a numpy object
 array whose elements are ints (known), strings (a named dim: the `dim_param`
 of a graph input or one inference made up; the same name is the same size), or
-None (unknown). It uses what is known of dims: a dim is never negative, so
+None (unknown); small float tensors computed from constants are followed too, as
+numpy float scalars, for the sizes exporters compute in floating point and cast
+(`shape_value_elements`). It uses what is known of dims: a dim is never negative, so
 `Equal(dim, -1)` is False, and `Max(dim, 0)` is the dim. The consumers' result
 dims computed from those values are written into the model's value_info where
 they are more precise than inference found, and inference runs again so the
@@ -23,13 +25,19 @@ model keeps its own nodes; only types change, and only from `?` to a size.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 import onnx
 from onnx import numpy_helper
 
 from ..onnx_arrays import slice_positions, unsqueeze
+from .shape_value_elements import BINARY as _BINARY
+from .shape_value_elements import add as _add
+from .shape_value_elements import cast_to_bool, cast_to_float, cast_to_int, negate
+from .shape_value_elements import is_dim as _is_dim
+from .shape_value_elements import is_int as _is_int
+from .shape_value_elements import maximum as _max
+from .shape_value_elements import minimum as _min
+from .shape_value_elements import mul as _mul
 
 # Shape tensors are short; anything longer is data, not a shape.
 MAX_ELEMENTS = 64
@@ -42,114 +50,9 @@ _INTEGER_TYPES = {
     onnx.TensorProto.UINT64, onnx.TensorProto.UINT32, onnx.TensorProto.UINT16, onnx.TensorProto.UINT8,
     onnx.TensorProto.BOOL,
 }
+_FLOAT_TYPES = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.DOUBLE: np.float64, onnx.TensorProto.FLOAT16: np.float16}
+_VALUE_TYPES = _INTEGER_TYPES | set(_FLOAT_TYPES)
 _UNKNOWN = None
-
-
-# -- elements: int, bool, str (a named non-negative dim) or None -----------------------
-def _is_int(element) -> bool:
-    return isinstance(element, (int, np.integer)) and not isinstance(element, (bool, np.bool_))
-
-
-def _is_dim(element) -> bool:
-    return isinstance(element, str)
-
-
-def _add(x, y):
-    if _is_int(x) and _is_int(y):
-        return int(x) + int(y)
-    if y == 0 and not isinstance(y, bool):
-        return x
-    if x == 0 and not isinstance(x, bool):
-        return y
-    return _UNKNOWN
-
-
-def _sub(x, y):
-    if _is_int(x) and _is_int(y):
-        return int(x) - int(y)
-    if _is_int(y) and y == 0:
-        return x
-    if _is_dim(x) and x == y:
-        return 0
-    return _UNKNOWN
-
-
-def _mul(x, y):
-    if _is_int(x) and _is_int(y):
-        return int(x) * int(y)
-    if (_is_int(x) and x == 0) or (_is_int(y) and y == 0):
-        return 0
-    if _is_int(y) and y == 1:
-        return x
-    if _is_int(x) and x == 1:
-        return y
-    return _UNKNOWN
-
-
-def _div(x, y):
-    if _is_int(x) and _is_int(y) and y != 0:
-        quotient = abs(int(x)) // abs(int(y))  # ONNX integer Div truncates toward zero
-        return quotient if (x >= 0) == (y > 0) else -quotient
-    if _is_int(y) and y == 1:
-        return x
-    if _is_dim(x) and x == y:
-        return 1
-    return _UNKNOWN
-
-
-def _compare(x, y, compare):
-    """A comparison, using that a named dim is >= 0."""
-    if _is_int(x) and _is_int(y):
-        return bool(compare(int(x), int(y)))
-    if _is_dim(x) and _is_dim(y) and x == y:
-        return bool(compare(0, 0))
-    if _is_dim(x) and _is_int(y) and y < 0:
-        return bool(compare(0, -1))  # x >= 0 > y
-    if _is_int(x) and _is_dim(y) and x < 0:
-        return bool(compare(-1, 0))
-    return _UNKNOWN
-
-
-def _max(x, y):
-    if _is_int(x) and _is_int(y):
-        return max(int(x), int(y))
-    if _is_dim(x) and (x == y or (_is_int(y) and y <= 0)):
-        return x
-    if _is_dim(y) and _is_int(x) and x <= 0:
-        return y
-    return _UNKNOWN
-
-
-def _min(x, y):
-    if _is_int(x) and _is_int(y):
-        return min(int(x), int(y))
-    if _is_dim(x) and x == y:
-        return x
-    if _is_dim(x) and _is_int(y) and y <= 0:
-        return int(y)
-    if _is_dim(y) and _is_int(x) and x <= 0:
-        return int(x)
-    return _UNKNOWN
-
-
-def _logical(function):
-    def apply(x, y):
-        if isinstance(x, (bool, np.bool_)) and isinstance(y, (bool, np.bool_)):
-            return bool(function(bool(x), bool(y)))
-        return _UNKNOWN
-
-    return apply
-
-
-_BINARY = {
-    "Add": _add, "Sub": _sub, "Mul": _mul, "Div": _div, "Max": _max, "Min": _min,
-    "Equal": lambda x, y: _compare(x, y, operator.eq),
-    "Less": lambda x, y: _compare(x, y, operator.lt),
-    "LessOrEqual": lambda x, y: _compare(x, y, operator.le),
-    "Greater": lambda x, y: _compare(x, y, operator.gt),
-    "GreaterOrEqual": lambda x, y: _compare(x, y, operator.ge),
-    "And": _logical(operator.and_), "Or": _logical(operator.or_), "Xor": _logical(operator.xor),
-}
 
 
 def _elementwise(function, *arrays):
@@ -173,7 +76,10 @@ def _as_values(array: np.ndarray) -> np.ndarray:
     values = np.empty(array.shape, dtype=object)
     for index in np.ndindex(array.shape):
         element = array[index]
-        values[index] = bool(element) if array.dtype == np.bool_ else int(element)
+        if array.dtype == np.bool_:
+            values[index] = bool(element)
+        else:
+            values[index] = element if np.issubdtype(array.dtype, np.floating) else int(element)
     return values
 
 
@@ -186,7 +92,7 @@ class _Evaluator:
         self.values: dict[str, np.ndarray] = {}
         fed = {value.name for value in graph.input}
         for tensor in graph.initializer:
-            if tensor.name not in fed and tensor.data_type in _INTEGER_TYPES and _small(tensor.dims):
+            if tensor.name not in fed and tensor.data_type in _VALUE_TYPES and _small(tensor.dims):
                 array = _payload(tensor)
                 if array is not None:
                     self.values[tensor.name] = _as_values(array)
@@ -214,19 +120,23 @@ class _Evaluator:
             result = None  # a malformed shape computation stays unknown; the verifier reports it
         if result is not None and not isinstance(result, np.ndarray):  # numpy gives 0-d results as scalars
             result = _object_array(result, shape=())
-        if result is not None and result.size <= MAX_ELEMENTS and self.element_type(node.output[0]) in _INTEGER_TYPES:
+        if result is not None and result.size <= MAX_ELEMENTS and self.element_type(node.output[0]) in _VALUE_TYPES:
             self.values[node.output[0]] = result
 
     # Constants and shapes
     def _op_Constant(self, node, inputs):
         for attribute in node.attribute:
-            if attribute.name == "value" and attribute.t.data_type in _INTEGER_TYPES and _small(attribute.t.dims):
+            if attribute.name == "value" and attribute.t.data_type in _VALUE_TYPES and _small(attribute.t.dims):
                 array = _payload(attribute.t)
                 return None if array is None else _as_values(array)
             if attribute.name == "value_int":
                 return _as_values(np.array(attribute.i, dtype=np.int64))
             if attribute.name == "value_ints":
                 return _as_values(np.array(list(attribute.ints), dtype=np.int64))
+            if attribute.name == "value_float":
+                return _as_values(np.array(attribute.f, dtype=np.float32))
+            if attribute.name == "value_floats":
+                return _as_values(np.array(list(attribute.floats), dtype=np.float32))
         return None
 
     def _op_Shape(self, node, inputs):
@@ -250,7 +160,7 @@ class _Evaluator:
         fill = next((a.t for a in node.attribute if a.name == "value"), None)
         if shape is None or int(np.prod(shape)) > MAX_ELEMENTS:
             return None
-        if fill is None or fill.data_type not in _INTEGER_TYPES:
+        if fill is None or fill.data_type not in _VALUE_TYPES:
             return None
         array = _payload(fill)
         return None if array is None else _as_values(np.full(shape, array.reshape(-1)[0]))
@@ -283,7 +193,7 @@ class _Evaluator:
     def _op_Neg(self, node, inputs):
         if inputs[0] is None:
             return None
-        return _elementwise(lambda x: -int(x) if _is_int(x) else _UNKNOWN, inputs[0])
+        return _elementwise(negate, inputs[0])
 
     def _op_Not(self, node, inputs):
         if inputs[0] is None:
@@ -306,9 +216,11 @@ class _Evaluator:
             return None
         to = _attribute(node, "to", None)
         if to == onnx.TensorProto.BOOL:
-            return _elementwise(lambda x: bool(x) if _is_int(x) or isinstance(x, bool) else _UNKNOWN, inputs[0])
+            return _elementwise(cast_to_bool, inputs[0])
         if to in _INTEGER_TYPES:
-            return _elementwise(lambda x: int(x) if isinstance(x, (bool, np.bool_)) else x, inputs[0])
+            return _elementwise(cast_to_int, inputs[0])
+        if to in _FLOAT_TYPES:
+            return _elementwise(lambda x: cast_to_float(x, _FLOAT_TYPES[to]), inputs[0])
         return None
 
     def _op_Identity(self, node, inputs):
