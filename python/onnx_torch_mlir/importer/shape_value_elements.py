@@ -170,7 +170,8 @@ def cast_to_int(x):
 def cast_to_float(x, dtype):
     """ONNX Cast to a float type: known numbers only (a named dim is not followed into floats)."""
     if isinstance(x, (bool, np.bool_)) or is_int(x) or is_float(x):
-        return np.dtype(dtype).type(x)
+        with np.errstate(all="ignore"):  # too large for float16: inf, as ONNX's Cast
+            return np.dtype(dtype).type(x)
     return _UNKNOWN
 
 
