@@ -116,10 +116,12 @@ func.func @unary(%x: !torch.vtensor<[?,4],f32>) -> !torch.vtensor<[?,4],f32> att
 
 // -----
 
-// The ONNX dialect spelling of unary ops: signless i64 becomes si64.
+// The ONNX dialect spelling of unary ops: signless i64 becomes si64. An integer Neg is a
+// subtraction from zero (torch-mlir's Linalg aten.neg of integers goes through f32).
 // CHECK-LABEL: func.func @unary_onnx_dialect
-// CHECK: torch.aten.abs %{{.*}} : !torch.vtensor<[3],si64> -> !torch.vtensor<[3],si64>
-// CHECK: torch.aten.neg %{{.*}} : !torch.vtensor<[3],si64> -> !torch.vtensor<[3],si64>
+// CHECK: %[[ABS:.*]] = torch.aten.abs %{{.*}} : !torch.vtensor<[3],si64> -> !torch.vtensor<[3],si64>
+// CHECK: %[[ZERO:.*]] = torch.vtensor.literal(dense<0> : tensor<si64>) : !torch.vtensor<[],si64>
+// CHECK: torch.aten.sub.Tensor %[[ZERO]], %[[ABS]], %{{.*}} : !torch.vtensor<[],si64>, !torch.vtensor<[3],si64>, !torch.int -> !torch.vtensor<[3],si64>
 func.func @unary_onnx_dialect(%x: tensor<3xi64>) -> tensor<3xi64> {
   %0 = "onnx.Abs"(%x) : (tensor<3xi64>) -> tensor<3xi64>
   %1 = "onnx.Neg"(%0) : (tensor<3xi64>) -> tensor<3xi64>
