@@ -1,27 +1,8 @@
-"""Resize (opsets 10, 11, 13, 18, 19) and Upsample (opsets 7, 9; deprecated from 10).
-
-From opset 11, when the extents of the resized axes are static and the output size is known at
-compile time (constant scales or sizes, or a static declared result with sizes), Resize is built
-here as ONNX defines it, one axis at a time: each output position is a weighted sum of a few input
-positions along the axis (its taps), whose indices and weights are computed at compile time in
-float64 by the formulas of the ONNX specification (and its reference implementation), or by the
-same formulas as float32 torch ops for scales or a roi given at run time (`torch_arrays`). Every mode,
-coordinate transformation, nearest rounding, antialias, exclude_outside, cubic coefficient,
-extrapolation value, keep_aspect_ratio_policy, axes and rank comes out exact, and the result is an
-`index_select`, `mul` and `add` per tap that every backend lowers the same way.
-
-Otherwise (dynamic extents, scales computed at run time), and for Resize-10 and Upsample, the
-op becomes `aten.__interpolate.size_list_scale_list` over the spatial dimensions (2 and up).
-torch-mlir's lowering of that op reads the ONNX coordinate transformation and nearest rounding
-from the mode string: `<mode>[_<coordinate_transformation_mode>][,<nearest_mode>]` where mode is
-`nearest`, `bilinear` or `cubic`; the coordinate mode is omitted when it is the mode's own default
-(`asymmetric` for nearest, `half_pixel` for bilinear and cubic) and `align_corners` for bilinear is
-the `align_corners` operand instead. Forms that lowering gets wrong or cannot express are refused
-by name: antialias, tf_crop_and_resize, a cubic coefficient other than -0.75, exclude_outside,
-nearest with a coordinate mode other than half_pixel and asymmetric, align_corners with scales
-(ONNX maps by the fractional length in * scale, the lowering by the integer output length),
-linear or cubic over other than two spatial dimensions, resizing the batch or channel dimension.
-"""
+"""Resize by taps: when the extents of the resized axes are static and the output size is
+known at compile time, each output position along an axis is a weighted sum of a few input
+positions (its taps), whose indices and weights come from the formulas of the ONNX
+specification, in float64 at compile time or as float32 torch ops for run-time scales or roi.
+Also the checked attributes of Resize-11 and later, which both forms read."""
 
 from __future__ import annotations
 
@@ -31,10 +12,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 from torch_mlir import ir
 
-from .builder import TorchBuilder
-from .node import OnnxNode
-from .registry import converts
-from .torch_arrays import TorchArray, TorchNumpy, cubic_kernel, merged_taps
+from ..builder import TorchBuilder
+from ..node import OnnxNode
+from ..torch_arrays import TorchArray, TorchNumpy, cubic_kernel, merged_taps
+from ..types import defining_op
 
 TORCH_MODES = {"nearest": "nearest", "linear": "bilinear", "cubic": "cubic"}
 COORDINATE_MODES = (
@@ -44,33 +25,7 @@ COORDINATE_MODES = (
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 
-def _mode_string(node: OnnxNode, mode: str, coordinate_mode: str, nearest_mode: str | None) -> tuple[str, bool]:
-    """(torch mode string, align_corners operand) for an ONNX mode and coordinate mode."""
-    if mode not in TORCH_MODES:
-        node.fail(f"mode '{mode}' is not one of 'nearest', 'linear', 'cubic'")
-    if coordinate_mode not in COORDINATE_MODES:
-        node.fail(f"coordinate_transformation_mode '{coordinate_mode}' is not a Resize coordinate mode")
-    if coordinate_mode == "tf_crop_and_resize":
-        node.fail("coordinate_transformation_mode 'tf_crop_and_resize' is not supported")
-    text = TORCH_MODES[mode]
-    if mode == "nearest":
-        if coordinate_mode != "asymmetric":
-            text += f"_{coordinate_mode}"
-        if nearest_mode is not None:
-            if nearest_mode not in NEAREST_MODES:
-                node.fail(f"nearest_mode '{nearest_mode}' is not one of {', '.join(NEAREST_MODES)}")
-            text += f",{nearest_mode}"
-        return text, False
-    if coordinate_mode == "tf_half_pixel_for_nn":
-        node.fail(f"coordinate_transformation_mode 'tf_half_pixel_for_nn' with mode '{mode}' is not supported")
-    if mode == "linear" and coordinate_mode == "align_corners":
-        return text, True
-    if coordinate_mode != "half_pixel":
-        text += f"_{coordinate_mode}"
-    return text, coordinate_mode == "align_corners"
-
-
-def _element(b: TorchBuilder, vector: ir.Value, position: int, as_float: bool) -> ir.Value:
+def run_time_element(b: TorchBuilder, vector: ir.Value, position: int, as_float: bool) -> ir.Value:
     """vector[position] as a `!torch.float` or `!torch.int`."""
     info = b.info(vector)
     one = b.op(
@@ -79,149 +34,9 @@ def _element(b: TorchBuilder, vector: ir.Value, position: int, as_float: bool) -
     return b.op("aten.item", b.type("!torch.float" if as_float else "!torch.int"), one)
 
 
-def _spatial_values(node: OnnxNode, b: TorchBuilder, index: int, rank: int, axes: list[int], kind: str) -> list:
-    """The spatial entries (dims 2..rank-1) of the scales (kind 'scale') or sizes input `index`,
-    given for `axes`. Entries for dims 0 and 1 must leave them unchanged: checked when the
-    input is a literal, asserted at run time otherwise."""
-    vector = node.input(index)
-    literal = node.constant_input(index)
-    as_float = kind == "scale"
-    x_sizes = node.input_info(0).sizes
-    count = b.info(vector).sizes[0] if b.info(vector).rank == 1 else None
-    if count is not None and count != len(axes):
-        node.fail(f"{kind}s has {count} entries for {len(axes)} axes")
-    by_axis = {axis: position for position, axis in enumerate(axes)}
-    for dim in (0, 1):
-        if dim not in by_axis:
-            continue
-        if literal is not None:
-            value = literal.reshape(-1)[by_axis[dim]]
-            unchanged = value == 1 if as_float else value == x_sizes[dim]
-            if not unchanged:
-                node.fail(f"resizing dimension {dim} (batch or channel) is not supported: {kind} {value}")
-            continue
-        entry = _element(b, vector, by_axis[dim], as_float)
-        if as_float:
-            expected = b.constant_float(1.0)
-            same = b.op("aten.eq.float", b.type("!torch.bool"), entry, expected)
-        else:
-            expected = b.dim_value(b.dim(node.input(0), dim))
-            same = b.op("aten.eq.int", b.type("!torch.bool"), entry, expected)
-        b.op("runtime.assert", None, same, attributes={
-            "message": ir.StringAttr.get(f"{node.op_type}: {kind} of dimension {dim} must leave it unchanged", b.context)
-        })
-    values = []
-    for dim in range(2, rank):
-        if dim not in by_axis:
-            values.append(b.constant_float(1.0) if as_float else b.dim_value(b.dim(node.input(0), dim)))
-        elif literal is not None:
-            value = literal.reshape(-1)[by_axis[dim]]
-            values.append(b.constant_float(float(value)) if as_float else b.constant_int(int(value)))
-        else:
-            values.append(_element(b, vector, by_axis[dim], as_float))
-    return values
 
-
-def _static_result_sizes(node: OnnxNode, b: TorchBuilder) -> list | None:
-    """The declared spatial result sizes as constants, if all static."""
-    sizes = node.result_info().sizes
-    if sizes is None or any(size is None for size in sizes[2:]):
-        return None
-    return [b.constant_int(size) for size in sizes[2:]]
-
-
-def _keeps_batch_and_channel(node: OnnxNode) -> bool:
-    """Whether the declared result statically keeps dims 0 and 1 of the input."""
-    x_sizes, result_sizes = node.input_info(0).sizes, node.result_info().sizes
-    return result_sizes is not None and all(
-        x_sizes[dim] is not None and x_sizes[dim] == result_sizes[dim] for dim in (0, 1)
-    )
-
-
-def _interpolate(node: OnnxNode, b: TorchBuilder, mode_text: str, align_corners, sizes, scales):
-    """`aten.__interpolate.size_list_scale_list`; exactly one of sizes / scales is a list of values."""
-    none = b.constant_none()
-    size_list = none if sizes is None else b.list(sizes, "!torch.int")
-    scale_list = none if scales is None else b.list(scales, "!torch.float")
-    return b.op(
-        "aten.__interpolate.size_list_scale_list", node.result_type(), node.input(0), size_list, scale_list,
-        b.constant_string(mode_text), align_corners, none, b.constant_bool(False),
-    )
-
-
-def _rank(node: OnnxNode) -> int:
-    info = node.input_info(0)
-    if info.rank is None:
-        node.fail("input X needs a static rank")
-    if info.rank < 3:
-        node.fail(f"input X needs rank >= 3 (batch, channel, spatial...), has rank {info.rank}")
-    return info.rank
-
-
-def _resize(node: OnnxNode, b: TorchBuilder, *, scales_index: int, sizes_index: int | None, legacy: bool):
-    rank = _rank(node)
-    mode = node.attr_string("mode")
-    if legacy:  # Resize-10: asymmetric coordinates, nearest rounds down.
-        literal = node.constant_input(scales_index)
-        kept = None if literal is None else _kept_upsample(node, b, mode, "asymmetric", "floor", list(literal)[2:])
-        if kept is not None:
-            return kept
-        mode_text, align = _mode_string(node, mode, "asymmetric", None)
-        return _interpolate(node, b, mode_text, b.constant_bool(align), None,
-                            _spatial_values(node, b, scales_index, rank, list(range(rank)), "scale"))
-    options = _options(node, mode, rank)
-    use_sizes = sizes_index is not None and node.has_input(sizes_index)
-    scales_literal = node.constant_input(scales_index)
-    if not use_sizes and (not node.has_input(scales_index) or (scales_literal is not None and scales_literal.size == 0)):
-        node.fail("needs either scales or sizes")
-    if (use_sizes or scales_literal is not None) and not options.antialias and options.policy == "stretch":
-        scales = None if use_sizes or options.axes != list(range(rank)) else list(scales_literal)[2:]
-        if use_sizes or scales is not None:
-            kept = _kept_upsample(node, b, mode, options.coordinate_mode, options.nearest_mode, scales)
-            if kept is not None:
-                return kept
-    plan = _static_plan(node, b, options, rank, scales_index, sizes_index if use_sizes else None)
-    if plan is not None:
-        return _resize_by_taps(node, b, options, plan)
-    return _resize_by_interpolate(node, b, options, rank, scales_index, sizes_index if use_sizes else None)
-
-
-def _resize_by_interpolate(node: OnnxNode, b: TorchBuilder, options: "_Options", rank: int, scales_index: int,
-                           sizes_index: int | None):
-    """The forms without a static plan, through torch-mlir's interpolate lowering."""
-    mode, coordinate_mode, axes = options.mode, options.coordinate_mode, options.axes
-    why = "needs static input extents and a known output size on the resized axes"
-    if options.antialias and mode != "nearest":
-        node.fail(f"antialias=1 with mode '{mode}' {why}")
-    if mode == "cubic":
-        if options.cubic_coeff_a != -0.75:
-            node.fail(f"cubic_coeff_a {options.cubic_coeff_a:g} {why} (only -0.75 otherwise)")
-        if options.exclude_outside:
-            node.fail(f"exclude_outside=1 {why}")
-    if coordinate_mode == "tf_crop_and_resize":
-        node.fail(f"coordinate_transformation_mode 'tf_crop_and_resize' {why}")
-    if mode == "nearest" and coordinate_mode not in ("half_pixel", "asymmetric"):
-        node.fail(f"mode 'nearest' with coordinate_transformation_mode '{coordinate_mode}' {why}")
-    if mode != "nearest" and rank != 4:
-        node.fail(f"mode '{mode}' over {rank - 2} spatial dimensions {why} (two otherwise)")
-    if coordinate_mode == "align_corners" and sizes_index is None:
-        node.fail(f"coordinate_transformation_mode 'align_corners' with scales {why}")
-    mode_text, align = _mode_string(node, mode, coordinate_mode, options.nearest_mode)
-    if sizes_index is None:
-        scales = _spatial_values(node, b, scales_index, rank, axes, "scale")
-        return _interpolate(node, b, mode_text, b.constant_bool(align), None, scales)
-    if options.policy != "stretch":
-        node.fail(f"keep_aspect_ratio_policy '{options.policy}' {why}")
-    # The declared result is the requested size: use it when static (no run-time reads).
-    sizes = _static_result_sizes(node, b) if _keeps_batch_and_channel(node) else None
-    if sizes is None:
-        sizes = _spatial_values(node, b, sizes_index, rank, axes, "size")
-    return _interpolate(node, b, mode_text, b.constant_bool(align), sizes, None)
-
-
-# -- Resize by taps ------------------------------------------------------------------
 @dataclass(frozen=True)
-class _Options:
+class Options:
     mode: str
     coordinate_mode: str
     nearest_mode: str
@@ -233,7 +48,7 @@ class _Options:
     axes: list
 
 
-def _options(node: OnnxNode, mode: str, rank: int) -> _Options:
+def checked_options(node: OnnxNode, mode: str, rank: int) -> Options:
     """The attributes of Resize-11 and later, checked."""
     if mode not in TORCH_MODES:
         node.fail(f"mode '{mode}' is not one of 'nearest', 'linear', 'cubic'")
@@ -258,7 +73,7 @@ def _options(node: OnnxNode, mode: str, rank: int) -> _Options:
         axes = [node.axis(axis, rank, "axes entry") for axis in axes]
         if len(set(axes)) != len(axes):
             node.fail(f"axes {node.attr_ints('axes')} repeat an axis")
-    return _Options(
+    return Options(
         mode=mode, coordinate_mode=coordinate_mode, nearest_mode=nearest_mode,
         cubic_coeff_a=node.attr_float("cubic_coeff_a", -0.75), exclude_outside=bool(node.attr_int("exclude_outside", 0)),
         antialias=antialias, extrapolation_value=node.attr_float("extrapolation_value", 0.0), policy=policy, axes=axes,
@@ -280,7 +95,7 @@ class _AxisPlan:
         return not isinstance(self.scale, ir.Value) and not (self.roi and isinstance(self.roi[0], ir.Value))
 
 
-def _static_plan(node: OnnxNode, b: TorchBuilder, options: _Options, rank: int, scales_index: int,
+def static_plan(node: OnnxNode, b: TorchBuilder, options: Options, rank: int, scales_index: int,
                  sizes_index: int | None):
     """One _AxisPlan per axis of `axes` that is not left as it is, or None when an extent is
     known only at run time: scales and sizes may be, but then the declared result gives the
@@ -313,6 +128,8 @@ def _static_plan(node: OnnxNode, b: TorchBuilder, options: _Options, rank: int, 
                 node.fail(f"sizes has {literal.size} entries for {len(axes)} axes")
         elif all(declared[axis] is not None for axis in axes):
             requested = None
+        elif options.policy == "stretch" and (kept := _kept_dynamic_axes(node, b, sizes_index, axes, declared)):
+            axes, requested = [axis for axis in axes if axis not in kept], None
         else:
             return None
         if any(x_sizes[axis] is None for axis in axes):
@@ -355,6 +172,44 @@ def _static_plan(node: OnnxNode, b: TorchBuilder, options: _Options, rank: int, 
     return plans
 
 
+def _kept_dynamic_axes(node: OnnxNode, b: TorchBuilder, sizes_index: int, axes: list, declared: dict) -> list:
+    """On TOSA and StableHLO, which cannot lower an interpolation of dynamic shape (e.g. a dynamic
+    batch with sizes Concat(Shape(x)[:2], [16, 16])): the axes with a dynamic extent that the
+    run-time sizes leave as they are (batch and channel, or an entry that is the input's own
+    dim), asserted at run time, when every other axis has a static declared length. Resizing
+    them by taps keeps those axes dynamic. Empty otherwise (and on Linalg)."""
+    x_sizes = node.input_info(0).sizes
+    if node.target not in ("tosa", "stablehlo"):
+        return []
+    elements = node.dim_elements(sizes_index)
+    kept = []
+    for position, axis in enumerate(axes):
+        if declared[axis] is not None and x_sizes[axis] is not None:
+            continue
+        if declared[axis] is not None or x_sizes[axis] is not None:
+            return []
+        own = elements is not None and _is_own_dim(node, elements[position], axis)
+        if axis not in (0, 1) and not own:
+            return []
+        kept.append((position, axis))
+    for position, axis in kept:
+        entry = run_time_element(b, node.input(sizes_index), position, False) if elements is None else b.dim_value(elements[position])
+        same = b.op("aten.eq.int", b.type("!torch.bool"), entry, b.dim_value(b.dim(node.input(0), axis)))
+        b.op("runtime.assert", None, same, attributes={
+            "message": ir.StringAttr.get(f"{node.op_type}: size of dimension {axis} must leave it unchanged", b.context)
+        })
+    return [axis for _, axis in kept]
+
+
+def _is_own_dim(node: OnnxNode, element, axis: int) -> bool:
+    """Whether a dim of `dim_elements` is `aten.size.int` of X at `axis` (as Shape of X gives)."""
+    op = defining_op(element) if isinstance(element, ir.Value) else None
+    if op is None or op.name != "torch.aten.size.int" or op.operands[0] != node.input(0):
+        return False
+    index = defining_op(op.operands[1])
+    return index is not None and index.name == "torch.constant.int" and ir.IntegerAttr(index.attributes["value"]).value == axis
+
+
 def _entry(b: TorchBuilder, vector: ir.Value, position: int, divisor: int = 1) -> ir.Value:
     """vector[position] (/ divisor) as a 0-d f32 tensor."""
     entry = b.op("aten.select.int", b.tensor_type([], b.info(vector).element), vector, b.constant_int(0),
@@ -365,7 +220,7 @@ def _entry(b: TorchBuilder, vector: ir.Value, position: int, divisor: int = 1) -
     return entry
 
 
-def _rois(node: OnnxNode, b: TorchBuilder, options: _Options) -> dict | None:
+def _rois(node: OnnxNode, b: TorchBuilder, options: Options) -> dict | None:
     """{axis: (start, end)} for tf_crop_and_resize."""
     if options.coordinate_mode != "tf_crop_and_resize":
         return None
@@ -384,7 +239,7 @@ def _rois(node: OnnxNode, b: TorchBuilder, options: _Options) -> dict | None:
     return {axis: (_entry(b, roi, i), _entry(b, roi, count + i)) for i, axis in enumerate(options.axes)}
 
 
-def _source_coordinates(options: _Options, plan: _AxisPlan, y):
+def _source_coordinates(options: Options, plan: _AxisPlan, y):
     """x_original for each output position y (numpy or TorchArray), and where tf_crop_and_resize
     extrapolates. `width` is the output length before flooring, fractional when scales give
     it. A length-1 output reads at 0 (at the roi's centre for tf_crop_and_resize) as ONNX
@@ -411,7 +266,7 @@ def _source_coordinates(options: _Options, plan: _AxisPlan, y):
     return x, (x < 0) | (x > n - 1)
 
 
-def _axis_taps(xp, options: _Options, plan: _AxisPlan, y):
+def _axis_taps(xp, options: Options, plan: _AxisPlan, y):
     """([(indices, weights)], extrapolated) along one axis, per ONNX: the taps of x_original
     start left of it (at x - 1 when x is an integer, so the ratio to the left one is in (0, 1]),
     clamp to the edge, and exclude_outside drops and renormalizes those outside. Weights None
@@ -459,7 +314,7 @@ FLOAT_COMPUTE = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64"}
 NUMPY_FLOAT = {"f32": np.float32, "f64": np.float64}
 
 
-def _resize_by_taps(node: OnnxNode, b: TorchBuilder, options: _Options, plans: list):
+def resize_by_taps(node: OnnxNode, b: TorchBuilder, options: Options, plans: list):
     """Each planned axis in turn: the sum over taps of x.index_select(axis, indices) * weights."""
     info = node.input_info(0)
     rank = info.rank
@@ -524,76 +379,3 @@ def _column(b: TorchBuilder, values, shape: list, element: str) -> ir.Value:
     value = values.value if element == "i1" else b.to_dtype(values.value, element)
     return b.op("aten.reshape", b.tensor_type(shape, element), value, b.int_list(shape))
 
-
-@converts("Resize", since=10)
-def resize_10(node: OnnxNode, b: TorchBuilder):
-    """Inputs (X, scales); asymmetric coordinates; nearest rounds down."""
-    return _resize(node, b, scales_index=1, sizes_index=None, legacy=True)
-
-
-@converts("Resize", since=19)
-@converts("Resize", since=18)
-@converts("Resize", since=13)
-@converts("Resize", since=11)
-def resize_11(node: OnnxNode, b: TorchBuilder):
-    """Inputs (X, roi, scales, sizes): scales or sizes (scales is then empty); coordinate and
-    nearest modes, cubic coefficient, exclude_outside, extrapolation_value as attributes. Opset 13
-    makes roi and scales optional; 18 adds antialias, axes and keep_aspect_ratio_policy; 19 adds
-    coordinate_transformation_mode 'half_pixel_symmetric'."""
-    return _resize(node, b, scales_index=2, sizes_index=3, legacy=False)
-
-
-def _kept_upsample(node: OnnxNode, b: TorchBuilder, mode: str, coordinate_mode: str, nearest_mode: str, scales):
-    """aten.upsample_nearest1d/2d or aten.upsample_bilinear2d when the user keeps it backend-legal and
-    it computes this form exactly: the output size static, dims 0 and 1 kept; `scales` are the
-    ONNX spatial scales (torch maps by them, as ONNX does), None when sizes were given. Else None."""
-    rank, sizes = node.input_info(0).rank, node.result_info().sizes
-    nearest = mode == "nearest" and coordinate_mode == "asymmetric" and nearest_mode == "floor" and rank in (3, 4)
-    bilinear = mode == "linear" and coordinate_mode in ("half_pixel", "align_corners") and rank == 4
-    name = f"aten.upsample_nearest{rank - 2}d" if nearest else "aten.upsample_bilinear2d"
-    if not (nearest or bilinear) or not node.is_backend_legal(name) or not _keeps_batch_and_channel(node):
-        return None
-    if None in sizes[2:]:
-        return None
-    flags = [b.constant_bool(coordinate_mode == "align_corners")] if bilinear else []
-    spatial = [b.constant_none() if s is None else b.constant_float(float(s)) for s in scales or [None] * (rank - 2)]
-    return b.op(name, node.result_type(), node.input(0), b.int_list(sizes[2:]), *flags, *spatial)
-
-
-def _upsample_mode(node: OnnxNode) -> tuple[str, bool]:
-    mode = node.attr_string("mode")
-    if mode == "bilinear":  # Upsample-7 accepted this spelling of 'linear'
-        mode = "linear"
-    if mode not in ("nearest", "linear"):
-        node.fail(f"mode '{mode}' is not one of 'nearest', 'linear'")
-    return _mode_string(node, mode, "asymmetric", None)
-
-
-@converts("Upsample", since=7)
-def upsample_7(node: OnnxNode, b: TorchBuilder):
-    """Scales are a float attribute, one per dimension; output size floor(in * scale)."""
-    rank = _rank(node)
-    scales = node.attr_floats("scales")
-    if len(scales) != rank:
-        node.fail(f"scales has {len(scales)} entries for rank {rank}")
-    if scales[0] != 1 or scales[1] != 1:
-        node.fail(f"resizing dimension 0 or 1 (batch or channel) is not supported: scales {scales[:2]}")
-    mode_text, align = _upsample_mode(node)
-    kept = _kept_upsample(node, b, node.attr_string("mode"), "asymmetric", "floor", scales[2:])
-    if kept is not None:
-        return kept
-    return _interpolate(node, b, mode_text, b.constant_bool(align), None, [b.constant_float(s) for s in scales[2:]])
-
-
-@converts("Upsample", since=9)
-def upsample_9(node: OnnxNode, b: TorchBuilder):
-    """Scales become input 1."""
-    rank = _rank(node)
-    mode_text, align = _upsample_mode(node)
-    literal = node.constant_input(1)
-    kept = None if literal is None else _kept_upsample(node, b, node.attr_string("mode"), "asymmetric", "floor",
-                                                       list(literal)[2:])
-    if kept is not None:
-        return kept
-    scales = _spatial_values(node, b, 1, rank, list(range(rank)), "scale")
-    return _interpolate(node, b, mode_text, b.constant_bool(align), None, scales)
