@@ -100,8 +100,10 @@ _INTERPOLATIONS = {"torch.aten.__interpolate.size_list_scale_list", "torch.aten.
 
 
 def refuse_dynamic_interpolations(module: ir.Module) -> None:
-    """Fail, at the Resize's location, on an interpolation of dynamic spatial sizes: torch-mlir's
-    StableHLO lowering has none (it failed at the scale list's `torch.constant.float`)."""
+    """Fail, at the Resize's location, on an interpolation of dynamic spatial sizes (of its input,
+    or of its result: sizes or scales read at run time, also in a static signature): torch-mlir's
+    StableHLO lowering has none (it failed at the scale list's `torch.constant.float`, or at a
+    `torch.constant.bool` at an unknown location)."""
     from ..pipelines import STATIC_DIMS_HINT
 
     with module.context:
@@ -112,3 +114,9 @@ def refuse_dynamic_interpolations(module: ir.Module) -> None:
                     f"torch-to-stablehlo: {op.location}: {op.name[len('torch.'):]} of the dynamic spatial sizes of "
                     f"{op.operands[0].type}: torch-mlir's StableHLO lowering interpolates only static sizes "
                     f"({STATIC_DIMS_HINT.format(backend='stablehlo')})")
+            sizes, _ = vtensor_sizes(op.results[0].type)
+            if sizes is not None and None in sizes[2:]:
+                raise PipelineError(
+                    f"torch-to-stablehlo: {op.location}: {op.name[len('torch.'):]} to spatial sizes known only at run "
+                    f"time ({op.results[0].type}): torch-mlir's StableHLO lowering interpolates only to static sizes "
+                    "(give the Resize constant sizes or scales, or compile for linalg-on-tensors)")

@@ -9,8 +9,11 @@ from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
 from .taps import (
-    COORDINATE_MODES, NEAREST_MODES, TORCH_MODES, Options, checked_options, resize_by_taps, run_time_element, static_plan,
+    COORDINATE_MODES, DYNAMIC_TAPS_TARGETS, NEAREST_MODES, TORCH_MODES, Options, checked_options, resize_by_taps,
+    run_time_element, static_plan,
 )
+
+WITHOUT_TAPS = "needs static input extents and a known output size on the resized axes"
 
 
 def _mode_string(node: OnnxNode, mode: str, coordinate_mode: str, nearest_mode: str | None) -> tuple[str, bool]:
@@ -124,6 +127,7 @@ def _resize(node: OnnxNode, b: TorchBuilder, *, scales_index: int, sizes_index: 
     if legacy:  # Resize-10: asymmetric coordinates, nearest rounds down.
         literal = node.constant_input(scales_index)
         kept = None if literal is None else _kept_upsample(node, b, mode, "asymmetric", "floor", list(literal)[2:])
+        kept = kept if kept is not None else _legacy_by_taps(node, b, mode, scales_index)
         if kept is not None:
             return kept
         mode_text, align = _mode_string(node, mode, "asymmetric", None)
@@ -140,32 +144,23 @@ def _resize(node: OnnxNode, b: TorchBuilder, *, scales_index: int, sizes_index: 
             kept = _kept_upsample(node, b, mode, options.coordinate_mode, options.nearest_mode, scales)
             if kept is not None:
                 return kept
-    plan = static_plan(node, b, options, rank, scales_index, sizes_index if use_sizes else None)
+    by_sizes = sizes_index if use_sizes else None
+    # Where no interpolation of dynamic shape lowers (or this form has none): taps, the batch kept dynamic.
+    keep_dynamic = node.target in DYNAMIC_TAPS_TARGETS or _interpolation_refusal(options, rank, by_sizes) is not None
+    plan = static_plan(node, b, options, rank, scales_index, by_sizes, keep_dynamic=keep_dynamic)
     if plan is not None:
         return resize_by_taps(node, b, options, plan)
-    return _resize_by_interpolate(node, b, options, rank, scales_index, sizes_index if use_sizes else None)
+    return _resize_by_interpolate(node, b, options, rank, scales_index, by_sizes)
 
 
 def _resize_by_interpolate(node: OnnxNode, b: TorchBuilder, options: Options, rank: int, scales_index: int,
                            sizes_index: int | None):
     """The forms without a static plan, through torch-mlir's interpolate lowering."""
     mode, coordinate_mode, axes = options.mode, options.coordinate_mode, options.axes
-    why = "needs static input extents and a known output size on the resized axes"
-    if options.antialias and mode != "nearest":
-        node.fail(f"antialias=1 with mode '{mode}' {why}")
-    if mode == "cubic":
-        if options.cubic_coeff_a != -0.75:
-            node.fail(f"cubic_coeff_a {options.cubic_coeff_a:g} {why} (only -0.75 otherwise)")
-        if options.exclude_outside:
-            node.fail(f"exclude_outside=1 {why}")
-    if coordinate_mode == "tf_crop_and_resize":
-        node.fail(f"coordinate_transformation_mode 'tf_crop_and_resize' {why}")
-    if mode == "nearest" and coordinate_mode not in ("half_pixel", "asymmetric"):
-        node.fail(f"mode 'nearest' with coordinate_transformation_mode '{coordinate_mode}' {why}")
-    if mode != "nearest" and rank != 4:
-        node.fail(f"mode '{mode}' over {rank - 2} spatial dimensions {why} (two otherwise)")
-    if coordinate_mode == "align_corners" and sizes_index is None:
-        node.fail(f"coordinate_transformation_mode 'align_corners' with scales {why}")
+    why = WITHOUT_TAPS
+    refusal = _interpolation_refusal(options, rank, sizes_index)
+    if refusal is not None:
+        node.fail(refusal)
     mode_text, align = _mode_string(node, mode, coordinate_mode, options.nearest_mode)
     if sizes_index is None:
         scales = _spatial_values(node, b, scales_index, rank, axes, "scale")
@@ -177,6 +172,26 @@ def _resize_by_interpolate(node: OnnxNode, b: TorchBuilder, options: Options, ra
     if sizes is None:
         sizes = _spatial_values(node, b, sizes_index, rank, axes, "size")
     return _interpolate(node, b, mode_text, b.constant_bool(align), sizes, None)
+
+def _interpolation_refusal(options: Options, rank: int, sizes_index: int | None) -> str | None:
+    """What torch-mlir's interpolate lowering gets wrong or cannot express in this form, else None (the reason)."""
+    mode, coordinate_mode, why = options.mode, options.coordinate_mode, WITHOUT_TAPS
+    if options.antialias and mode != "nearest":
+        return f"antialias=1 with mode '{mode}' {why}"
+    if mode == "cubic" and options.cubic_coeff_a != -0.75:
+        return f"cubic_coeff_a {options.cubic_coeff_a:g} {why} (only -0.75 otherwise)"
+    if mode == "cubic" and options.exclude_outside:
+        return f"exclude_outside=1 {why}"
+    if coordinate_mode == "tf_crop_and_resize":
+        return f"coordinate_transformation_mode 'tf_crop_and_resize' {why}"
+    if mode == "nearest" and coordinate_mode not in ("half_pixel", "asymmetric"):
+        return f"mode 'nearest' with coordinate_transformation_mode '{coordinate_mode}' {why}"
+    if mode != "nearest" and rank != 4:
+        return f"mode '{mode}' over {rank - 2} spatial dimensions {why} (two otherwise)"
+    if coordinate_mode == "align_corners" and sizes_index is None:
+        return f"coordinate_transformation_mode 'align_corners' with scales {why}"
+    return None
+
 
 @converts("Resize", since=10)
 def resize_10(node: OnnxNode, b: TorchBuilder):
@@ -213,6 +228,22 @@ def _kept_upsample(node: OnnxNode, b: TorchBuilder, mode: str, coordinate_mode: 
     return b.op(name, node.result_type(), node.input(0), b.int_list(sizes[2:]), *flags, *spatial)
 
 
+def _legacy_by_taps(node: OnnxNode, b: TorchBuilder, mode: str, scales_index: int):
+    """Resize-10 and Upsample-9 (asymmetric coordinates, nearest rounds down, output floor(in * scale))
+    by taps on TOSA and StableHLO when X has a dynamic dim (a dynamic batch) that the constant scales
+    leave as it is: torch-mlir lowers no interpolation of dynamic shape there. Else None."""
+    sizes = node.input_info(0).sizes
+    if node.target not in DYNAMIC_TAPS_TARGETS or mode not in ("nearest", "linear") or None not in sizes:
+        return None
+    if node.constant_input(scales_index) is None:
+        return None
+    options = Options(mode=mode, coordinate_mode="asymmetric", nearest_mode="floor", cubic_coeff_a=-0.75,
+                      exclude_outside=False, antialias=False, extrapolation_value=0.0, policy="stretch",
+                      axes=list(range(len(sizes))))
+    plans = static_plan(node, b, options, len(sizes), scales_index, None)
+    return None if plans is None else resize_by_taps(node, b, options, plans)
+
+
 def _upsample_mode(node: OnnxNode) -> tuple[str, bool]:
     mode = node.attr_string("mode")
     if mode == "bilinear":  # Upsample-7 accepted this spelling of 'linear'
@@ -246,6 +277,7 @@ def upsample_9(node: OnnxNode, b: TorchBuilder):
     literal = node.constant_input(1)
     kept = None if literal is None else _kept_upsample(node, b, node.attr_string("mode"), "asymmetric", "floor",
                                                        list(literal)[2:])
+    kept = kept if kept is not None else _legacy_by_taps(node, b, "nearest" if mode_text.startswith("nearest") else "linear", 1)
     if kept is not None:
         return kept
     scales = _spatial_values(node, b, 1, rank, list(range(rank)), "scale")

@@ -23,6 +23,9 @@ COORDINATE_MODES = (
     "tf_half_pixel_for_nn", "tf_crop_and_resize",
 )
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+# Targets whose torch-mlir lowering has no interpolation of dynamic shape: Resize by taps there
+# also when a dim it leaves as it is (the batch) is dynamic.
+DYNAMIC_TAPS_TARGETS = ("tosa", "stablehlo")
 
 
 def run_time_element(b: TorchBuilder, vector: ir.Value, position: int, as_float: bool) -> ir.Value:
@@ -96,7 +99,7 @@ class _AxisPlan:
 
 
 def static_plan(node: OnnxNode, b: TorchBuilder, options: Options, rank: int, scales_index: int,
-                 sizes_index: int | None):
+                 sizes_index: int | None, keep_dynamic: bool = False):
     """One _AxisPlan per axis of `axes` that is not left as it is, or None when an extent is
     known only at run time: scales and sizes may be, but then the declared result gives the
     output lengths, and the coordinates are computed at run time."""
@@ -128,7 +131,8 @@ def static_plan(node: OnnxNode, b: TorchBuilder, options: Options, rank: int, sc
                 node.fail(f"sizes has {literal.size} entries for {len(axes)} axes")
         elif all(declared[axis] is not None for axis in axes):
             requested = None
-        elif options.policy == "stretch" and (kept := _kept_dynamic_axes(node, b, sizes_index, axes, declared)):
+        elif options.policy == "stretch" and keep_dynamic and \
+                (kept := _kept_dynamic_axes(node, b, sizes_index, axes, declared)):
             axes, requested = [axis for axis in axes if axis not in kept], None
         else:
             return None
@@ -173,14 +177,12 @@ def static_plan(node: OnnxNode, b: TorchBuilder, options: Options, rank: int, sc
 
 
 def _kept_dynamic_axes(node: OnnxNode, b: TorchBuilder, sizes_index: int, axes: list, declared: dict) -> list:
-    """On TOSA and StableHLO, which cannot lower an interpolation of dynamic shape (e.g. a dynamic
-    batch with sizes Concat(Shape(x)[:2], [16, 16])): the axes with a dynamic extent that the
-    run-time sizes leave as they are (batch and channel, or an entry that is the input's own
-    dim), asserted at run time, when every other axis has a static declared length. Resizing
-    them by taps keeps those axes dynamic. Empty otherwise (and on Linalg)."""
+    """For TOSA and StableHLO, which cannot lower an interpolation of dynamic shape (e.g. a dynamic
+    batch with sizes Concat(Shape(x)[:2], [16, 16])), and forms the interpolation cannot express:
+    the axes with a dynamic extent that the run-time sizes leave as they are (batch and channel,
+    or an entry that is the input's own dim), asserted at run time, when every other axis has a
+    static declared length. Resizing by taps keeps those axes dynamic. Empty otherwise."""
     x_sizes = node.input_info(0).sizes
-    if node.target not in ("tosa", "stablehlo"):
-        return []
     elements = node.dim_elements(sizes_index)
     kept = []
     for position, axis in enumerate(axes):
@@ -340,12 +342,13 @@ def resize_by_taps(node: OnnxNode, b: TorchBuilder, options: Options, plans: lis
         node.fail(f"mode '{options.mode}' on {info.element} input: interpolation needs a float input")
     value = b.to_dtype(node.input(0), compute)
     sizes = list(info.sizes)
+    by_matrices = _by_matrices(node, axis_taps, compute)
     for plan, taps, extrapolated in axis_taps:
         sizes[plan.axis] = plan.out_length
         result_type = b.tensor_type(sizes, compute)
         column_shape = [plan.out_length] + [1] * (rank - 1 - plan.axis)
-        total = None
-        for index, weight in taps:
+        total = _matmul_along(b, value, plan.axis, _matrix(taps, plan), compute) if by_matrices else None
+        for index, weight in [] if by_matrices else taps:
             term = _select(b, value, plan, index, result_type)
             if weight is not None:
                 term = b.op("aten.mul.Tensor", result_type, term, _column(b, weight, column_shape, compute))
@@ -359,6 +362,43 @@ def resize_by_taps(node: OnnxNode, b: TorchBuilder, options: Options, plans: lis
     if value.type != node.result_type():
         value = b.op("tensor_static_info_cast", node.result_type(), value)
     return value
+
+
+def _by_matrices(node: OnnxNode, axis_taps: list, compute: str) -> bool:
+    """Whether to resize each axis by a matmul with its [out, in] interpolation matrix: on TOSA with
+    more than one dynamic dim (a dynamic batch and channel count), where TorchToTosa's gather for
+    `index_select` takes at most one. Its sum_i W[o, i] x[i] is the taps' sum (the other weights
+    are exact zeros), except that an inf or NaN outside the taps reaches the output through 0 * x."""
+    return (node.target == "tosa" and node.input_info(0).sizes.count(None) > 1 and compute in NUMPY_FLOAT
+            and all(isinstance(index, np.ndarray) for _, taps, _ in axis_taps for index, _ in taps))
+
+
+def _matrix(taps: list, plan: _AxisPlan) -> np.ndarray:
+    """The [out, in] matrix of compile-time taps: W[o, index] += weight."""
+    matrix = np.zeros((plan.out_length, plan.in_length))
+    rows = np.arange(plan.out_length)
+    for index, weight in taps:
+        np.add.at(matrix, (rows, index.astype(np.int64)), 1.0 if weight is None else weight)
+    return matrix
+
+
+def _matmul_along(b: TorchBuilder, value: ir.Value, axis: int, matrix: np.ndarray, compute: str) -> ir.Value:
+    """value resized along `axis` by `matrix` [out, in]: moved last, matmul with matrix^T, moved back."""
+    sizes = list(b.info(value).sizes)
+    last = len(sizes) - 1
+
+    def swapped(tensor, tensor_sizes):
+        tensor_sizes = list(tensor_sizes)
+        tensor_sizes[axis], tensor_sizes[last] = tensor_sizes[last], tensor_sizes[axis]
+        moved = b.op("aten.transpose.int", b.tensor_type(tensor_sizes, compute), tensor, b.constant_int(axis),
+                     b.constant_int(last))
+        return moved, tensor_sizes
+
+    moved, moved_sizes = swapped(value, sizes) if axis != last else (value, sizes)
+    weights = b.literal(np.ascontiguousarray(matrix.T).astype(NUMPY_FLOAT[compute]), compute)
+    moved_sizes = moved_sizes[:-1] + [matrix.shape[0]]
+    result = b.op("aten.matmul", b.tensor_type(moved_sizes, compute), moved, weights)
+    return swapped(result, moved_sizes)[0] if axis != last else result
 
 
 def _select(b: TorchBuilder, value: ir.Value, plan: _AxisPlan, index, result_type: ir.Type) -> ir.Value:
