@@ -10,6 +10,13 @@ coordinate transformation, nearest rounding, antialias, exclude_outside, cubic c
 extrapolation value, keep_aspect_ratio_policy, axes and rank comes out exact, and the result is an
 `index_select`, `mul` and `add` per tap that every backend lowers the same way.
 
+A dynamic dim the Resize leaves as it is (a dynamic batch, the sizes Concat(Shape(x)[:2], [H, W])
+of an export with a dynamic batch; constant scales of 1 there) stays dynamic in that form. It is
+used so on TOSA and StableHLO, whose torch-mlir lowerings have no interpolation of dynamic shape
+(also for Resize-10 and Upsample-9), and on Linalg for the forms its interpolation cannot express.
+On TOSA with more than one dynamic dim, where TorchToTosa's gather takes one, each resized axis
+is instead a matmul with its constant [out, in] interpolation matrix built from the same taps.
+
 Otherwise (dynamic extents, scales computed at run time), and for Resize-10 and Upsample, the
 op becomes `aten.__interpolate.size_list_scale_list` over the spatial dimensions (2 and up).
 torch-mlir's lowering of that op reads the ONNX coordinate transformation and nearest rounding

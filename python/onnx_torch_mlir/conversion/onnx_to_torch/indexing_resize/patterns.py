@@ -277,7 +277,8 @@ def upsample_9(node: OnnxNode, b: TorchBuilder):
     literal = node.constant_input(1)
     kept = None if literal is None else _kept_upsample(node, b, node.attr_string("mode"), "asymmetric", "floor",
                                                        list(literal)[2:])
-    kept = kept if kept is not None else _legacy_by_taps(node, b, "nearest" if mode_text.startswith("nearest") else "linear", 1)
+    if kept is None:
+        kept = _legacy_by_taps(node, b, "nearest" if mode_text.startswith("nearest") else "linear", 1)
     if kept is not None:
         return kept
     scales = _spatial_values(node, b, 1, rank, list(range(rank)), "scale")

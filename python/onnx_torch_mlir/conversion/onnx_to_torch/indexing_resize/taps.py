@@ -195,7 +195,10 @@ def _kept_dynamic_axes(node: OnnxNode, b: TorchBuilder, sizes_index: int, axes: 
             return []
         kept.append((position, axis))
     for position, axis in kept:
-        entry = run_time_element(b, node.input(sizes_index), position, False) if elements is None else b.dim_value(elements[position])
+        if elements is None:
+            entry = run_time_element(b, node.input(sizes_index), position, False)
+        else:
+            entry = b.dim_value(elements[position])
         same = b.op("aten.eq.int", b.type("!torch.bool"), entry, b.dim_value(b.dim(node.input(0), axis)))
         b.op("runtime.assert", None, same, attributes={
             "message": ir.StringAttr.get(f"{node.op_type}: size of dimension {axis} must leave it unchanged", b.context)
@@ -209,7 +212,8 @@ def _is_own_dim(node: OnnxNode, element, axis: int) -> bool:
     if op is None or op.name != "torch.aten.size.int" or op.operands[0] != node.input(0):
         return False
     index = defining_op(op.operands[1])
-    return index is not None and index.name == "torch.constant.int" and ir.IntegerAttr(index.attributes["value"]).value == axis
+    return (index is not None and index.name == "torch.constant.int"
+            and ir.IntegerAttr(index.attributes["value"]).value == axis)
 
 
 def _entry(b: TorchBuilder, vector: ir.Value, position: int, divisor: int = 1) -> ir.Value:
