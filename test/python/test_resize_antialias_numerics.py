@@ -3,7 +3,7 @@ backend, run on the reference CPU runner and compared with onnxruntime's CPU ker
 
 The number of taps depends on the scale, known only at run time: the conversion covers the
 widest filter the declared output length allows and computes the weights (zero past the filter)
-from the run-time scale (conversion/onnx_to_torch/indexing_resize.py, `_axis_taps`).
+from the run-time scale (conversion/onnx_to_torch/indexing_resize/taps.py, `_axis_taps`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Indexing: Gather, GatherElements, GatherND, Scatter, ScatterElements, ScatterND, OneHot,
-NonZero, Compress, ReverseSequence. Resize and Upsample are in `indexing_resize.py`.
+NonZero, Compress, ReverseSequence. Resize and Upsample are in the `indexing_resize` package.
 
 ONNX indices may be negative (counted from the end of the indexed dimension) from opset 11
 on; earlier opsets leave them undefined, so every pattern normalizes them the same way.
