@@ -149,6 +149,20 @@ def negate(x):
     return -x if is_float(x) else _UNKNOWN
 
 
+def _rounding(function):
+    """Ceil, Floor or Round of a known float, in its precision; an int is its own rounding."""
+
+    def apply(x):
+        if is_int(x):
+            return x
+        return function(x) if is_float(x) else _UNKNOWN
+
+    return apply
+
+
+UNARY = {"Neg": negate, "Ceil": _rounding(np.ceil), "Floor": _rounding(np.floor), "Round": _rounding(np.round)}
+
+
 def logical(function):
     def apply(x, y):
         if isinstance(x, (bool, np.bool_)) and isinstance(y, (bool, np.bool_)):

@@ -32,7 +32,8 @@ from onnx import numpy_helper
 from ..onnx_arrays import slice_positions, unsqueeze
 from .shape_value_elements import BINARY as _BINARY
 from .shape_value_elements import add as _add
-from .shape_value_elements import cast_to_bool, cast_to_float, cast_to_int, negate
+from .shape_value_elements import UNARY as _UNARY
+from .shape_value_elements import cast_to_bool, cast_to_float, cast_to_int
 from .shape_value_elements import is_dim as _is_dim
 from .shape_value_elements import is_int as _is_int
 from .shape_value_elements import maximum as _max
@@ -190,10 +191,10 @@ class _Evaluator:
                 return None
         return result
 
-    def _op_Neg(self, node, inputs):
-        if inputs[0] is None:
-            return None
-        return _elementwise(negate, inputs[0])
+    def _unary(self, node, inputs):  # Ceil/Floor/Round: sizes computed in float (MobileViT's patches)
+        return None if inputs[0] is None else _elementwise(_UNARY[node.op_type], inputs[0])
+
+    _op_Neg = _op_Ceil = _op_Floor = _op_Round = _unary
 
     def _op_Not(self, node, inputs):
         if inputs[0] is None:

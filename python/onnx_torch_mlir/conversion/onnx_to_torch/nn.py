@@ -180,8 +180,80 @@ def einsum(node: OnnxNode, b: TorchBuilder):
         lhs, rhs = equation.split("->")
         if len(inputs) == 1 and lhs == rhs:
             return b.cast_to(inputs[0], node.result_type())
+    if _is_dynamic_pair_product(b, equation, inputs):
+        return _einsum_as_bmm(node, b, equation, inputs)
     operands = b.tensor_list(inputs)
     return b.op("aten.einsum", node.result_type(), b.constant_string(equation), operands, b.constant_none())
+
+
+def _is_dynamic_pair_product(b: TorchBuilder, equation: str, inputs: list) -> bool:
+    """Two ranked operands with a dynamic dim, explicit output, no ellipsis, no repeated letter, and
+    batch letters of one size: torch-mlir's einsum decomposition leaves an `aten.matmul` with
+    dynamic batch dims, which it neither decomposes nor lowers (Funnel's "bind,bjnd->bnij")."""
+    if len(inputs) != 2 or "->" not in equation or "." in equation:
+        return False
+    (lhs, rhs), out = equation.split("->")[0].split(","), equation.split("->")[1]
+    infos = [b.info(x) for x in inputs]
+    if any(info.sizes is None for info in infos) or (len(lhs), len(rhs)) != (infos[0].rank, infos[1].rank):
+        return False
+    if any(len(set(term)) != len(term) for term in (lhs, rhs, out)) or not set(out) <= set(lhs + rhs):
+        return False
+    if None not in infos[0].sizes + infos[1].sizes:
+        return False
+    sizes = dict(zip(rhs, infos[1].sizes))
+    for letter, size in zip(lhs, infos[0].sizes):  # a shared letter: one size (no size-1 broadcast)
+        other = sizes.get(letter, size)
+        if size != other and (None not in (size, other) or 1 in (size, other)):
+            return False
+    return True
+
+
+def _einsum_as_bmm(node: OnnxNode, b: TorchBuilder, equation: str, inputs: list):
+    """A two-operand einsum as `aten.bmm`: letters of one operand only and not in the output are
+    summed first; each operand is permuted to [batch, own, contracted] (rhs [batch, contracted, own])
+    and reshaped to 3-D; the product is reshaped to [batch, lhs own, rhs own] and permuted to the output."""
+    (lhs, rhs), out = equation.split("->")[0].split(","), equation.split("->")[1]
+    lhs_x, lhs = _summed_away(b, inputs[0], lhs, set(rhs + out))
+    rhs_x, rhs = _summed_away(b, inputs[1], rhs, set(lhs + out))
+    batch = [c for c in lhs if c in rhs and c in out]
+    contracted = [c for c in lhs if c in rhs and c not in out]
+    lhs_own = [c for c in lhs if c not in rhs]
+    rhs_own = [c for c in rhs if c not in lhs]
+    dims = dict(zip(rhs, b.dims(rhs_x)))
+    dims.update((c, d) for c, d in zip(lhs, b.dims(lhs_x)) if c not in dims or isinstance(dims[c], ir.Value))
+    lhs_x = _permuted(b, lhs_x, lhs, batch + lhs_own + contracted)
+    rhs_x = _permuted(b, rhs_x, rhs, batch + contracted + rhs_own)
+
+    def product(letters):
+        return b.dim_product([dims[c] for c in letters])
+
+    lhs_x = b.reshape(lhs_x, [product(batch), product(lhs_own), product(contracted)])
+    rhs_x = b.reshape(rhs_x, [product(batch), product(contracted), product(rhs_own)])
+    element = node.result_info().element
+    bmm_sizes = [b.static_dim(product(group)) for group in (batch, lhs_own, rhs_own)]
+    result = b.op("aten.bmm", b.tensor_type(bmm_sizes, element), lhs_x, rhs_x)
+    order = batch + lhs_own + rhs_own
+    result = b.reshape(result, [dims[c] for c in order])
+    return b.cast_to(_permuted(b, result, "".join(order), list(out)), node.result_type())
+
+
+def _summed_away(b: TorchBuilder, x, term: str, kept: set):
+    """`x` with the dims of letters not in `kept` summed away, and its remaining letters."""
+    summed = [i for i, c in enumerate(term) if c not in kept]
+    if not summed:
+        return x, term
+    x = b.op("aten.sum.dim_IntList", b.reduced_type(x, summed, False), x, b.int_list(summed),
+             b.constant_bool(False), b.constant_none())
+    return x, "".join(c for c in term if c in kept)
+
+
+def _permuted(b: TorchBuilder, x, letters, order: list):
+    """`x` (dims named by `letters`) permuted to the letters of `order`."""
+    permutation = [list(letters).index(c) for c in order]
+    if permutation == list(range(len(permutation))):
+        return x
+    sizes = [b.info(x).sizes[p] for p in permutation]
+    return b.op("aten.permute", b.tensor_type(sizes, b.info(x).element), x, b.int_list(permutation))
 
 
 def _diagonals_taken(node: OnnxNode, b: TorchBuilder, equation: str, inputs: list):
