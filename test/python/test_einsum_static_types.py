@@ -22,8 +22,8 @@ fault needs a static tensor typed `?`; in Torch alone (torch-mlir at this pin):
 through torch-to-linalg gives "'linalg.transpose' op dim(result, 2) = 16 doesn't match
 dim(input, permutation[2]) = -9223372036854775808". Our Einsum conversion cannot avoid it (at
 conversion time its operands and result are consistently `?`; torch-mlir refines the operands
-afterwards); a guard would give a permute of a static tensor its static type, as
-transforms/static_views.py does for views.
+afterwards); transforms/static_views.py now guards it, giving such a permute its operand's static
+sizes before the Linalg lowering (test_dynamic_exports.py runs that Torch pair).
 """
 
 from __future__ import annotations
