@@ -14,6 +14,7 @@ from ..errors import ImportError_
 from .constant_folding import type_through_folding
 from .contrib_inference import type_contrib_results
 from .shape_values import refine_types
+from .static_if import resolve_static_ifs
 from .subgraph_inference import infer_subgraph_types
 
 # Initializers whose serialized size is at most this stay whole in the skeleton:
@@ -67,14 +68,17 @@ def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
     runs again there; the types it finds are given to `model` (whose nodes stay
     as they are). Then, in rounds until nothing changes, the results of
     operators ONNX has no schema for (`com.microsoft`) are typed
-    (`contrib_inference`) and the dims that shape tensors determine but ONNX's
-    data propagation leaves unknown are filled in (`shape_values`), and
-    inference runs again for the ops downstream.
+    (`contrib_inference`), an If whose condition the shape values decide is
+    replaced by its branch (`static_if`), and the dims that shape tensors
+    determine but ONNX's data propagation leaves unknown are filled in
+    (`shape_values`), and inference runs again for the ops downstream.
     """
     inferred = _infer(model, model_name)
     _release_unproven_static_dims(inferred, model_name)
     type_through_folding(inferred, lambda folded: _infer(folded, model_name))
-    refined = refine_types(inferred, lambda typed: _infer(typed, model_name), add_types=(type_contrib_results,))
+    refined = refine_types(
+        inferred, lambda typed: _infer(typed, model_name), add_types=(type_contrib_results, resolve_static_ifs)
+    )
     if _has_subgraphs(refined.graph):
         infer_subgraph_types(refined, lambda lifted: infer_types(lifted, model_name))
         refined = _infer(refined, model_name)  # the results of If/Loop/Scan from their typed subgraphs

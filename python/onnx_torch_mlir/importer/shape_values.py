@@ -21,6 +21,12 @@ dims computed from those values are written into the model's value_info where
 they are more precise than inference found, and inference runs again so the
 ops downstream are typed from them. Nothing is folded into the graph: the
 model keeps its own nodes; only types change, and only from `?` to a size.
+
+The one exception is an If whose condition's shape value is a known bool
+(`static_if`, e.g. `Equal` of two sizes that are the same named dim is True):
+it is replaced by the branch that runs. A branch that cannot run may have
+results of another rank, which torch cannot carry through an If; a branch that
+can never run must not stop a model from converting.
 """
 
 from __future__ import annotations
@@ -486,6 +492,16 @@ def refine_types(model: onnx.ModelProto, infer, add_types=()) -> onnx.ModelProto
             return model
         model = infer(model)
     return model
+
+
+def shape_values_of(model: onnx.ModelProto) -> dict:
+    """name -> shape value of each main-graph value that has one (`static_if` reads conditions)."""
+    graph = model.graph
+    declared = list(graph.input) + list(graph.value_info) + list(graph.output)
+    evaluator = _Evaluator(graph, {value.name: value.type for value in declared})
+    for node in graph.node:
+        evaluator.run(node)
+    return evaluator.values
 
 
 def _refine_once(model: onnx.ModelProto) -> bool:
