@@ -4,7 +4,9 @@ interpolated position embeddings, patch unfolding, pooled attention, shifted win
 attention with upsampling, a convolutional audio front end, ALiBi).
 
 Each was found failing on some backend when first tried (`verify --each-node` named the node); the
-model stays here as the regression test of its fix. Small configs, seeded random weights.
+model stays here as the regression test of its fix. Small configs, seeded random weights. Four are
+also exported with a dynamic batch (and sequence), the form their dynamic-shape bugs showed in, and
+tested at other sizes.
 """
 
 from __future__ import annotations
@@ -69,28 +71,38 @@ def _model(architecture: str):
     raise ValueError(f"unknown architecture {architecture}")
 
 
-def inputs_for_architecture(rng: np.random.Generator, architecture: str) -> dict[str, np.ndarray]:
-    """Two examples: token ids with a right-padded mask, images or audio."""
+# Exported with a dynamic batch (and sequence): each failed that way on Linalg or StableHLO.
+DYNAMIC = ("deberta-v2", "mobilevit", "funnel", "segformer")
+
+
+def inputs_for_architecture(rng: np.random.Generator, architecture: str, dynamic: bool = False) -> dict[str, np.ndarray]:
+    """Token ids with a right-padded mask, images or audio: two examples at the export sizes; a
+    dynamic export is tested at three, and text two tokens longer."""
     kind, size = ARCHITECTURES[architecture][1]
+    batch = 3 if dynamic else 2
     if kind == "text":
-        mask = np.ones((2, size), np.int64)
+        size += 2 if dynamic else 0
+        mask = np.ones((batch, size), np.int64)
         mask[1, size - 2:] = 0
-        return {"input_ids": rng.integers(3, VOCABULARY, (2, size), dtype=np.int64), "attention_mask": mask}
+        return {"input_ids": rng.integers(3, VOCABULARY, (batch, size), dtype=np.int64), "attention_mask": mask}
     if kind == "image":
-        return {"pixel_values": rng.standard_normal((2, 3, size, size), dtype=np.float32)}
-    return {"input_values": rng.standard_normal((2, size), dtype=np.float32)}
+        return {"pixel_values": rng.standard_normal((batch, 3, size, size), dtype=np.float32)}
+    return {"input_values": rng.standard_normal((batch, size), dtype=np.float32)}
 
 
-def build_architecture(directory: Path, architecture: str) -> Path:
+def build_architecture(directory: Path, architecture: str, dynamic: bool = False) -> Path:
     import torch
     import zoo_models
 
     example = inputs_for_architecture(np.random.default_rng(1), architecture)
     model, output_names = _model(architecture)
     module = zoo_models._select_outputs(model.eval(), list(example), output_names)
+    axes = None
+    if dynamic:
+        axes = {name: {0: "batch", 1: "sequence"} if value.ndim == 2 else {0: "batch"} for name, value in example.items()}
     example = {name: torch.from_numpy(value) for name, value in example.items()}
     with torch.no_grad():
-        return zoo_models._export_torch_module(module, example, directory / "model.onnx", "torchscript", None, output_names)
+        return zoo_models._export_torch_module(module, example, directory / "model.onnx", "torchscript", axes, output_names)
 
 
 SHARED_BUILD_CODE = (sys.modules[__name__],)
@@ -98,7 +110,7 @@ SHARED_BUILD_CODE = (sys.modules[__name__],)
 
 def models(zoo_model) -> list:
     """This module's entries, as instances of `zoo_model` (zoo_models.ZooModel)."""
-    return [
+    entries = [
         zoo_model(
             name=f"{architecture}-torchscript-static", family="architectures", exporter="torchscript", dynamic=False,
             slice=False, builder=build_architecture, make_inputs=inputs_for_architecture,
@@ -107,3 +119,15 @@ def models(zoo_model) -> list:
         )
         for architecture, (exercises, _) in ARCHITECTURES.items()
     ]
+    entries += [
+        zoo_model(
+            name=f"{architecture}-torchscript-dynamic", family="architectures", exporter="torchscript", dynamic=True,
+            slice=False, builder=build_architecture, make_inputs=inputs_for_architecture,
+            parameters={"architecture": architecture, "dynamic": True},
+            description=f"{architecture}: {ARCHITECTURES[architecture][0]}; TorchScript exporter, dynamic batch"
+            + (f" and sequence (tested at 3x{ARCHITECTURES[architecture][1][1] + 2})"
+               if ARCHITECTURES[architecture][1][0] == "text" else " (tested at batch 3)"),
+        )
+        for architecture in DYNAMIC
+    ]
+    return entries
