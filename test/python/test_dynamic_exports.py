@@ -22,13 +22,13 @@ import textwrap
 
 import numpy as np
 import onnx
-import onnxruntime
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
 from onnx_torch_mlir.runtime.iree import compile_with_iree
+from onnxruntime_reference import expected
 
 DYNAMIC_BACKENDS = ("linalg-on-tensors", "stablehlo")
 CONSUMERS = ("reference", "iree")
@@ -44,10 +44,6 @@ def _run(module, backend: str, consumer: str, arrays: list):
     if consumer == "iree":
         return compile_with_iree(module, backend)(*arrays)
     return runtime.compile_for_cpu(module, input_dialect=backend)(*arrays)
-
-
-def _onnxruntime(model: onnx.ModelProto, feeds: dict):
-    return onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
 
 
 # -- Funnel's Einsums ---------------------------------------------------------------------------
@@ -87,7 +83,7 @@ def test_dynamic_einsum_matches_onnxruntime(case, backend, consumer):
     equation, lhs_dims, rhs_dims, lhs_shape, rhs_shape = EINSUMS[case]
     model = _einsum_model(equation, lhs_dims, rhs_dims)
     feeds = _einsum_feeds(lhs_shape, rhs_shape)
-    (want,) = _onnxruntime(model, feeds)
+    (want,) = expected(model, list(feeds.values()))
     (got,) = _run(onnx_torch_mlir.compile(model, backend), backend, consumer, list(feeds.values()))
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
@@ -99,7 +95,7 @@ def test_einsum_with_dims_fixed_on_tosa(case, consumer):
     equation, lhs_dims, rhs_dims, lhs_shape, rhs_shape = EINSUMS[case]
     model = _einsum_model(equation, lhs_dims, rhs_dims)
     feeds = _einsum_feeds(lhs_shape, rhs_shape)
-    (want,) = _onnxruntime(model, feeds)
+    (want,) = expected(model, list(feeds.values()))
     module = onnx_torch_mlir.compile(model, "tosa", input_shapes={"a": lhs_shape, "c": rhs_shape})
     (got,) = _run(module, "tosa", consumer, list(feeds.values()))
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
@@ -147,7 +143,7 @@ def test_float_computed_patch_size_types_the_reshape():
 def test_float_computed_patches_match_onnxruntime(backend, consumer):
     model = _patch_model()
     x = np.random.default_rng(3).standard_normal((3, 16, 8, 8)).astype(np.float32)
-    (want,) = _onnxruntime(model, {"x": x})
+    (want,) = expected(model, [x])
     dims = {"n": 3} if backend == "tosa" else None
     (got,) = _run(onnx_torch_mlir.compile(model, backend, dims=dims), backend, consumer, [x])
     assert got.shape == want.shape == (192, 4, 2, 2)

@@ -32,13 +32,13 @@ import re
 
 import numpy as np
 import onnx
-import onnxruntime
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
 from onnx_torch_mlir.runtime.iree import compile_with_iree
+from onnxruntime_reference import expected
 
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 RTOL, ATOL = 1e-5, 1e-5
@@ -103,10 +103,6 @@ def _run(module, backend: str, consumer: str, arrays: list):
     return runtime.compile_for_cpu(module, input_dialect=backend)(*arrays)
 
 
-def _onnxruntime(model: onnx.ModelProto, feeds: dict):
-    return onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
-
-
 def test_torch_output_of_the_static_graph_has_no_dynamic_dim():
     text = str(onnx_torch_mlir.compile(_float_range_model(), "torch"))
     assert "!torch.vtensor<[2,2,8,16],f32>" in text  # the function's result, i.e. t = 16
@@ -139,7 +135,7 @@ def test_float_sizes_follow_onnx_cast_and_division():
     outputs = [helper.make_tensor_value_info(name, TensorProto.INT64, None) for name in ("range", "range_seven")]
     model = helper.make_model(helper.make_graph(nodes, "float_sizes", [], outputs),
                               opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    want = [array.shape for array in _onnxruntime(model, {})]
+    want = [array.shape for array in expected(model, [])]
     assert want == [(18,), (6,)]
     text = str(onnx_torch_mlir.import_onnx(model))
     assert "-> (!torch.vtensor<[18],si64>, !torch.vtensor<[6],si64>)" in text, text
@@ -180,7 +176,7 @@ def test_float_size_of_a_dim_known_only_after_refinement_is_typed():
     rng = np.random.default_rng(2)
     feeds = {"x": rng.standard_normal((1, 1)).astype(np.float32)} | _float_inputs(rng)
     feeds["q"] = rng.standard_normal((3, 8, 2, 16)).astype(np.float32)
-    want = _onnxruntime(model, feeds)
+    want = expected(model, list(feeds.values()))
     got = _run(onnx_torch_mlir.compile(model, "linalg-on-tensors"), "linalg-on-tensors", "reference", list(feeds.values()))
     for got_array, want_array in zip(got, want):
         np.testing.assert_allclose(got_array, want_array, rtol=RTOL, atol=ATOL)
@@ -191,7 +187,7 @@ def test_float_size_of_a_dim_known_only_after_refinement_is_typed():
 def test_float_computed_positions_match_onnxruntime(backend, consumer):
     model = _float_range_model()
     feeds = _float_inputs(np.random.default_rng(0))
-    (want,) = _onnxruntime(model, feeds)
+    (want,) = expected(model, list(feeds.values()))
     (got,) = _run(onnx_torch_mlir.compile(model, backend), backend, consumer, list(feeds.values()))
     assert got.shape == want.shape == (2, 2, 8, 16)
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
@@ -204,7 +200,7 @@ def test_genuinely_dynamic_letter_runs_on_linalg(consumer):
     model = _dynamic_positions_model()
     rng = np.random.default_rng(1)
     feeds = _float_inputs(rng) | {"positions": rng.integers(0, 32, size=(5,), dtype=np.int64)}
-    (want,) = _onnxruntime(model, feeds)
+    (want,) = expected(model, list(feeds.values()))
     module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
     assert "tensor<2x2x8x?xf32>" in str(module)
     (got,) = _run(module, "linalg-on-tensors", consumer, list(feeds.values()))
