@@ -187,6 +187,10 @@ def _transformers_model(architecture: str):
         return hf.BertModel(config), ["last_hidden_state", "pooler_output"]
     if architecture == "bert-base":
         return hf.BertModel(hf.BertConfig()), ["last_hidden_state", "pooler_output"]
+    if architecture == "gpt2-base":  # GPT-2 small: 124M parameters, the LM head tied to the embedding
+        return hf.GPT2LMHeadModel(hf.GPT2Config(use_cache=False)), ["logits"]
+    if architecture == "vit-base":  # ViT-B/16 at 224x224: 86M parameters
+        return hf.ViTModel(hf.ViTConfig()), ["last_hidden_state", "pooler_output"]
     if architecture == "distilbert":
         config = hf.DistilBertConfig(
             vocab_size=1000, dim=32, n_layers=2, n_heads=2, hidden_dim=64, max_position_embeddings=64
@@ -311,10 +315,11 @@ _TOKEN_INPUTS = {
     "bert-base": ("input_ids", "attention_mask", "token_type_ids"),
     "distilbert": ("input_ids", "attention_mask"),
     "gpt2": ("input_ids", "attention_mask"),
+    "gpt2-base": ("input_ids", "attention_mask"),
     "llama": ("input_ids", "attention_mask"),
 }
 _VISION = ("vit", "resnet", "mobilenetv2", "efficientnet", "convnext", "unet")
-VOCABULARY = {"bert-base": 30522}
+VOCABULARY = {"bert-base": 30522, "gpt2-base": 50257}
 
 
 def _sizes(architecture: str, at_export: bool) -> dict:
@@ -361,7 +366,7 @@ def _architecture_inputs(rng: np.random.Generator, architecture: str, sizes: dic
             "input_features": rng.standard_normal((batch, 16, 64), dtype=np.float32),
             "decoder_input_ids": rng.integers(0, 1000, (batch, sizes["decoder_sequence"]), dtype=np.int64),
         }
-    side = {"vit": (32, 32)}.get(architecture, (sizes.get("height", 64), sizes.get("width", 64)))
+    side = {"vit": (32, 32), "vit-base": (224, 224)}.get(architecture, (sizes.get("height", 64), sizes.get("width", 64)))
     image_input = "image" if architecture == "unet" else "pixel_values"
     return {image_input: rng.standard_normal((batch, 3, *side), dtype=np.float32)}
 
@@ -623,6 +628,18 @@ MODELS: list[ZooModel] = [
         builder=build_torch_export, make_inputs=inputs_for_torch_export,
         parameters={"architecture": "bert-base", "exporter": "torchscript", "dynamic": False},
         description="BERT-base at full size (110M parameters, 440 MB of weights), TorchScript exporter, static",
+    ),
+    ZooModel(
+        name="gpt2-base-dynamo-static", family="decoder", exporter="dynamo", dynamic=False, slice=False,
+        builder=build_torch_export, make_inputs=inputs_for_torch_export,
+        parameters={"architecture": "gpt2-base", "exporter": "dynamo", "dynamic": False},
+        description="GPT-2 small at full size (124M parameters, 500 MB of weights), dynamo exporter, static",
+    ),
+    ZooModel(
+        name="vit-base-dynamo-static", family="vision", exporter="dynamo", dynamic=False, slice=False,
+        builder=build_torch_export, make_inputs=inputs_for_torch_export,
+        parameters={"architecture": "vit-base", "exporter": "dynamo", "dynamic": False},
+        description="ViT-B/16 at full size (86M parameters, 350 MB of weights, 224x224 images), dynamo exporter, static",
     ),
     *zoo_deployment.models(ZooModel),
     *zoo_control.models(ZooModel),
