@@ -29,9 +29,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
-from onnx_torch_mlir import runtime
 from onnx_torch_mlir.errors import OnnxTorchMlirError
-from onnx_torch_mlir.runtime.iree import compile_with_iree
+from consumers import program
 
 RTOL, ATOL = 1e-4, 1e-5
 CONSUMERS = ("reference", "iree")
@@ -217,14 +216,11 @@ def _tokens_model() -> onnx.ModelProto:
 
 def _run(model: onnx.ModelProto, backend: str, consumer: str, inputs_at_sizes: list, **options) -> None:
     module = onnx_torch_mlir.compile(model, backend, **options)
-    if consumer == "reference":
-        program = runtime.compile_for_cpu(module, input_dialect=backend)
-    else:
-        program = compile_with_iree(module, backend)
+    compiled = program(module, backend, consumer)
     session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     for inputs in inputs_at_sizes:
         expected = session.run(None, {"x": inputs})
-        got = program(inputs)
+        got = compiled(inputs)
         for result, reference in zip(got, expected):
             np.testing.assert_allclose(result, reference, rtol=RTOL, atol=ATOL)
 

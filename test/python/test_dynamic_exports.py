@@ -26,8 +26,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
-from onnx_torch_mlir import runtime
-from onnx_torch_mlir.runtime.iree import compile_with_iree
+from consumers import program
 from onnxruntime_reference import expected
 
 DYNAMIC_BACKENDS = ("linalg-on-tensors", "stablehlo")
@@ -38,12 +37,6 @@ RTOL, ATOL = 1e-5, 1e-5
 def _model(nodes, inputs, name: str) -> onnx.ModelProto:
     graph = helper.make_graph(nodes, name, inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-
-
-def _run(module, backend: str, consumer: str, arrays: list):
-    if consumer == "iree":
-        return compile_with_iree(module, backend)(*arrays)
-    return runtime.compile_for_cpu(module, input_dialect=backend)(*arrays)
 
 
 # -- Funnel's Einsums ---------------------------------------------------------------------------
@@ -84,7 +77,7 @@ def test_dynamic_einsum_matches_onnxruntime(case, backend, consumer):
     model = _einsum_model(equation, lhs_dims, rhs_dims)
     feeds = _einsum_feeds(lhs_shape, rhs_shape)
     (want,) = expected(model, list(feeds.values()))
-    (got,) = _run(onnx_torch_mlir.compile(model, backend), backend, consumer, list(feeds.values()))
+    (got,) = program(onnx_torch_mlir.compile(model, backend), backend, consumer)(*feeds.values())
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
 
@@ -97,7 +90,7 @@ def test_einsum_with_dims_fixed_on_tosa(case, consumer):
     feeds = _einsum_feeds(lhs_shape, rhs_shape)
     (want,) = expected(model, list(feeds.values()))
     module = onnx_torch_mlir.compile(model, "tosa", input_shapes={"a": lhs_shape, "c": rhs_shape})
-    (got,) = _run(module, "tosa", consumer, list(feeds.values()))
+    (got,) = program(module, "tosa", consumer)(*feeds.values())
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
 
 
@@ -145,7 +138,7 @@ def test_float_computed_patches_match_onnxruntime(backend, consumer):
     x = np.random.default_rng(3).standard_normal((3, 16, 8, 8)).astype(np.float32)
     (want,) = expected(model, [x])
     dims = {"n": 3} if backend == "tosa" else None
-    (got,) = _run(onnx_torch_mlir.compile(model, backend, dims=dims), backend, consumer, [x])
+    (got,) = program(onnx_torch_mlir.compile(model, backend, dims=dims), backend, consumer)(x)
     assert got.shape == want.shape == (192, 4, 2, 2)
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
 

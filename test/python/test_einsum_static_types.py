@@ -36,8 +36,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
-from onnx_torch_mlir import runtime
-from onnx_torch_mlir.runtime.iree import compile_with_iree
+from consumers import program
 from onnxruntime_reference import expected
 
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
@@ -95,12 +94,6 @@ def _float_inputs(rng) -> dict:
         "table": rng.standard_normal((32, 32)).astype(np.float32),
         "kernel": rng.standard_normal((32, 2, 16)).astype(np.float32),
     }
-
-
-def _run(module, backend: str, consumer: str, arrays: list):
-    if consumer == "iree":
-        return compile_with_iree(module, backend)(*arrays)
-    return runtime.compile_for_cpu(module, input_dialect=backend)(*arrays)
 
 
 def test_torch_output_of_the_static_graph_has_no_dynamic_dim():
@@ -177,7 +170,7 @@ def test_float_size_of_a_dim_known_only_after_refinement_is_typed():
     feeds = {"x": rng.standard_normal((1, 1)).astype(np.float32)} | _float_inputs(rng)
     feeds["q"] = rng.standard_normal((3, 8, 2, 16)).astype(np.float32)
     want = expected(model, list(feeds.values()))
-    got = _run(onnx_torch_mlir.compile(model, "linalg-on-tensors"), "linalg-on-tensors", "reference", list(feeds.values()))
+    got = program(onnx_torch_mlir.compile(model, "linalg-on-tensors"), "linalg-on-tensors", "reference")(*feeds.values())
     for got_array, want_array in zip(got, want):
         np.testing.assert_allclose(got_array, want_array, rtol=RTOL, atol=ATOL)
 
@@ -188,7 +181,7 @@ def test_float_computed_positions_match_onnxruntime(backend, consumer):
     model = _float_range_model()
     feeds = _float_inputs(np.random.default_rng(0))
     (want,) = expected(model, list(feeds.values()))
-    (got,) = _run(onnx_torch_mlir.compile(model, backend), backend, consumer, list(feeds.values()))
+    (got,) = program(onnx_torch_mlir.compile(model, backend), backend, consumer)(*feeds.values())
     assert got.shape == want.shape == (2, 2, 8, 16)
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
 
@@ -203,6 +196,6 @@ def test_genuinely_dynamic_letter_runs_on_linalg(consumer):
     (want,) = expected(model, list(feeds.values()))
     module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
     assert "tensor<2x2x8x?xf32>" in str(module)
-    (got,) = _run(module, "linalg-on-tensors", consumer, list(feeds.values()))
+    (got,) = program(module, "linalg-on-tensors", consumer)(*feeds.values())
     assert got.shape == want.shape == (2, 2, 8, 5)
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)

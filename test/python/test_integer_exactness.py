@@ -15,7 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
-from onnx_torch_mlir.runtime.iree import compile_with_iree
+from consumers import program
 
 
 def _unary_model(op_type: str, element: int) -> onnx.ModelProto:
@@ -33,10 +33,7 @@ INTEGERS = [(TensorProto.INT64, np.int64), (TensorProto.INT32, np.int32), (Tenso
 
 
 def _program(model, backend, consumer):
-    module = onnx_torch_mlir.compile(model, backend)
-    if consumer == "reference":
-        return runtime.compile_for_cpu(module, input_dialect=backend)
-    return compile_with_iree(module, backend)
+    return program(onnx_torch_mlir.compile(model, backend), backend, consumer)
 
 
 def _extremes(dtype) -> np.ndarray:

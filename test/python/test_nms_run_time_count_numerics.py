@@ -19,8 +19,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
-from onnx_torch_mlir import runtime
-from onnx_torch_mlir.runtime.iree import compile_with_iree
+from consumers import program
 
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 CONSUMERS = ("reference", "iree")
@@ -138,13 +137,6 @@ def _expected(model: onnx.ModelProto, feeds: dict) -> list:
     return session.run(None, feeds)
 
 
-def _program(module, backend: str, consumer: str):
-    if consumer == "iree":
-        return compile_with_iree(module, backend)
-    compiled = runtime.compile_for_cpu(module, input_dialect=backend)
-    return lambda *arrays: compiled(*arrays)
-
-
 def _assert_matches(outputs, expected):
     assert len(outputs) == len(expected)
     for got, want in zip(outputs, expected):
@@ -167,12 +159,12 @@ PARAMS = [(name, backend, consumer) for name in MODELS for backend in BACKENDS f
 def test_run_time_count_matches_onnxruntime(name, backend, consumer):
     model = MODELS[name]()
     module = onnx_torch_mlir.compile(model, backend)
-    program = _program(module, backend, consumer)
+    compiled = program(module, backend, consumer)
     counts = set()
     for seed, scale in RUNS:
         feeds = _feeds(model, seed, scale)
         expected = _expected(model, feeds)
-        _assert_matches(program(*feeds.values()), expected)
+        _assert_matches(compiled(*feeds.values()), expected)
         counts.add(next(value.shape[0] for value in expected if value.ndim))  # the rows of the first with rows
     assert len(counts) == len(RUNS) and 0 in counts  # the count really changes with the data
 
@@ -180,10 +172,10 @@ def test_run_time_count_matches_onnxruntime(name, backend, consumer):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_count_read_in_a_static_signature(backend):
     model = _count_model()
-    program = _program(onnx_torch_mlir.compile(model, backend), backend, "reference")
+    compiled = program(onnx_torch_mlir.compile(model, backend), backend, "reference")
     for seed, scale in RUNS:
         feeds = _feeds(model, seed, scale)
-        _assert_matches(program(*feeds.values()), _expected(model, feeds))
+        _assert_matches(compiled(*feeds.values()), _expected(model, feeds))
 
 
 def test_stablehlo_cuts_the_padded_rows_with_a_dynamic_slice():

@@ -20,8 +20,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import onnx_torch_mlir
-from onnx_torch_mlir import runtime
-from onnx_torch_mlir.runtime.iree import compile_with_iree
+from consumers import program
 
 PROGRAMS = [("stablehlo", "reference"), ("stablehlo", "iree"), ("linalg-on-tensors", "reference")]
 
@@ -94,13 +93,6 @@ CASES = {
 }
 
 
-def _program(module, backend: str, consumer: str):
-    if consumer == "iree":
-        return compile_with_iree(module, backend)
-    compiled = runtime.compile_for_cpu(module, input_dialect=backend)
-    return lambda *arrays: compiled(*arrays)
-
-
 # Negative run-time pads also run on Linalg: the conversion crops by them before
 # aten.constant_pad_nd (whose Linalg lowering gave wrong numbers or aborted on them).
 PARAMS = [(name, backend, consumer) for name in CASES for backend, consumer in PROGRAMS]
@@ -113,12 +105,12 @@ def test_run_time_sizes_match_onnxruntime(name, backend, consumer):
     module = onnx_torch_mlir.compile(model, backend)
     if backend == "stablehlo":
         assert "torch." not in str(module)
-    program = _program(module, backend, consumer)
+    compiled = program(module, backend, consumer)
     session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     shapes = set()
     for feeds in feeds_list:
         (want,) = session.run(None, feeds)
-        (got,) = program(*feeds.values())
+        (got,) = compiled(*feeds.values())
         assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
         shapes.add(want.shape)
@@ -143,14 +135,14 @@ def test_nearest_upsample_by_run_time_scales_matches_onnxruntime(consumer):
     model = _upsample_model()
     module = onnx_torch_mlir.compile(model, "stablehlo")
     assert "torch." not in str(module)
-    program = _program(module, "stablehlo", consumer)
+    compiled = program(module, "stablehlo", consumer)
     session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     x = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
     results = []
     for scales in ([1, 1, 2, 1.5], [1, 1, 2.2, 1.7]):
         feeds = {"x": x, "scales": np.array(scales, np.float32)}
         (want,) = session.run(None, feeds)
-        (got,) = program(*feeds.values())
+        (got,) = compiled(*feeds.values())
         np.testing.assert_array_equal(got, want)
         results.append(want)
     assert not np.array_equal(*results)
@@ -183,7 +175,7 @@ def test_shapes_of_sequence_elements_match_onnxruntime(consumer):
     feeds = {"a": np.ones((2, 3), np.float32), "c": np.ones((4, 5), np.float32)}
     (want,) = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None,
                                                                                                             feeds)
-    (got,) = _program(module, "stablehlo", consumer)(*feeds.values())
+    (got,) = program(module, "stablehlo", consumer)(*feeds.values())
     np.testing.assert_array_equal(got, want)
 
 
@@ -208,7 +200,7 @@ def test_insert_at_run_time_position_matches_onnxruntime(consumer):
     model = _insert_model()
     module = onnx_torch_mlir.compile(model, "stablehlo")
     assert "stablehlo.if" in str(module) and "torch." not in str(module)
-    program = _program(module, "stablehlo", consumer)
+    compiled = program(module, "stablehlo", consumer)
     session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     arrays = {"a": np.array([1, 2], np.float32), "c": np.array([3, 4, 5], np.float32),
               "t": np.array([6, 7, 8, 9], np.float32)}
@@ -216,7 +208,7 @@ def test_insert_at_run_time_position_matches_onnxruntime(consumer):
     for position in (0, 1, 2, -1):
         feeds = {**arrays, "position": np.array(position, np.int64)}
         (want,) = session.run(None, feeds)
-        (got,) = program(*feeds.values())
+        (got,) = compiled(*feeds.values())
         np.testing.assert_array_equal(got, want)
         results.append(tuple(want))
     assert len(set(results)) == 3  # -1 inserts where 1 does

@@ -14,8 +14,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import onnx_torch_mlir
-from onnx_torch_mlir import runtime
-from onnx_torch_mlir.runtime.iree import compile_with_iree
+from consumers import program
 
 BACKENDS = ("linalg-on-tensors", "stablehlo")
 CONSUMERS = ("reference", "iree")
@@ -47,13 +46,6 @@ def _expected(model: onnx.ModelProto, feeds: dict) -> list:
     return session.run(None, feeds)
 
 
-def _program(module, backend: str, consumer: str):
-    if consumer == "iree":
-        return compile_with_iree(module, backend)
-    compiled = runtime.compile_for_cpu(module, input_dialect=backend)
-    return lambda *arrays: compiled(*arrays)
-
-
 CASES = {
     "flat-sorted": ((12,), None, 1),
     "flat-first-occurrence": ((3, 4), None, 0),
@@ -70,12 +62,12 @@ RUNS = [(1, 1), (2, 2), (3, 1000)]
 def test_run_time_count_matches_onnxruntime(name, backend, consumer):
     shape, axis, sorted_ = CASES[name]
     model = _model(shape, axis, sorted_)
-    program = _program(onnx_torch_mlir.compile(model, backend), backend, consumer)
+    compiled = program(onnx_torch_mlir.compile(model, backend), backend, consumer)
     counts = set()
     for seed, values in RUNS:
         feeds = _feeds(shape, seed, values)
         expected = _expected(model, feeds)
-        outputs = program(*feeds.values())
+        outputs = compiled(*feeds.values())
         assert len(outputs) == len(expected)
         for got, want in zip(outputs, expected):
             assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype, want.dtype)
