@@ -31,6 +31,16 @@ func.func @main(%arg0: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32> {
 }
 """
 
+# Concat's operand list leaves its element type open; its elements are static values.
+STATIC_CAT = """
+func.func @main(%arg0: !torch.vtensor<[2,1,4],f32>, %arg1: !torch.vtensor<[2,3,4],f32>) -> !torch.vtensor<[2,4,4],f32> {
+  %int1 = torch.constant.int 1
+  %0 = torch.prim.ListConstruct %arg0, %arg1 : (!torch.vtensor<[2,1,4],f32>, !torch.vtensor<[2,3,4],f32>) -> !torch.list<vtensor>
+  %1 = torch.aten.cat %0, %int1 : !torch.list<vtensor>, !torch.int -> !torch.vtensor<[2,4,4],f32>
+  return %1 : !torch.vtensor<[2,4,4],f32>
+}
+"""
+
 # Modules the direct route must leave to the full simplification, untouched.
 NOT_DIRECT = {
     "unknown size": """
@@ -72,6 +82,12 @@ def test_static_module_reaches_the_contract_directly():
     text = str(module)
     assert "aten.softmax" not in text  # decomposed, as the full simplification does
     assert "torch.aten.exp" in text
+
+
+def test_concat_of_static_tensors_reaches_the_contract_directly():
+    module = ir.Module.parse(STATIC_CAT, make_context())
+    assert passes.reaches_contract_directly(module)
+    assert "torch.aten.cat" in str(module)
 
 
 @pytest.mark.parametrize("name", sorted(NOT_DIRECT))

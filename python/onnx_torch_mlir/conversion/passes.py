@@ -148,8 +148,10 @@ _STATIC_TENSOR = re.compile(r"vtensor<\[[0-9,]*\],(?!unk>)(?:complex<[^<>]+>|[^<
 
 def _is_static_type(text: str) -> bool:
     """No tensor in the type `text` lacks a size or its dtype, and it is no tuple (torch-mlir's
-    calling-convention pass would rewrite a tuple)."""
-    rest = _STATIC_TENSOR.sub("", text)
+    calling-convention pass would rewrite a tuple). A list of tensors may leave its element type
+    open (`!torch.list<vtensor>`, as Concat's operands): the elements are values of their own,
+    checked where they are defined."""
+    rest = _STATIC_TENSOR.sub("", text).replace("list<vtensor>", "list<>")
     return "tensor" not in rest and "tuple" not in rest
 
 
