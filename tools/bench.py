@@ -39,10 +39,12 @@ BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 FORMATS = ("bytecode", "text")
 PATHS = ("ours", "torch-mlir")
 STAGES = ("import", "conversion", "torch-mlir simplification", "backend pipeline", "writing")
-# Zoo models measured: transformers, then CNNs. bert-base has its real 110M parameters; the others
-# are the zoo's reduced configurations (real graphs, small weights).
+# Zoo models measured: transformers, then CNNs. BERT-base, GPT-2 small and ViT-B/16 have their real
+# 86-124M parameters; the others are the zoo's reduced configurations (real graphs, small weights).
 ZOO_MODELS = (
     "bert-base-torchscript-static",
+    "gpt2-base-dynamo-static",
+    "vit-base-dynamo-static",
     "gpt2-dynamo-static",
     "vit-dynamo-static",
     "resnet-torchscript-static",
