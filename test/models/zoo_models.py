@@ -615,6 +615,15 @@ def _optimum_exports() -> list[ZooModel]:
     return models
 
 
+def _full_size(architecture: str, exporter: str, family: str, description: str) -> ZooModel:
+    """A transformers architecture at its real size, exported static; too slow for the fast slice."""
+    return ZooModel(
+        name=f"{architecture}-{exporter}-static", family=family, exporter=exporter, dynamic=False, slice=False,
+        builder=build_torch_export, make_inputs=inputs_for_torch_export,
+        parameters={"architecture": architecture, "exporter": exporter, "dynamic": False}, description=description,
+    )
+
+
 MODELS: list[ZooModel] = [
     ZooModel(
         name="helper-mlp", family="hand-built", exporter="onnx.helper", dynamic=True, slice=True,
@@ -623,24 +632,12 @@ MODELS: list[ZooModel] = [
     ),
     *_torch_exports(),
     *_optimum_exports(),
-    ZooModel(
-        name="bert-base-torchscript-static", family="text", exporter="torchscript", dynamic=False, slice=False,
-        builder=build_torch_export, make_inputs=inputs_for_torch_export,
-        parameters={"architecture": "bert-base", "exporter": "torchscript", "dynamic": False},
-        description="BERT-base at full size (110M parameters, 440 MB of weights), TorchScript exporter, static",
-    ),
-    ZooModel(
-        name="gpt2-base-dynamo-static", family="decoder", exporter="dynamo", dynamic=False, slice=False,
-        builder=build_torch_export, make_inputs=inputs_for_torch_export,
-        parameters={"architecture": "gpt2-base", "exporter": "dynamo", "dynamic": False},
-        description="GPT-2 small at full size (124M parameters, 500 MB of weights), dynamo exporter, static",
-    ),
-    ZooModel(
-        name="vit-base-dynamo-static", family="vision", exporter="dynamo", dynamic=False, slice=False,
-        builder=build_torch_export, make_inputs=inputs_for_torch_export,
-        parameters={"architecture": "vit-base", "exporter": "dynamo", "dynamic": False},
-        description="ViT-B/16 at full size (86M parameters, 350 MB of weights, 224x224 images), dynamo exporter, static",
-    ),
+    _full_size("bert-base", "torchscript", "text",
+               "BERT-base at full size (110M parameters, 440 MB of weights), TorchScript exporter, static"),
+    _full_size("gpt2-base", "dynamo", "decoder",
+               "GPT-2 small at full size (124M parameters, 500 MB of weights), dynamo exporter, static"),
+    _full_size("vit-base", "dynamo", "vision",
+               "ViT-B/16 at full size (86M parameters, 350 MB of weights, 224x224 images), dynamo exporter, static"),
     *zoo_deployment.models(ZooModel),
     *zoo_control.models(ZooModel),
     *zoo_architectures.models(ZooModel),
