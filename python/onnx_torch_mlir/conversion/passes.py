@@ -123,23 +123,33 @@ def backend_contract_pipeline(backend_legal_ops: Sequence[str] = ()) -> str:
 _TYPES_WITHOUT_TORCH_DTYPE = re.compile(r"[<,]\s*(?:ui16|ui32|ui64|si4|ui4|si2|ui2)>")
 
 
-def uses_types_without_torch_dtype(module: ir.Module) -> bool:
-    """Whether a value or block argument of `module` has such a type (a walk over the types:
-    printing the module, even with large elements and resources elided, took seconds per
-    hundred MiB of weights)."""
-    found = False
+def _value_types(operation: ir.Operation) -> list[str]:
+    """The types of the values `operation` defines (results and its blocks' arguments), as text."""
+    values = list(operation.results)
+    for region in operation.regions:
+        for block in region.blocks:
+            values.extend(block.arguments)
+    return [str(value.type) for value in values]
+
+
+def _every_value_type(module: ir.Module, accept: Callable[[str], bool], accept_op=lambda name: True) -> bool:
+    """Whether `accept` holds for every value's type and `accept_op` for every op name in `module`
+    (a walk over the types, stopping at the first refusal: printing the module, even with large
+    elements and resources elided, took seconds per hundred MiB of weights)."""
+    accepted = True
 
     def visit(operation: ir.Operation) -> ir.WalkResult:
-        nonlocal found
-        values = list(operation.results)
-        for region in operation.regions:
-            for block in region.blocks:
-                values.extend(block.arguments)
-        found = any(_TYPES_WITHOUT_TORCH_DTYPE.search(str(value.type)) for value in values)
-        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
+        nonlocal accepted
+        accepted = accept_op(operation.name) and all(accept(text) for text in _value_types(operation))
+        return ir.WalkResult.ADVANCE if accepted else ir.WalkResult.INTERRUPT
 
     module.operation.walk(visit)
-    return found
+    return accepted
+
+
+def uses_types_without_torch_dtype(module: ir.Module) -> bool:
+    """Whether a value or block argument of `module` has such a type."""
+    return not _every_value_type(module, lambda text: not _TYPES_WITHOUT_TORCH_DTYPE.search(text))
 
 
 # A torch value tensor type with every size and the dtype known.
@@ -158,22 +168,7 @@ def _is_static_type(text: str) -> bool:
 def is_static_single_function(module: ir.Module) -> bool:
     """Whether every tensor in `module` is a value tensor with static sizes and a dtype, and no
     function calls another (so torch-mlir's inliner and refinement have nothing to do)."""
-    static = True
-
-    def visit(operation: ir.Operation) -> ir.WalkResult:
-        nonlocal static
-        if operation.name == "func.call":
-            static = False
-            return ir.WalkResult.INTERRUPT
-        values = list(operation.results)
-        for region in operation.regions:
-            for block in region.blocks:
-                values.extend(block.arguments)
-        static = all(_is_static_type(str(value.type)) for value in values)
-        return ir.WalkResult.ADVANCE if static else ir.WalkResult.INTERRUPT
-
-    module.operation.walk(visit)
-    return static
+    return _every_value_type(module, _is_static_type, accept_op=lambda name: name != "func.call")
 
 
 def direct_contract_pipeline(backend_legal_ops: Sequence[str] = ()) -> str:
@@ -205,8 +200,7 @@ def reaches_contract_directly(module: ir.Module, backend_legal_ops: Sequence[str
     if not is_static_single_function(module):
         return False
     try:
-        with module.context:
-            PassManager.parse("builtin.module(torch-verify-backend-contract-no-decompositions)").run(module.operation)
+        build_pass_manager(["torch-verify-backend-contract-no-decompositions"], module.context).run(module.operation)
     except ir.MLIRError:
         return False
     return True
