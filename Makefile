@@ -11,7 +11,7 @@ export ONNX_TORCH_MLIR_DISABLE := $(DISABLE)
 endif
 
 .PHONY: venv demo test test-lit test-python test-conformance test-coverage conformance coverage docs bench clean help \
-	zoo zoo-check test-zoo wheel test-wheel
+	zoo zoo-check test-zoo wild wild-check test-wild wheel test-wheel
 
 help:
 	@echo "make demo              compile and run a model shipped in the onnx wheel, saying what happened"
@@ -26,6 +26,11 @@ help:
 	@echo "                       configuration x consumer; rewrites docs/models.md and test/models/{results,passing}"
 	@echo "make zoo-check         fail when any model in test/models/passing/ours/ no longer passes (all models)"
 	@echo "make test-zoo          the same check on the zoo's fast slice (part of make test)"
+	@echo "make wild              the wild corpus (ONNX files other tools wrote; test/wild/): build (downloads cached"
+	@echo "                       outside the repo), run every file x backend x configuration x consumer;"
+	@echo "                       rewrites docs/wild.md and test/wild/{results,passing}"
+	@echo "make wild-check        fail when any file in test/wild/passing/ours/ no longer passes (all files)"
+	@echo "make test-wild         the same check on the wild corpus's fast slice (part of make test)"
 	@echo "DISABLE=tosa,stablehlo,torch   switch paths off for any target"
 	@echo "make venv              create .venv from the pinned versions"
 
@@ -41,7 +46,7 @@ $(STAMP): pyproject.toml externals/mlir-wheels.toml
 demo: venv
 	$(BIN)/onnx-torch-mlir demo
 
-test: venv test-lit test-python test-wheel test-conformance test-coverage test-zoo test-fuzz
+test: venv test-lit test-python test-wheel test-conformance test-coverage test-zoo test-wild test-fuzz
 
 # The fuzzer (tools/fuzz.py): seeded mutations of the conformance models, each compiled to every enabled
 # backend in its own process. `make fuzz` runs FUZZ_COUNT of them and rewrites docs/robustness.md's report;
@@ -112,6 +117,16 @@ zoo-check: venv
 # The zoo's fast slice, configuration "ours", both consumers: fails when a listed model regresses.
 test-zoo: venv
 	$(BIN)/python test/models/run_zoo.py --check --jobs $(JOBS)
+
+# The wild corpus (test/wild/): files other people's tools wrote, run by the zoo's harness.
+wild: venv
+	$(BIN)/python test/models/run_zoo.py --corpus wild --update --jobs $(JOBS)
+
+wild-check: venv
+	$(BIN)/python test/models/run_zoo.py --corpus wild --check --all --jobs $(JOBS)
+
+test-wild: venv
+	$(BIN)/python test/models/run_zoo.py --corpus wild --check --jobs $(JOBS)
 
 clean:
 	rm -rf $(VENV) build dist python/*.egg-info

@@ -1,13 +1,14 @@
-"""Build the model zoo into its cache: `python test/models/build_zoo.py [-k PATTERN] [--jobs N]`.
+"""Build the model zoo into its cache: `python test/models/build_zoo.py [-k PATTERN] [--jobs N] [--corpus wild]`.
 
 The cache lives outside the repository, in `$ONNX_TORCH_MLIR_ZOO_CACHE` (default
-`~/.cache/onnx-torch-mlir/zoo`). Each model gets a directory `<name>-<key>`, where the key hashes
+`~/.cache/onnx-torch-mlir/zoo`; the wild corpus's in `$ONNX_TORCH_MLIR_WILD_CACHE/builds`, default
+`~/.cache/onnx-torch-mlir/wild/builds`; corpus.py). Each model gets a directory `<name>-<key>`, where the key hashes
 what decides the files: the builder's and the inputs' code, the parameters, and the versions of the
 packages that export and run it. A model is rebuilt only when its key changed.
 
 A directory holds the exported model, `reference.npz` (the seeded inputs `input.<name>` in graph
 input order and onnxruntime's outputs `output.<index>`, CPU execution provider), and `build.json`:
-the outcome, the path of the `.onnx` file, and on failure the stage ("export", "inputs",
+the outcome, the path of the `.onnx` file and its sha256, and on failure the stage ("export", "inputs",
 "onnxruntime") with the first line of the error. A failed build is cached like a successful one
 (the same code and versions fail the same way); `--rebuild` forces a new attempt.
 
@@ -36,8 +37,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import zoo_models  # noqa: E402
+from corpus import CORPORA, ZOO, Corpus  # noqa: E402
 
-CACHE_VARIABLE = "ONNX_TORCH_MLIR_ZOO_CACHE"
+CACHE_VARIABLE = ZOO.cache_variable
 VERSIONED_PACKAGES = (
     "torch", "transformers", "optimum", "optimum-onnx", "onnx", "onnxscript", "onnx-ir", "onnxruntime", "numpy",
 )
@@ -48,8 +50,8 @@ BUILD_TIMEOUT_SECONDS = 900
 SEED = 0
 
 
-def cache_root() -> Path:
-    return Path(os.environ.get(CACHE_VARIABLE) or Path.home() / ".cache" / "onnx-torch-mlir" / "zoo").expanduser()
+def cache_root(corpus: Corpus = ZOO) -> Path:
+    return corpus.cache_root
 
 
 def package_versions() -> dict[str, str]:
@@ -68,8 +70,8 @@ def cache_key(model: zoo_models.ZooModel) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def cache_directory(model: zoo_models.ZooModel) -> Path:
-    return cache_root() / f"{model.name}-{cache_key(model)}"
+def cache_directory(model: zoo_models.ZooModel, corpus: Corpus = ZOO) -> Path:
+    return cache_root(corpus) / f"{model.name}-{cache_key(model)}"
 
 
 @dataclass
@@ -186,6 +188,7 @@ def build_in_this_process(model: zoo_models.ZooModel, directory: Path) -> dict:
     except Exception as error:  # the exporter's own errors: that is this model's build outcome
         return fail("export", error)
     record["model"] = str(model_path.relative_to(directory))
+    record["sha256"] = hashlib.sha256(model_path.read_bytes()).hexdigest()
     try:
         header = onnx.load(str(model_path), load_external_data=False)
         expected_names = graph_input_names(header)
@@ -211,18 +214,20 @@ def build_in_this_process(model: zoo_models.ZooModel, directory: Path) -> dict:
     return record
 
 
-def ensure_built(model: zoo_models.ZooModel, rebuild: bool = False, timeout: float = BUILD_TIMEOUT_SECONDS) -> BuildResult:
+def ensure_built(model: zoo_models.ZooModel, rebuild: bool = False, timeout: float = BUILD_TIMEOUT_SECONDS,
+                 corpus: Corpus = ZOO) -> BuildResult:
     """The cached build of `model`, building it (in a child process) when missing or stale."""
-    directory = cache_directory(model)
+    directory = cache_directory(model, corpus)
     if not rebuild:
         cached = _read_build_record(directory, model.name, cached=True)
         if cached is not None:
             return cached
-    root = cache_root()
+    root = cache_root(corpus)
     root.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{model.name}-", dir=root))
     started = time.perf_counter()
-    command = [sys.executable, str(Path(__file__).resolve()), "--build-one", model.name, "--into", str(work)]
+    command = [sys.executable, str(Path(__file__).resolve()), "--build-one", model.name, "--into", str(work),
+               "--corpus", corpus.name]
     log_path = work.parent / f"{work.name}.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -248,10 +253,10 @@ def ensure_built(model: zoo_models.ZooModel, rebuild: bool = False, timeout: flo
     return _read_build_record(directory, model.name, cached=False)
 
 
-def select(patterns: list[str] | None, slice_only: bool = False) -> list[zoo_models.ZooModel]:
-    """The zoo models whose name matches any of `patterns` (fnmatch, or a plain substring)."""
+def select(patterns: list[str] | None, slice_only: bool = False, corpus: Corpus = ZOO) -> list[zoo_models.ZooModel]:
+    """The corpus's models whose name matches any of `patterns` (fnmatch, or a plain substring)."""
     chosen = []
-    for model in zoo_models.MODELS:
+    for model in corpus.models:
         if slice_only and not model.slice:
             continue
         if patterns and not any(fnmatch.fnmatch(model.name, p) or p in model.name for p in patterns):
@@ -260,10 +265,10 @@ def select(patterns: list[str] | None, slice_only: bool = False) -> list[zoo_mod
     return chosen
 
 
-def build_all(models, jobs: int = 2, rebuild: bool = False, on_result=None) -> dict[str, BuildResult]:
+def build_all(models, jobs: int = 2, rebuild: bool = False, on_result=None, corpus: Corpus = ZOO) -> dict[str, BuildResult]:
     results = {}
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for result in pool.map(lambda model: ensure_built(model, rebuild), models):
+        for result in pool.map(lambda model: ensure_built(model, rebuild, corpus=corpus), models):
             results[result.name] = result
             if on_result:
                 on_result(result)
@@ -283,22 +288,24 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--rebuild", action="store_true", help="build even when the cache has the model")
     parser.add_argument("--list", action="store_true", help="list the models and their cache directories")
+    parser.add_argument("--corpus", choices=sorted(CORPORA), default="zoo", help="the zoo (default) or the wild corpus")
     parser.add_argument("--build-one", help=argparse.SUPPRESS)
     parser.add_argument("--into", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    corpus = CORPORA[args.corpus]
     if args.build_one:
         directory = Path(args.into)
-        record = build_in_this_process(zoo_models.BY_NAME[args.build_one], directory)
+        record = build_in_this_process(corpus.by_name[args.build_one], directory)
         (directory / "build.json").write_text(json.dumps(record, indent=1) + "\n")
         return 0
-    models = select(args.patterns, args.slice)
+    models = select(args.patterns, args.slice, corpus)
     if args.list:
         for model in models:
             print(f"{model.name:40} {model.exporter:12} {'dynamic' if model.dynamic else 'static':8} "
-                  f"{'slice' if model.slice else '':6} {cache_directory(model)}")
+                  f"{'slice' if model.slice else '':6} {cache_directory(model, corpus)}")
         return 0
-    print(f"building {len(models)} models into {cache_root()}", flush=True)
-    results = build_all(models, args.jobs, args.rebuild, on_result=lambda r: print(describe(r), flush=True))
+    print(f"building {len(models)} models into {cache_root(corpus)}", flush=True)
+    results = build_all(models, args.jobs, args.rebuild, on_result=lambda r: print(describe(r), flush=True), corpus=corpus)
     failed = [r for r in results.values() if not r.ok]
     print(f"{len(results) - len(failed)} built, {len(failed)} failed")
     return 0

@@ -1,5 +1,7 @@
 """The model zoo harness: every model x backend x configuration x consumer, against onnxruntime.
 
+It runs the wild corpus (test/wild/, docs/wild.md, `make wild`) the same way with `--corpus wild`.
+
     python test/models/run_zoo.py                  run everything, print the summary
     python test/models/run_zoo.py --update         ... and rewrite docs/models.md, test/models/results/
                                                    and test/models/passing/ (what `make zoo` does)
@@ -48,6 +50,7 @@ sys.path.insert(0, str(HERE))
 import build_zoo  # noqa: E402
 import zoo_models  # noqa: E402
 import zoo_report  # noqa: E402
+from corpus import CORPORA  # noqa: E402
 from zoo_report import BACKENDS, CONFIGURATIONS, CONSUMERS, Cell  # noqa: E402
 
 REPOSITORY = HERE.parent.parent
@@ -207,7 +210,7 @@ def run_jobs(jobs: list[Job], builds: dict, timeout: float, parallel: int, on_ce
     lock = threading.Lock()
 
     def one(job: Job) -> list[Cell]:
-        model = zoo_models.BY_NAME[job.model]
+        model = zoo_report.active().by_name[job.model]
         cells = run_job(model, builds[job.model], job.configuration, job.backend, list(job.consumers), timeout, work_root)
         with lock:
             all_cells.extend(cells)
@@ -266,6 +269,7 @@ def _progress(total: int):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", choices=sorted(CORPORA), default="zoo", help="the zoo (default) or the wild corpus")
     parser.add_argument("-k", action="append", dest="patterns", metavar="PATTERN", help="only models matching (repeatable)")
     parser.add_argument("--backend", action="append", choices=BACKENDS, help="only this backend (repeatable)")
     parser.add_argument("--configuration", action="append", choices=CONFIGURATIONS, help="only this configuration (repeatable)")
@@ -281,6 +285,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rebuild", action="store_true", help="rebuild the models even when cached")
     parser.add_argument("--disable", action="append", default=[], metavar="PATH", help="switch a path off (tosa, stablehlo, torch)")
     args = parser.parse_args(argv)
+    corpus = CORPORA[args.corpus]
+    zoo_report.use(corpus)
     if args.disable:
         from onnx_torch_mlir import config
 
@@ -297,9 +303,9 @@ def main(argv=None) -> int:
         slice_only = args.slice
     backends = enabled_backends(args.backend)
     consumers = list(args.consumer or CONSUMERS)
-    models = build_zoo.select(args.patterns, slice_only)
+    models = build_zoo.select(args.patterns, slice_only, corpus)
     if not models:
-        print("no zoo model matches", file=sys.stderr)
+        print(f"no {corpus.name} model matches", file=sys.stderr)
         return 2
     for note in notes:
         print(note)
@@ -311,8 +317,9 @@ def main(argv=None) -> int:
         print(f"consumer iree unavailable: {unavailable}")
 
     started = time.perf_counter()
-    print(f"building {len(models)} models (cache {build_zoo.cache_root()})", flush=True)
-    builds = build_zoo.build_all(models, args.jobs, args.rebuild, on_result=lambda r: print("  " + build_zoo.describe(r), flush=True))
+    print(f"building {len(models)} models (cache {build_zoo.cache_root(corpus)})", flush=True)
+    builds = build_zoo.build_all(models, args.jobs, args.rebuild, on_result=lambda r: print("  " + build_zoo.describe(r), flush=True),
+                                 corpus=corpus)
     build_seconds = time.perf_counter() - started
     jobs = [Job(model.name, configuration, backend, tuple(consumers))
             for model in models for configuration in configurations for backend in backends
@@ -337,7 +344,7 @@ def main(argv=None) -> int:
 
 
 def _check(cells: list[Cell], builds: dict, args, elapsed: float) -> int:
-    passing = zoo_report.read_passing(REPOSITORY / zoo_report.PASSING_DIRECTORY)
+    passing = zoo_report.read_passing(REPOSITORY / zoo_report.active().passing_directory)
     verdict = zoo_report.check(cells, passing)
     if verdict.regressions:
         retry = sorted({(cell.model, cell.configuration, cell.backend) for cell in verdict.regressions})
@@ -351,7 +358,7 @@ def _check(cells: list[Cell], builds: dict, args, elapsed: float) -> int:
         verdict = zoo_report.check(cells, passing)
     print(zoo_report.summary_text(cells))
     print(verdict.describe())
-    print(f"zoo check: {len(cells)} cells in {elapsed:.0f} s")
+    print(f"{zoo_report.active().name} check: {len(cells)} cells in {elapsed:.0f} s")
     return 1 if verdict.regressions else 0
 
 
