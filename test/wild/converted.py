@@ -1,9 +1,242 @@
-"""Wild corpus: files third-party converters write, run on seeded random weights."""
+"""Wild corpus: files third-party converters write, run on seeded random weights.
+
+Every file here is written by a tool other than torch.onnx on a model made in the build from a seed
+(no hub, no download of weights): scikit-learn pipelines through skl2onnx, LightGBM and XGBoost
+through onnxmltools, Keras models through tf2onnx, a Llama config through onnxruntime-genai's model
+builder, diffusers' UNet and VAE decoder, an ultralytics YOLOv8n, and the graph tools users run on
+their exports (onnx's version_converter, onnxslim, onnxsim, onnxconverter-common's float16 pass,
+onnxruntime's quantizers).
+
+Converters that the project's environment does not have run in their own virtual environments
+(environments.py: pinned, made once under the wild cache). Each such builder writes what the
+converter needs (training data, a source model) into the build directory and runs one of the
+`_script_*` functions below there as a script in that environment; the script writes model.onnx.
+The `_script_*` functions are self-contained (imports inside, no module globals) because their
+source is what runs.
+
+Inputs are what the model's user feeds: tabular rows drawn from the distribution the model was
+trained on, token ids in the vocabulary, images normalized as the model expects, KV caches with a
+past length above 0.
+"""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import environments
+from environments import run_script
 from wild_sources import WildModel
+
+# --------------------------------------------------------------------------------------------------
+# Tabular data: what the scikit-learn, LightGBM and XGBoost models are trained on and fed.
+
+_TABULAR_FEATURES = 8
+_TABULAR_ROWS = 600
+
+
+def _tabular_rows(rng: np.random.Generator, rows: int, features: int = _TABULAR_FEATURES) -> np.ndarray:
+    """Rows of features with unequal offsets and spreads (what a scaler is for), float32."""
+    offsets = np.linspace(-3.0, 12.0, features)
+    spreads = np.linspace(0.5, 4.0, features)
+    return (offsets + spreads * rng.standard_normal((rows, features))).astype(np.float32)
+
+
+def _tabular_targets(x: np.ndarray, task: str) -> np.ndarray:
+    """Labels (3 classes, or 2 for "binary") or a regression target, a nonlinear function of the rows."""
+    z = (x - np.linspace(-3.0, 12.0, x.shape[1])) / np.linspace(0.5, 4.0, x.shape[1])
+    score = np.sin(z[:, 0]) + z[:, 1] * z[:, 2] - 0.5 * z[:, 3] + 0.3 * z[:, 4] ** 2
+    if task == "regression":
+        return (score + 0.1 * z[:, 5]).astype(np.float32)
+    if task == "binary":
+        return (score > 0.3).astype(np.int64)
+    return np.digitize(score, [-0.5, 0.8]).astype(np.int64)
+
+
+def _write_tabular_training(directory: Path, task: str) -> None:
+    x = _tabular_rows(np.random.default_rng(0), _TABULAR_ROWS)
+    np.savez(directory / "training.npz", x=x, y=_tabular_targets(x, task))
+
+
+def inputs_for_tabular(rng: np.random.Generator, input_name: str = "input", batch: int = 7, dtype: str = "float32", **_) -> dict:
+    return {input_name: _tabular_rows(rng, batch).astype(dtype)}
+
+
+# Text for the TF-IDF pipeline: sentences over a small vocabulary, the class given by which words occur.
+_WORDS = ("good great fine nice excellent bad poor awful terrible worse movie film plot actor scene story "
+          "music long short very not really quite the a was is and but").split()
+
+
+def _sentences(rng: np.random.Generator, count: int) -> list[str]:
+    return [" ".join(rng.choice(_WORDS, size=int(rng.integers(3, 12)))) for _ in range(count)]
+
+
+def _write_text_training(directory: Path) -> None:
+    text = _sentences(np.random.default_rng(0), 400)
+    positive, negative = set(_WORDS[:5]), set(_WORDS[5:10])
+    labels = [int(sum(w in positive for w in s.split()) > sum(w in negative for w in s.split())) for s in text]
+    np.savez(directory / "training.npz", text=np.array(text, dtype=object), y=np.array(labels, np.int64), allow_pickle=True)
+
+
+def inputs_for_text(rng: np.random.Generator, batch: int = 5, **_) -> dict:
+    """A column of sentences, shape [N, 1] (skl2onnx's StringTensorType([None, 1]))."""
+    return {"input": np.array(_sentences(rng, batch), dtype=object).reshape(-1, 1)}
+
+
+# --------------------------------------------------------------------------------------------------
+# scikit-learn through skl2onnx, LightGBM and XGBoost through onnxmltools
+
+
+def _script_sklearn(kind: str, target_opset: dict, zipmap: bool, dtype: str) -> None:
+    """Train model `kind` on training.npz (random_state 0) and write model.onnx with skl2onnx or
+    onnxmltools, as their documentation shows."""
+    import numpy as np
+
+    data = np.load("training.npz", allow_pickle=True)
+    x, y = data["x"] if "x" in data else None, data["y"]
+    options = None if zipmap else {"zipmap": False}
+    opsets = {("" if domain == "ai.onnx" else domain): version for domain, version in target_opset.items()}
+    if kind in ("lightgbm-classifier", "lightgbm-regressor", "xgboost-classifier", "xgboost-regressor"):
+        import onnxmltools
+        from onnxmltools.convert.common.data_types import FloatTensorType
+
+        if kind.startswith("lightgbm"):
+            import lightgbm
+
+            model = (lightgbm.LGBMClassifier if kind.endswith("classifier") else lightgbm.LGBMRegressor)(
+                n_estimators=40, num_leaves=15, learning_rate=0.1, random_state=0, verbose=-1)
+            model.fit(x, y)
+            onnx_model = onnxmltools.convert_lightgbm(
+                model, initial_types=[("input", FloatTensorType([None, x.shape[1]]))], target_opset=opsets[""],
+                zipmap=zipmap)
+        else:
+            import xgboost
+
+            model = (xgboost.XGBClassifier if kind.endswith("classifier") else xgboost.XGBRegressor)(
+                n_estimators=40, max_depth=4, learning_rate=0.2, random_state=0)
+            model.fit(x, y)
+            onnx_model = onnxmltools.convert_xgboost(
+                model, initial_types=[("input", FloatTensorType([None, x.shape[1]]))], target_opset=opsets[""])
+        with open("model.onnx", "wb") as stream:
+            stream.write(onnx_model.SerializeToString())
+        return
+    from skl2onnx import to_onnx
+    from skl2onnx.common.data_types import DoubleTensorType, FloatTensorType, StringTensorType
+    from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier, RandomForestRegressor
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    if kind == "scaler-svc":
+        model = make_pipeline(StandardScaler(), SVC(probability=True, random_state=0))
+    elif kind == "scaler-logistic-regression":
+        model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=500))
+    elif kind == "random-forest-classifier":
+        model = RandomForestClassifier(n_estimators=12, max_depth=6, random_state=0)
+    elif kind == "random-forest-regressor":
+        model = RandomForestRegressor(n_estimators=12, max_depth=6, random_state=0)
+    elif kind == "gradient-boosting-classifier":
+        model = GradientBoostingClassifier(n_estimators=15, max_depth=3, random_state=0)
+    elif kind == "tfidf-logistic-regression":
+        model = make_pipeline(TfidfVectorizer(ngram_range=(1, 2)), LogisticRegression(max_iter=500))
+    else:
+        raise ValueError(kind)
+    if kind.startswith("tfidf"):
+        model.fit(list(data["text"]), y)
+        initial = [("input", StringTensorType([None, 1]))]
+    else:
+        x = x.astype(dtype)
+        model.fit(x, y)
+        tensor_type = DoubleTensorType if dtype == "float64" else FloatTensorType
+        initial = [("input", tensor_type([None, x.shape[1]]))]
+    all_options = {}
+    if options:
+        all_options[id(model.steps[-1][1] if hasattr(model, "steps") else model)] = options
+    if kind.startswith("tfidf"):
+        # onnxruntime's StringNormalizer builds a C++ locale from the "locale" attribute (en_US.UTF-8
+        # by default), which fails on a machine without that locale installed; "C" is always there.
+        all_options[id(model.steps[0][1])] = {"locale": "C"}
+    onnx_model = to_onnx(model, initial_types=initial, target_opset=opsets, options=all_options or None)
+    with open("model.onnx", "wb") as stream:
+        stream.write(onnx_model.SerializeToString())
+
+
+def build_sklearn(directory: Path, kind: str, target_opset: dict, zipmap: bool = True, dtype: str = "float32", **_) -> Path:
+    if kind.startswith("tfidf"):
+        _write_text_training(directory)
+    else:
+        _write_tabular_training(directory, "regression" if kind.endswith("regressor") else
+                                "binary" if kind.startswith("xgboost-classifier") else "multiclass")
+    run_script("sklearn", directory, _script_sklearn, kind=kind, target_opset=dict(target_opset), zipmap=zipmap, dtype=dtype)
+    (directory / "training.npz").unlink()
+    return directory / "model.onnx"
+
+
+_SKLEARN_LICENCE = "Apache-2.0 (skl2onnx); BSD-3-Clause (scikit-learn)"
+_ONNXMLTOOLS_LICENCE = "Apache-2.0 (onnxmltools)"
+
+
+def _sklearn_entries() -> list[WildModel]:
+    def entry(kind, target_opset, description, zipmap=True, dtype="float32", producer="skl2onnx==1.20.0",
+              licence=_SKLEARN_LICENCE, make_inputs=inputs_for_tabular, trainer="scikit-learn==1.8.0"):
+        domains = ", ".join(f"{domain} {version}" for domain, version in target_opset.items())
+        return WildModel(
+            name=f"{'' if kind.startswith(('lightgbm', 'xgboost')) else 'sklearn-'}{kind}", family="tabular",
+            exporter=producer.split("==")[0], dynamic=True, slice=False, builder=build_sklearn, make_inputs=make_inputs,
+            parameters={"kind": kind, "target_opset": target_opset, "zipmap": zipmap, "dtype": dtype},
+            description=f"{description}; target opsets {domains}; dynamic batch (tested at 7 rows)",
+            producer=producer, licence=licence,
+            source=f"{producer}, {trainer}: {kind} trained on 600 seeded rows (random_state 0)",
+        )
+
+    return [
+        entry("scaler-svc", {"ai.onnx": 15, "ai.onnx.ml": 1},
+              "StandardScaler + SVC(probability=True), 3 classes, skl2onnx's default ZipMap output (a sequence of "
+              "maps from class to probability) beside the int64 label: Scaler, SVMClassifier, ZipMap (ai.onnx.ml)"),
+        entry("scaler-logistic-regression", {"ai.onnx": 13, "ai.onnx.ml": 1},
+              "StandardScaler + LogisticRegression, 3 classes, options zipmap=False (a float probability tensor): "
+              "Scaler, LinearClassifier, Normalizer (ai.onnx.ml); the default domain is imported twice", zipmap=False),
+        entry("random-forest-classifier", {"ai.onnx": 15, "ai.onnx.ml": 1},
+              "RandomForestClassifier (12 trees, depth 6), 3 classes, zipmap=False: TreeEnsembleClassifier at "
+              "ai.onnx.ml opset 1", zipmap=False),
+        entry("random-forest-regressor", {"ai.onnx": 17, "ai.onnx.ml": 3},
+              "RandomForestRegressor (12 trees, depth 6): TreeEnsembleRegressor; asked for ai.onnx.ml up to 3, "
+              "skl2onnx declares the lowest opset that holds the model (ai.onnx.ml 1) and the default domain twice"),
+        entry("gradient-boosting-classifier", {"ai.onnx": 18, "ai.onnx.ml": 5},
+              "GradientBoostingClassifier (15 stages, depth 3), 3 classes, zipmap=False: one TreeEnsembleClassifier "
+              "(ai.onnx.ml 1, base values and a softmax post-transform) although ai.onnx.ml up to 5 was allowed",
+              zipmap=False),
+        entry("tfidf-logistic-regression", {"ai.onnx": 15, "ai.onnx.ml": 1},
+              "TfidfVectorizer(ngram_range=(1, 2)) + LogisticRegression on a string column [N, 1], zipmap=False, "
+              "the StringNormalizer's locale option set to C (onnxruntime cannot build en_US.UTF-8 where that "
+              "locale is not installed): StringNormalizer, com.microsoft Tokenizer, TfIdfVectorizer, "
+              "Normalizer, LinearClassifier", zipmap=False,
+              make_inputs=inputs_for_text),
+        entry("lightgbm-classifier", {"ai.onnx": 15}, "LGBMClassifier (40 trees, 15 leaves), 3 classes, "
+              "zipmap=False: TreeEnsembleClassifier (ai.onnx.ml 1) at opset 9, the label declared of shape [1] "
+              "though it has one value per row", zipmap=False, producer="onnxmltools==1.16.0",
+              licence=_ONNXMLTOOLS_LICENCE, trainer="lightgbm==4.6.0"),
+        entry("lightgbm-regressor", {"ai.onnx": 15}, "LGBMRegressor (40 trees, 15 leaves): TreeEnsembleRegressor "
+              "(ai.onnx.ml)", producer="onnxmltools==1.16.0", licence=_ONNXMLTOOLS_LICENCE, trainer="lightgbm==4.6.0"),
+        entry("xgboost-classifier", {"ai.onnx": 15}, "XGBClassifier (40 trees, depth 4), binary: "
+              "a lone TreeEnsembleClassifier (ai.onnx.ml 1, logistic post-transform); the file imports no "
+              "default-domain opset", producer="onnxmltools==1.16.0",
+              licence=_ONNXMLTOOLS_LICENCE, trainer="xgboost==3.1.3"),
+        entry("xgboost-regressor", {"ai.onnx": 15}, "XGBRegressor (40 trees, depth 4): TreeEnsembleRegressor "
+              "(ai.onnx.ml)", producer="onnxmltools==1.16.0", licence=_ONNXMLTOOLS_LICENCE, trainer="xgboost==3.1.3"),
+    ]
+
+
+# --------------------------------------------------------------------------------------------------
+
+# What goes into these models' cache keys besides each entry's builder and inputs: this whole file
+# (the scripts, the tables and constants) and environments.py (the pinned environments).
+SHARED_BUILD_CODE = (sys.modules[__name__], environments)
 
 
 def models() -> list[WildModel]:
-    return []
+    return [*_sklearn_entries()]
