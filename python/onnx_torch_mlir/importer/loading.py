@@ -23,6 +23,15 @@ INLINE_PAYLOAD_BYTES = 1024
 SMALL_FILE_BYTES = 16 * 2**20
 
 
+class NamedBytes(bytes):
+    """A serialized model that says where it came from (`<stdin>`): the name in errors and locations."""
+
+    def __new__(cls, data: bytes, name: str):
+        made = super().__new__(cls, data)
+        made.name = name
+        return made
+
+
 @dataclass
 class OpenedModel:
     proto: onnx.ModelProto  # without the payloads `weights` holds
@@ -35,7 +44,7 @@ def load_model(source) -> onnx.ModelProto:
     if isinstance(source, onnx.ModelProto):
         return source
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return _parse(bytes(source), "<bytes>")
+        return _parse(bytes(source), getattr(source, "name", "<bytes>"))
     path = _check_path(source)
     try:
         return onnx.load(str(path))
@@ -56,7 +65,7 @@ def open_model(source, base_dir=None) -> OpenedModel:
         _check_graph(source, "<model>")
         return OpenedModel(source, WeightStore("<model>", base), "<model>")
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return _open_buffer(memoryview(source), "<bytes>", base)
+        return _open_buffer(memoryview(source), getattr(source, "name", "<bytes>"), base)
     path = _check_path(source)
     return _open_buffer(map_file(path), str(path), base or path.parent)
 

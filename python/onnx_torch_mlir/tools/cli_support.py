@@ -3,6 +3,7 @@
 import argparse
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 import warnings
@@ -127,7 +128,10 @@ def atomic_output(path: str | None, binary: bool = False):
         with open(target, "wb" if binary else "w") as stream:
             yield stream
         return
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    except FileNotFoundError:  # the temporary file's name would say nothing to the user
+        raise OnnxTorchMlirError(_missing_directory(path)) from None
     try:
         with os.fdopen(handle, "wb" if binary else "w") as stream:
             yield stream
@@ -137,3 +141,111 @@ def atomic_output(path: str | None, binary: bool = False):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+def _missing_directory(path: str) -> str:
+    return f"{path}: cannot write it, the directory '{Path(path).parent}' does not exist"
+
+
+def check_output_path(output: str | None, *, model: str | None = None, inputs=(), flag: str = "-o") -> None:
+    """Refuse, before any work, an output that cannot be written or would replace an input.
+
+    Nothing the user gave is ever modified: `output` must not be the `model` or one of the other
+    `inputs` (through a symlink or a hard link too, so the test is on device and inode), nor an
+    external data file of the ONNX `model`. '-' and None are not files and are skipped.
+    """
+    if output in (None, "-"):
+        return
+    directory = Path(output).parent
+    if not directory.is_dir():
+        raise OnnxTorchMlirError(_missing_directory(output))
+    try:
+        written = os.stat(output)
+    except OSError:
+        return  # a new file
+    if not stat.S_ISREG(written.st_mode):
+        return  # /dev/null, a FIFO: written in place, nothing of the user's is lost
+    identity = (written.st_dev, written.st_ino)
+    for given in (model, *inputs):
+        if given in (None, "-"):
+            continue
+        with contextlib.suppress(OSError):
+            if _identity(given) == identity:
+                raise OnnxTorchMlirError(f"{flag} {output}: that is the input {given}; refusing to overwrite it")
+    if model in (None, "-") or not Path(output).resolve().is_relative_to(Path(model).resolve().parent):
+        return  # external data lives in the model's directory or below
+    for tensor, location in _external_data_files(model):
+        with contextlib.suppress(OSError):
+            if _identity(location) == identity:
+                raise OnnxTorchMlirError(
+                    f"{flag} {output}: that is the external data of initializer '{tensor}' of the input "
+                    f"{model}; refusing to overwrite it"
+                )
+
+
+def _identity(path) -> tuple[int, int]:
+    found = os.stat(path)
+    return found.st_dev, found.st_ino
+
+
+def _external_data_files(model_path) -> list[tuple[str, Path]]:
+    """(tensor name, file) of every external-data tensor of the model; [] when it cannot be read.
+
+    Only asked when the output already exists in the model's directory, so rarely paid."""
+    from onnx.external_data_helper import _get_all_tensors
+
+    from ..errors import ModelLoadError
+    from ..importer.loading import open_model
+
+    try:
+        proto = open_model(model_path).proto
+    except ModelLoadError:
+        return []
+    found = []
+    for tensor in _get_all_tensors(proto):
+        for entry in tensor.external_data:
+            if entry.key == "location":
+                found.append((tensor.name, Path(model_path).parent / entry.value))
+    return found
+
+
+STDIN_NAME = "<stdin>"
+
+
+def read_model_from_stdin() -> bytes:
+    """The serialized ONNX model on stdin ('-' as the model path), named `<stdin>` in errors."""
+    from ..importer.loading import NamedBytes
+
+    if sys.stdin is None or sys.stdin.isatty():
+        raise OnnxTorchMlirError(f"{STDIN_NAME}: '-' reads the model from stdin, which is a terminal; "
+                                 "pipe or redirect the .onnx file into it")
+    data = sys.stdin.buffer.read()
+    if not data:
+        raise OnnxTorchMlirError(f"{STDIN_NAME}: empty, not an ONNX model")
+    _refuse_external_data(data)
+    return NamedBytes(data, STDIN_NAME)
+
+
+def _refuse_external_data(data: bytes) -> None:
+    """A model on stdin has no directory, so its external data cannot be found: say so first."""
+    import onnx
+    from google.protobuf.message import DecodeError
+    from onnx.external_data_helper import _get_all_tensors
+
+    model = onnx.ModelProto()
+    try:
+        model.ParseFromString(data)
+    except DecodeError:
+        return  # the importer says what is wrong with it
+    for tensor in _get_all_tensors(model):
+        if tensor.data_location == onnx.TensorProto.EXTERNAL:
+            location = next((entry.value for entry in tensor.external_data if entry.key == "location"), "?")
+            raise OnnxTorchMlirError(
+                f"{STDIN_NAME}: initializer '{tensor.name}' keeps its data in the external file '{location}', "
+                "which a model read from stdin cannot find; give the model's path instead of '-'"
+            )
+
+
+def model_argument(args):
+    """What the importer takes for the `model` argument: the path, or the bytes read from stdin."""
+    return getattr(args, "model_bytes", None) if args.model == "-" else args.model

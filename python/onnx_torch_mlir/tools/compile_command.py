@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import ConversionError, PipelineError
-from .cli_support import EXIT_ERROR, EXIT_OK, atomic_output
+from .cli_support import EXIT_ERROR, EXIT_OK, STDIN_NAME, atomic_output, check_output_path, model_argument
 
 HELP = "compile an ONNX model to Torch, Linalg, TOSA or StableHLO"
 
@@ -19,7 +19,8 @@ HELP = "compile an ONNX model to Torch, Linalg, TOSA or StableHLO"
 def add_arguments(parser) -> None:
     from ..pipelines import OUTPUT_TYPES
 
-    parser.add_argument("model", help="the .onnx file (external data next to it is found)")
+    parser.add_argument("model", help="the .onnx file (external data next to it is found); '-' reads it from stdin")
+    parser.set_defaults(model_from_stdin=True)
     parser.add_argument("--to", dest="output_type", default="torch", choices=OUTPUT_TYPES,
                         help="output: torch (the backend contract, default), linalg-on-tensors, tosa, stablehlo")
     parser.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout, the default)")
@@ -55,6 +56,7 @@ def run(args) -> int:
 
     from .. import progress, timing
 
+    check_output_path(args.output, model=args.model)
     started = time.perf_counter()
     with timing.record() as times, progress.shown(enabled=not args.quiet):
         status = _compile_and_write(args)
@@ -71,7 +73,7 @@ def _compile_and_write(args) -> int:
     keep = tuple(op for op in args.keep_onnx_ops.split(",") if op)
     try:
         module = compile_model(
-            args.model, args.output_type, backend_legal_ops=legal, keep_onnx_ops=keep,
+            model_argument(args), args.output_type, backend_legal_ops=legal, keep_onnx_ops=keep,
             custom_op_encoding=args.custom_op_encoding, importer=args.importer, converter=args.converter,
             dims=args.dim, input_shapes=args.input_shape,
         )
@@ -83,9 +85,10 @@ def _compile_and_write(args) -> int:
         return EXIT_ERROR
     except PipelineError as error:
         # A backend's diagnostic at an unknown location would not say which model it is about.
-        if args.model in str(error):
+        name = STDIN_NAME if args.model == "-" else args.model
+        if name in str(error):
             raise
-        raise PipelineError(f"{args.model}: {error}") from None
+        raise PipelineError(f"{name}: {error}") from None
     with timing.stage("writing"), atomic_output(args.output, binary=args.emit_bytecode) as stream:
         if args.emit_bytecode:
             module.operation.write_bytecode(stream)

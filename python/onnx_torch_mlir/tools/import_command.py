@@ -5,13 +5,14 @@ external data) in place; use --emit-bytecode for large models. Errors are one
 line naming the file and the node; on error no output file is left behind.
 """
 
-from .cli_support import atomic_output
+from .cli_support import atomic_output, check_output_path, model_argument
 
 HELP = "import an ONNX model to MLIR (ONNX dialect or torch-ONNX form)"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("model", help="the .onnx file (external data is read next to it)")
+    parser.add_argument("model", help="the .onnx file (external data is read next to it); '-' reads it from stdin")
+    parser.set_defaults(model_from_stdin=True)
     parser.add_argument("--form", choices=("onnx", "torch-onnx"), default="torch-onnx", help="the spelling (default: torch-onnx)")
     parser.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     parser.add_argument("--emit-bytecode", action="store_true", help="write MLIR bytecode instead of text")
@@ -35,8 +36,9 @@ def run(args) -> int:
     from ..importer import import_onnx
     from ..importer.functions import DEFAULT_EXPAND_OPS
 
+    check_output_path(args.output, model=args.model)
     module = import_onnx(
-        args.model,
+        model_argument(args),
         form=args.form,
         expand_ops=_expand_ops(args.expand_ops, DEFAULT_EXPAND_OPS),
         functions=args.functions,

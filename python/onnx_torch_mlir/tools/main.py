@@ -66,7 +66,19 @@ def main(argv=None) -> int:
     # The command line runs in a child process, so a crash inside MLIR is reported, not suffered;
     # the child's stderr is a pipe through this process, so whether it is a terminal is asked here.
     progress.remember_terminal()
+    if getattr(args, "model_from_stdin", False) and args.model == "-":
+        # Read here, before the fork, so that a replay for a crash reproducer has the model too.
+        status = run_guarded(PROG, _read_model_from_stdin, args)
+        if status != 0:
+            return status
     return run_guarded(PROG, _run_with_switches, args, isolated=argv is None)
+
+
+def _read_model_from_stdin(args) -> int:
+    from .cli_support import read_model_from_stdin
+
+    args.model_bytes = read_model_from_stdin()
+    return 0
 
 
 def _run_with_switches(args) -> int:

@@ -52,6 +52,11 @@ def model_inputs(model: onnx.ModelProto, args) -> list[np.ndarray]:
     ]
 
 
+def input_files(args) -> list[str]:
+    """The files `--input` names (each NAME=FILE's FILE), which an output must not replace."""
+    return [item.partition("=")[2] or item for item in args.input]
+
+
 def _parse_pairs(items, flag, convert):
     pairs = {}
     for item in items:

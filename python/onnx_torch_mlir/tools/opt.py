@@ -19,7 +19,7 @@ from .. import __version__
 from ..isolation import begin_step
 from ..errors import OnnxTorchMlirError
 from ..pipelines import TORCH_TO_BACKEND
-from .cli_support import EXIT_ERROR, EXIT_OK, OneLineErrorParser, atomic_output, run_guarded
+from .cli_support import EXIT_ERROR, EXIT_OK, OneLineErrorParser, atomic_output, check_output_path, run_guarded
 
 PROG = "onnx-mlir-opt"
 SPLIT_MARKER = "// -----"
@@ -207,6 +207,7 @@ def run(args) -> int:
     config.apply_disable_argument(args)
     backend_legal_ops = normalize_backend_legal_ops(args.backend_legal_ops.split(","))
     steps = expand_steps(args.steps or [], backend_legal_ops, args.custom_op_encoding)
+    check_output_path(args.output, inputs=[args.input])
     source_name = "<stdin>" if args.input == "-" else args.input
     try:
         chunks = split_chunks(read_input(args.input), args.split_input_file)

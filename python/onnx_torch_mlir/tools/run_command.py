@@ -31,8 +31,11 @@ def run(args) -> int:
     import numpy as np
 
     from ..importer import load_model
-    from .model_inputs import model_inputs
+    from .model_inputs import input_files, model_inputs
 
+    from .cli_support import check_output_path
+
+    check_output_path(args.save, model=args.model, inputs=input_files(args), flag="--save")
     model = load_model(args.model)
     inputs = model_inputs(model, args)
     started = time.perf_counter()

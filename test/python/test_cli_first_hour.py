@@ -1,0 +1,139 @@
+"""The first hour of a user (issue 26): what a newcomer runs into first, each answered by the CLI.
+
+Nothing the user gave is ever modified; the model can come from stdin; inputs are checked
+against the model before it is compiled; Ctrl-C ends a run like it ends a compile; errors stay
+one line and say what the user can do.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+BIN = Path(sys.executable).parent
+
+
+def _run(*arguments, cwd=None, stdin=None, binary="onnx-torch-mlir"):
+    return subprocess.run(
+        [str(BIN / binary), *map(str, arguments)], capture_output=True, cwd=cwd, stdin=stdin, text=stdin is None
+    )
+
+
+def _stderr(result) -> str:
+    return result.stderr if isinstance(result.stderr, str) else result.stderr.decode()
+
+
+def _assert_one_line_error(result, *fragments, status=1):
+    stderr = _stderr(result)
+    assert result.returncode == status, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("onnx-torch-mlir: error: "), lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def _relu_model(path: Path, shape=(2, 3)) -> Path:
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def _external_data_model(directory: Path) -> Path:
+    weight = numpy_helper.from_array(np.arange(64 * 4, dtype=np.float32).reshape(64, 4), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+        [weight],
+    )
+    path = directory / "ext.onnx"
+    onnx.save(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path,
+        save_as_external_data=True, location="ext.data", size_threshold=0,
+    )
+    return path
+
+
+@pytest.fixture
+def relu(tmp_path) -> Path:
+    return _relu_model(tmp_path / "relu.onnx")
+
+
+# 1. Nothing the user gave is ever modified; '-' reads the model from stdin.
+
+
+@pytest.mark.parametrize("command", ["import", "compile"])
+@pytest.mark.parametrize("alias", ["same", "symlink", "hardlink"])
+def test_output_that_is_the_model_is_refused(command, alias, relu, tmp_path):
+    original = relu.read_bytes()
+    given = {"same": relu, "symlink": tmp_path / "link.onnx", "hardlink": tmp_path / "hard.onnx"}[alias]
+    if alias == "symlink":
+        given.symlink_to(relu)
+    if alias == "hardlink":
+        os.link(relu, given)
+    _assert_one_line_error(_run(command, given, "-o", relu), "refusing to overwrite", str(given))
+    assert relu.read_bytes() == original
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted({"relu.onnx", given.name})
+
+
+def test_output_that_is_the_external_data_is_refused(tmp_path):
+    model = _external_data_model(tmp_path)
+    data = (tmp_path / "ext.data").read_bytes()
+    _assert_one_line_error(_run("compile", model, "-o", tmp_path / "ext.data"), "initializer 'w'", "ext.data")
+    assert (tmp_path / "ext.data").read_bytes() == data
+
+
+def test_run_save_that_is_an_input_is_refused(relu, tmp_path):
+    given = tmp_path / "x.npy"
+    np.save(given, np.ones((2, 3), np.float32))
+    _assert_one_line_error(_run("run", relu, "--input", f"x={given}", "--save", given), "--save", "refusing")
+    _assert_one_line_error(_run("run", relu, "--save", relu), "--save", "refusing")
+    assert np.load(given).shape == (2, 3)
+
+
+def test_opt_output_that_is_the_input_is_refused(tmp_path):
+    source = tmp_path / "in.mlir"
+    source.write_text("module {}\n")
+    result = _run(source, "-o", source, binary="onnx-mlir-opt")
+    assert result.returncode == 1 and "refusing to overwrite" in result.stderr, result.stderr
+    assert source.read_text() == "module {}\n"
+
+
+@pytest.mark.parametrize("command", ["import", "compile"])
+def test_missing_output_directory_is_named(command, relu, tmp_path):
+    output = tmp_path / "nodir" / "sub" / "out.mlir"
+    _assert_one_line_error(_run(command, relu, "-o", output), "does not exist", str(output.parent))
+    assert "/." not in _stderr(_run(command, relu, "-o", output))  # no temporary file's name
+
+
+@pytest.mark.parametrize("command", ["import", "compile"])
+def test_model_from_stdin(command, relu, tmp_path):
+    with open(relu, "rb") as stream:
+        from_stdin = _run(command, "-", "-o", tmp_path / "stdin.mlir", stdin=stream)
+    assert from_stdin.returncode == 0, from_stdin.stderr
+    from_file = _run(command, relu, "-o", tmp_path / "file.mlir")
+    assert (tmp_path / "stdin.mlir").read_text() == (tmp_path / "file.mlir").read_text()
+
+
+def test_model_with_external_data_on_stdin_is_refused(tmp_path):
+    model = _external_data_model(tmp_path)
+    with open(model, "rb") as stream:
+        result = _run("compile", "-", stdin=stream)
+    _assert_one_line_error(result, "<stdin>", "initializer 'w'", "ext.data", "instead of '-'")
+
+
+def test_empty_stdin(tmp_path):
+    with open(os.devnull, "rb") as stream:
+        _assert_one_line_error(_run("import", "-", stdin=stream), "<stdin>", "empty")
