@@ -137,3 +137,82 @@ def test_model_with_external_data_on_stdin_is_refused(tmp_path):
 def test_empty_stdin(tmp_path):
     with open(os.devnull, "rb") as stream:
         _assert_one_line_error(_run("import", "-", stdin=stream), "<stdin>", "empty")
+
+
+# 2. Inputs from .npy and .npz files, checked against the model before it is compiled.
+
+
+def _two_input_model(path: Path, domain_op=None) -> Path:
+    """z = x + y with x, y float32 [batch, 3]; with `domain_op`, an op nobody converts after it."""
+    nodes = [helper.make_node("Add", ["x", "y"], ["s"], name="add0")]
+    nodes.append(
+        helper.make_node("Mystery", ["s"], ["z"], name="mystery", domain="example.custom")
+        if domain_op else helper.make_node("Identity", ["s"], ["z"], name="id0")
+    )
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT, ["batch", 3]) for name in ("x", "y")],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, ["batch", 3])],
+    )
+    opsets = [helper.make_opsetid("", 17)] + ([helper.make_opsetid("example.custom", 1)] if domain_op else [])
+    onnx.save(helper.make_model(graph, opset_imports=opsets), path)
+    return path
+
+
+def test_inputs_from_an_npz_by_name_and_by_position(tmp_path):
+    model = _two_input_model(tmp_path / "add.onnx")
+    x, y = np.full((4, 3), 1.5, np.float32), np.full((4, 3), 2.0, np.float32)
+    np.savez(tmp_path / "named.npz", y=y, x=x)
+    np.savez(tmp_path / "positional.npz", x, y)
+    for archive in ("named.npz", "positional.npz"):
+        result = _run("run", model, "--input", tmp_path / archive, "--save", tmp_path / "out.npz")
+        assert result.returncode == 0, result.stderr
+        np.testing.assert_array_equal(np.load(tmp_path / "out.npz")["z"], x + y)
+
+
+def test_save_inputs_round_trips_to_verify(tmp_path):
+    model = _two_input_model(tmp_path / "add.onnx")
+    np.save(tmp_path / "x.npy", np.ones((5, 3), np.float32))
+    saved = tmp_path / "inputs.npz"
+    result = _run("run", model, "--input", f"x={tmp_path / 'x.npy'}", "--seed", "7", "--save-inputs", saved)
+    assert result.returncode == 0, result.stderr
+    with np.load(saved) as inputs:
+        assert sorted(inputs.files) == ["x", "y"]
+        assert inputs["y"].shape == (5, 3)  # made up with the batch size x gave
+    result = _run("verify", model, "--input", saved)
+    assert result.returncode == 0, result.stderr
+    assert "1 of 1 outputs match" in result.stdout
+
+
+@pytest.mark.parametrize("command", ["run", "verify"])
+def test_a_wrong_input_is_named_before_compiling(command, tmp_path):
+    # The model cannot be compiled at all: the input's error must come first, from the declaration.
+    model = _two_input_model(tmp_path / "custom.onnx", domain_op=True)
+    np.save(tmp_path / "words.npy", np.array(["hello", "world"]))
+    _assert_one_line_error(
+        _run(command, model, "--input", f"x={tmp_path / 'words.npy'}"),
+        "input 'x': got shape (2,) dtype <U5, the model declares float32 [batch, 3]",
+    )
+
+
+@pytest.mark.parametrize(
+    "arrays, options, fragment",
+    [
+        ({"x": np.ones((4, 3))}, [], "dtype float64, the model declares float32 [batch, 3]"),
+        ({"x": np.ones((4, 2), np.float32)}, [], "got shape (4, 2)"),
+        ({"x": np.ones((4, 3), np.float32), "y": np.ones((2, 3), np.float32)}, [], "batch is 4 in input 'x'"),
+        ({"x": np.ones((4, 3), np.float32)}, ["--dim", "batch=2"], "--dim fixes batch to 2"),
+        ({"x": np.ones((4, 3), np.float32)}, ["--input-shape", "x=2x3"], "--input-shape fixes dim 0 to 2"),
+    ],
+)
+def test_input_checks(arrays, options, fragment, tmp_path):
+    model = _two_input_model(tmp_path / "add.onnx")
+    np.savez(tmp_path / "inputs.npz", **arrays)
+    _assert_one_line_error(_run("run", model, "--input", tmp_path / "inputs.npz", *options), fragment)
+
+
+def test_an_npz_array_that_is_no_input(tmp_path):
+    model = _two_input_model(tmp_path / "add.onnx")
+    np.savez(tmp_path / "inputs.npz", nope=np.ones(3, np.float32))
+    _assert_one_line_error(_run("run", model, "--input", tmp_path / "inputs.npz"), "array 'nope'", "inputs: x, y")
