@@ -232,6 +232,120 @@ def _sklearn_entries() -> list[WildModel]:
 
 
 # --------------------------------------------------------------------------------------------------
+# Keras models through tf2onnx (TensorFlow 2.15, tf.keras = Keras 2)
+
+
+def _script_tf2onnx(kind: str, opset: int) -> None:
+    """Build Keras model `kind` after tf.keras.utils.set_random_seed(0) (batch-norm statistics drawn
+    too, so batch norm is no identity) and convert it with tf2onnx.convert.from_keras."""
+    import numpy as np
+    import tensorflow as tf
+    import tf2onnx
+
+    tf.keras.utils.set_random_seed(0)
+    layers = tf.keras.layers
+    if kind == "keras-cnn":
+        # NHWC images of any size, pixel values 0-255 rescaled in the model; strided "same" convolutions.
+        inputs = tf.keras.Input(shape=(None, None, 3), name="image")
+        x = layers.Rescaling(1.0 / 127.5, offset=-1.0)(inputs)
+        x = layers.Conv2D(16, 3, strides=2, padding="same", use_bias=False)(x)
+        x = layers.BatchNormalization()(x)
+        x = layers.ReLU(6.0)(x)
+        x = layers.DepthwiseConv2D(3, strides=2, padding="same")(x)
+        x = layers.Conv2D(32, 1, activation="swish")(x)
+        x = layers.Conv2D(32, 5, strides=2, padding="same")(x)
+        x = layers.BatchNormalization()(x)
+        x = layers.Activation("relu")(x)
+        x = layers.MaxPooling2D(3, strides=2, padding="same")(x)
+        x = layers.GlobalAveragePooling2D()(x)
+        x = layers.Dropout(0.2)(x)
+        outputs = layers.Dense(10, activation="softmax", name="probabilities")(x)
+        signature = [tf.TensorSpec((None, None, None, 3), tf.float32, name="image")]
+    elif kind == "keras-lstm-gru":
+        # A text classifier: token ids (0 is padding, masked), a bidirectional LSTM, a GRU, a softmax.
+        inputs = tf.keras.Input(shape=(None,), dtype="int32", name="tokens")
+        x = layers.Embedding(500, 32, mask_zero=True)(inputs)
+        x = layers.Bidirectional(layers.LSTM(24, return_sequences=True))(x)
+        x = layers.GRU(16)(x)
+        outputs = layers.Dense(3, activation="softmax", name="probabilities")(x)
+        signature = [tf.TensorSpec((None, None), tf.int32, name="tokens")]
+    elif kind == "keras-resize":
+        # A small segmentation head: a strided encoder, tf.image.resize back to the input's size
+        # (bilinear, half-pixel centers as TF2 does) and a nearest-neighbour UpSampling2D.
+        inputs = tf.keras.Input(shape=(48, 64, 3), name="image")
+        x = layers.Conv2D(16, 3, strides=2, padding="same", activation="relu")(inputs)
+        x = layers.Conv2D(24, 3, strides=2, padding="same", activation="relu")(x)
+        skip = layers.UpSampling2D(2, interpolation="nearest")(x)
+        skip = layers.Conv2D(8, 1)(skip)
+        x = layers.Conv2D(8, 3, padding="same")(x)
+        x = layers.Lambda(lambda t: tf.image.resize(t, (24, 32), method="bilinear"))(x)
+        x = layers.Add()([x, skip])
+        x = layers.Lambda(lambda t: tf.image.resize(t, (48, 64), method="bilinear"))(x)
+        outputs = layers.Conv2D(5, 1, activation="softmax", name="segmentation")(x)
+        signature = [tf.TensorSpec((None, 48, 64, 3), tf.float32, name="image")]
+    else:
+        raise ValueError(kind)
+    model = tf.keras.Model(inputs, outputs)
+    rng = np.random.default_rng(0)
+    for layer in model.layers:
+        if isinstance(layer, layers.BatchNormalization):
+            gamma, beta, mean, variance = layer.get_weights()
+            layer.set_weights([rng.uniform(0.5, 1.5, gamma.shape), rng.normal(0, 0.1, beta.shape),
+                               rng.normal(0, 0.1, mean.shape), rng.uniform(0.5, 1.5, variance.shape)])
+        elif isinstance(layer, layers.Embedding):  # Keras draws embeddings from U(-0.05, 0.05): near-zero states
+            layer.set_weights([rng.normal(0.0, 1.0, layer.get_weights()[0].shape)])
+        elif layer.name in ("probabilities", "segmentation"):  # logits of order 1-5, so the softmax is not flat
+            kernel, bias = layer.get_weights()
+            layer.set_weights([kernel * 6.0, rng.normal(0.0, 0.5, bias.shape)])
+    tf2onnx.convert.from_keras(model, input_signature=signature, opset=opset, output_path="model.onnx")
+
+
+def build_tf2onnx(directory: Path, kind: str, opset: int) -> Path:
+    run_script("tf2onnx", directory, _script_tf2onnx, kind=kind, opset=opset)
+    return directory / "model.onnx"
+
+
+def inputs_for_keras(rng: np.random.Generator, kind: str, **_) -> dict:
+    """Pixels 0-255 (as float32, NHWC) for the CNN at a size other than any power of two; a batch of
+    right-padded token ids (0 pads) for the text classifier; images in [0, 1] for the resize model."""
+    if kind == "keras-cnn":
+        return {"image": rng.integers(0, 256, (2, 72, 56, 3)).astype(np.float32)}
+    if kind == "keras-lstm-gru":
+        tokens = rng.integers(1, 500, (3, 13)).astype(np.int32)
+        tokens[1, 9:] = 0
+        tokens[2, 5:] = 0
+        return {"tokens": tokens}
+    return {"image": rng.uniform(0.0, 1.0, (2, 48, 64, 3)).astype(np.float32)}
+
+
+def _tf2onnx_entries() -> list[WildModel]:
+    def entry(kind, opset, family, description):
+        return WildModel(
+            name=f"tf2onnx-{kind}", family=family, exporter="tf2onnx", dynamic=True, slice=False, builder=build_tf2onnx,
+            make_inputs=inputs_for_keras, parameters={"kind": kind, "opset": opset},
+            description=f"{description}; tf2onnx.convert.from_keras at opset {opset}",
+            producer="tf2onnx==1.17.0", licence="Apache-2.0 (tf2onnx, TensorFlow)",
+            source=f"tf2onnx==1.17.0, tensorflow-cpu==2.15.1 (keras 2.15): {kind}, tf.keras.utils.set_random_seed(0)",
+        )
+
+    return [
+        entry("keras-cnn", 13, "vision",
+              "a small Keras CNN on NHWC images of any size (tested at 2x72x56x3, pixels 0-255): Rescaling, strided "
+              "Conv2D and DepthwiseConv2D with padding=\"same\", BatchNormalization with random statistics, ReLU6, "
+              "swish, MaxPooling2D \"same\", GlobalAveragePooling2D, Dense softmax"),
+        entry("keras-lstm-gru", 15, "text",
+              "a Keras text classifier: Embedding(500, 32, mask_zero=True), Bidirectional(LSTM(24)), GRU(16), Dense "
+              "softmax; with the mask tf2onnx does not rewrite the recurrences into ONNX LSTM/GRU: three Loop bodies "
+              "(MatMul, Sigmoid, Tanh, the mask as a select) and ReverseSequence for the backward LSTM; dynamic "
+              "batch and sequence (tested at 3x13 with two right-padded rows)"),
+        entry("keras-resize", 17, "vision",
+              "a small Keras segmentation head at 48x64 (NHWC, dynamic batch): strided convolutions, UpSampling2D "
+              "(nearest: a Resize with the deprecated tf_half_pixel_for_nn coordinate mode) and two tf.image.resize "
+              "(bilinear, half-pixel centers) in Lambda layers, a per-pixel softmax; NHWC with Transposes at the ends"),
+    ]
+
+
+# --------------------------------------------------------------------------------------------------
 
 # What goes into these models' cache keys besides each entry's builder and inputs: this whole file
 # (the scripts, the tables and constants) and environments.py (the pinned environments).
@@ -239,4 +353,4 @@ SHARED_BUILD_CODE = (sys.modules[__name__], environments)
 
 
 def models() -> list[WildModel]:
-    return [*_sklearn_entries()]
+    return [*_sklearn_entries(), *_tf2onnx_entries()]
