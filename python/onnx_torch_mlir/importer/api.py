@@ -6,7 +6,9 @@ from torch_mlir import ir
 from ..dialect.verifier import verify_module
 from ..errors import ImportError_
 from ..mlir_context import make_context
-from .fixed_dims import fix_input_shapes, fix_symbolic_dims, parse_dim_options, parse_input_shape_options
+from .fixed_dims import (
+    fix_input_shapes, fix_symbolic_dims, parse_dim_options, parse_input_shape_options, without_negative_dims,
+)
 from .functions import DEFAULT_EXPAND_OPS, expand_function_ops, inline_expansions, inline_local_functions
 from .graph import GraphImporter
 from .loading import open_model
@@ -81,6 +83,7 @@ def _typed_skeleton(opened, expand_ops, inline: bool, dims=None, input_shapes=No
     """The model's structure with every value typed; weights stay where `opened.weights` finds them."""
     _check_opsets(opened.proto, opened.name)
     proto, originals = skeleton(opened.proto)
+    proto = without_negative_dims(proto)
     proto = fix_symbolic_dims(proto, dims or {}, opened.name)
     proto = fix_input_shapes(proto, input_shapes or {}, opened.name)
     opened.weights.originals.update(originals)

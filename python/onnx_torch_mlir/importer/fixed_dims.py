@@ -8,6 +8,10 @@ queries, convolutions with dynamic image sizes on StableHLO's consumers).
 `--input-shape` fixes one input's whole shape instead, for dims a name cannot reach: a dim
 without a name, or a name the exporter gave to dims of different sizes (optimum's merged
 decoders call both the new tokens and the attention mask `sequence_length`).
+
+A declared dim of -1 (paddle2onnx writes `dim_value: -1` for a dynamic dim) is a dynamic dim
+without a name: `without_negative_dims` clears it before anything reads the declarations, so
+`--input-shape` fixes it and validation compares nothing with it.
 """
 
 import onnx
@@ -73,6 +77,44 @@ def fix_symbolic_dims(model: onnx.ModelProto, dims: dict[str, int], model_name: 
                 if dim.dim_param in dims:
                     dim.dim_value = dims[dim.dim_param]
     return result
+
+
+def without_negative_dims(model: onnx.ModelProto) -> onnx.ModelProto:
+    """`model`, or a copy whose declared dims of -1 (any negative value) are unknown dims, in every
+    graph's inputs, outputs and value_info (`model` is untouched)."""
+    if not _has_negative_dims(model.graph):
+        return model
+    result = _shallow_copy(model)
+    _clear_negative_dims(result.graph)
+    return result
+
+
+def _declared_values(graph: onnx.GraphProto):
+    return list(graph.input) + list(graph.output) + list(graph.value_info)
+
+
+def _subgraphs(graph: onnx.GraphProto):
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                yield attribute.g
+            elif attribute.type == onnx.AttributeProto.GRAPHS:
+                yield from attribute.graphs
+
+
+def _has_negative_dims(graph: onnx.GraphProto) -> bool:
+    if any(dim.HasField("dim_value") and dim.dim_value < 0 for value in _declared_values(graph) for dim in _dims(value)):
+        return True
+    return any(_has_negative_dims(subgraph) for subgraph in _subgraphs(graph))
+
+
+def _clear_negative_dims(graph: onnx.GraphProto) -> None:
+    for value in _declared_values(graph):
+        for dim in _dims(value):
+            if dim.HasField("dim_value") and dim.dim_value < 0:
+                dim.Clear()
+    for subgraph in _subgraphs(graph):
+        _clear_negative_dims(subgraph)
 
 
 def parse_input_shape_options(options) -> dict[str, list[int | None]]:

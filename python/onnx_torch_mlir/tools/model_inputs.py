@@ -186,7 +186,8 @@ def _made_up(value: onnx.ValueInfoProto, sizes: dict, shape: list | None, genera
     if not value.type.HasField("tensor_type"):
         raise OnnxTorchMlirError(f"input '{value.name}' is not a tensor; give it with --input")
     tensor_type = value.type.tensor_type
-    declared = [dim.dim_value if dim.HasField("dim_value") else sizes.get(dim.dim_param, 1) for dim in tensor_type.shape.dim]
+    declared = [dim.dim_value if dim.HasField("dim_value") and dim.dim_value >= 0 else sizes.get(dim.dim_param, 1)
+                for dim in tensor_type.shape.dim]  # a -1 (paddle2onnx) is a dynamic dim
     shape = tuple(declared if shape is None else [given if given is not None else default
                                                   for given, default in zip(shape, declared)])
     dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tensor_type.elem_type))
