@@ -3,6 +3,8 @@
 - **A declared dim of -1** (paddle2onnx writes `dim_value: -1` for a dynamic dim) is a dynamic dim
   without a name: `--input-shape` fixes it, `--dim` fixes the named dims next to it, and the rest
   stays dynamic (`importer/fixed_dims.without_negative_dims`).
+- **Slice with a negative step on a dynamic dim** is a flip and a forward slice whose bounds come
+  from the run-time size, clamped as ONNX clamps them (INT_MIN and INT_MAX ends included).
 
 Numerics are compared with onnxruntime on each backend (TOSA with the dims fixed), on the reference
 runner and on IREE (`consumers.program`).
@@ -98,3 +100,53 @@ def test_made_up_inputs_give_a_minus_one_dim_size_one():
     args.input_shape = ["x=?x3x4x5"]
     assert model_inputs(_paddle_model(), args)[0].shape == (2, 3, 4, 5)
 
+
+# -- Slice with a negative step on a dynamic dim ------------------------------------------------
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+NEGATIVE_STEP_SLICES = [  # starts, ends, axes, steps: one output each
+    ([-1], [INT64_MIN], [1], [-1]),  # the whole dim reversed (x[:, ::-1])
+    ([INT64_MAX], [INT64_MIN], [1], [-2]),  # INT_MAX start clamped to n - 1
+    ([2], [0], [1], [-1]),
+    ([-10], [-100], [1], [-1]),  # both below the range: one element, position 0
+    ([100], [-100], [1], [-3]),
+    ([5, -1], [INT64_MIN, 0], [0, 1], [-2, -1]),  # two axes, a start past the end of axis 0
+    ([1], [5], [1], [-1]),  # empty: end above start
+]
+
+
+def _negative_step_model() -> onnx.ModelProto:
+    nodes, initializers, outputs = [], [], []
+    for index, bounds in enumerate(NEGATIVE_STEP_SLICES):
+        names = [f"{part}{index}" for part in ("starts", "ends", "axes", "steps")]
+        initializers += [numpy_helper.from_array(np.array(values, np.int64), name) for name, values in zip(names, bounds)]
+        nodes.append(helper.make_node("Slice", ["x", *names], [f"y{index}"]))
+        outputs.append(helper.make_tensor_value_info(f"y{index}", TensorProto.FLOAT, None))
+    graph = helper.make_graph(
+        nodes, "negative_steps", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "t"])], outputs, initializers,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def _negative_step_feeds() -> dict:
+    return {"x": np.arange(4 * 7, dtype=np.float32).reshape(4, 7)}
+
+
+def test_a_negative_step_on_a_dynamic_dim_is_a_flip_and_a_slice():
+    text = str(onnx_torch_mlir.compile(_negative_step_model(), "torch"))
+    assert "torch.aten.flip" in text and "!torch.vtensor<[?,?],f32>" in text
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_negative_steps_match_onnxruntime(backend, consumer):
+    dims = {"n": 4, "t": 7} if backend == "tosa" else None
+    _check(_negative_step_model(), backend, consumer, _negative_step_feeds(), rtol=0, atol=0, dims=dims)
+
+
+def test_negative_steps_at_other_sizes_on_one_module():
+    module = onnx_torch_mlir.compile(_negative_step_model(), "linalg-on-tensors")
+    run = program(module, "linalg-on-tensors", "reference")
+    for shape in ((1, 1), (6, 3), (2, 12)):
+        feeds = {"x": np.arange(np.prod(shape), dtype=np.float32).reshape(shape)}
+        for got, want in zip(run(feeds["x"]), _expected(_negative_step_model(), feeds)):
+            np.testing.assert_array_equal(np.asarray(got), want)

@@ -19,7 +19,7 @@ from onnx_torch_mlir.errors import RunnerError
 from onnx_torch_mlir.mlir_context import make_context
 from onnx_torch_mlir.runtime import assertions, calling_convention, loop_barriers, loop_outlining, small_floats
 from onnx_torch_mlir.runtime import stablehlo_layout
-from onnx_torch_mlir.runtime import stablehlo_scatter, stablehlo_sort, tosa_negate
+from onnx_torch_mlir.runtime import stablehlo_reverse, stablehlo_scatter, stablehlo_sort, tosa_negate
 
 INPUT_DIALECTS = ("linalg-on-tensors", "tosa", "stablehlo")
 
@@ -189,6 +189,7 @@ def lower_to_llvm(
         stablehlo_layout.dynamic_convolutions_to_channels_last(module)
         stablehlo_scatter.scatters_to_loops(module)  # stablehlo-legalize-to-linalg lowers none
         stablehlo_sort.sorts_to_loops(module)  # nor any sort (TopK beyond a small k)
+        stablehlo_reverse.dynamic_reverses_to_generates(module)  # nor a reverse with a dynamic dim
         from onnx_torch_mlir import conversion  # noqa: F401 - conversion imports transforms first (a cycle otherwise)
         from onnx_torch_mlir.transforms.stablehlo_to_scf import stablehlo_control_flow_to_scf
 

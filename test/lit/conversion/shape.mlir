@@ -288,6 +288,31 @@ func.func @slice_negative_step(%x: !torch.vtensor<[5],f32>) -> !torch.vtensor<[2
 
 // -----
 
+// A negative step on a dynamic dim: the flip, then a forward slice whose bounds are computed from
+// the run-time size (start -1 clamped to [0, n - 1], end INT_MIN to -1, both mirrored: n - 1 - b).
+// CHECK-LABEL: func.func @slice_negative_step_dynamic
+// CHECK: %[[N:.*]] = torch.aten.size.int %arg0, %{{.*}} : !torch.vtensor<[?,4],f32>, !torch.int -> !torch.int
+// CHECK: %[[LAST:.*]] = torch.aten.sub.int %[[N]], %{{.*}} : !torch.int, !torch.int -> !torch.int
+// CHECK: torch.aten.lt.int
+// CHECK: %[[FLIPPED:.*]] = torch.aten.flip %arg0, %{{.*}} : !torch.vtensor<[?,4],f32>, !torch.list<int> -> !torch.vtensor<[?,4],f32>
+// CHECK: %[[START:.*]] = torch.aten.sub.int %[[LAST]], %{{.*}} : !torch.int, !torch.int -> !torch.int
+// CHECK: torch.aten.sub.int %[[LAST]], %{{.*}} : !torch.int, !torch.int -> !torch.int
+// The end is kept at or after the start (an empty slice, not a negative size).
+// CHECK: torch.aten.lt.int %[[START]]
+// CHECK: %[[END:.*]] = torch.aten.add.int %[[START]], %{{.*}} : !torch.int, !torch.int -> !torch.int
+// CHECK: %[[STEP:.*]] = torch.constant.int 2
+// CHECK: torch.aten.slice.Tensor %[[FLIPPED]], %{{.*}}, %[[START]], %[[END]], %[[STEP]] : !torch.vtensor<[?,4],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[?,4],f32>
+func.func @slice_negative_step_dynamic(%x: !torch.vtensor<[?,4],f32>) -> !torch.vtensor<[?,4],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %st = torch.vtensor.literal(dense<[-1]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %en = torch.vtensor.literal(dense<[-9223372036854775808]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %ax = torch.vtensor.literal(dense<[0]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %sp = torch.vtensor.literal(dense<[-2]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %0 = torch.operator "onnx.Slice"(%x, %st, %en, %ax, %sp) : (!torch.vtensor<[?,4],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,4],f32>
+  return %0 : !torch.vtensor<[?,4],f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @slice_dynamic_starts
 // CHECK: torch.aten.select.int %arg1, %{{.*}}, %{{.*}} : !torch.vtensor<[1],si64>, !torch.int, !torch.int -> !torch.vtensor<[],si64>
 // CHECK: torch.aten.item %{{.*}} : !torch.vtensor<[],si64> -> !torch.int

@@ -150,13 +150,8 @@ def _slice(node: OnnxNode, b: TorchBuilder, starts: list, ends: list, axes: list
         if step == 0:
             node.fail("a step of 0 is not allowed")
         if step < 0:
-            if dim is None or not isinstance(start, int) or not isinstance(end, int):
-                node.fail(f"negative step {step} needs a static dim {axis} and constant starts and ends")
-            # Reverse the axis; then index j of the reversed tensor is dim - 1 - j.
-            start = min(max(start + dim if start < 0 else start, 0), dim - 1)
-            end = min(max(end + dim if end < 0 else end, -1), dim - 1)
-            x = b.op("aten.flip", b.tensor_type(sizes, info.element), x, b.int_list([axis]))
-            start, end, step = dim - 1 - start, dim - 1 - end, -step
+            x, start, end = _reversed_bounds(b, x, sizes, info.element, axis, start, end)
+            step = -step
         elif dim is not None and isinstance(start, int) and isinstance(end, int):
             start = min(max(start + dim if start < 0 else start, 0), dim)
             end = min(max(end + dim if end < 0 else end, 0), dim)
@@ -170,6 +165,41 @@ def _slice(node: OnnxNode, b: TorchBuilder, starts: list, ends: list, axes: list
             b.dim_value(start), b.dim_value(end), b.constant_int(step),
         )
     return x
+
+
+def _reversed_bounds(b: TorchBuilder, x, sizes: list, element: str, axis: int, start, end):
+    """A negative-step slice of `axis` as a forward one: `x` flipped there, and the start and end
+    in the flipped positions (index j of the flipped axis is dim - 1 - j).
+
+    ONNX wraps a negative start or end once by the dim, then clamps the start to [0, dim - 1] and
+    the end to [-1, dim - 1] (INT_MIN "to the beginning" is -1). Sizes and bounds are ints or
+    run-time `!torch.int`s (a dynamic dim, run-time starts), so the same arithmetic serves both.
+    The forward end is kept at or after the start: torch-mlir's StableHLO lowering of a slice
+    does not, and an empty slice then had a negative size."""
+    dim = sizes[axis] if sizes[axis] is not None else b.dim(x, axis)
+    last = b.dim_sub(dim, 1)
+    start = _dim_min(b, _dim_max(b, _wrapped(b, start, dim), 0), last)
+    end = _dim_min(b, _dim_max(b, _wrapped(b, end, dim), -1), last)
+    flipped = b.op("aten.flip", b.tensor_type(sizes, element), x, b.int_list([axis]))
+    forward_start = b.dim_sub(last, start)
+    return flipped, forward_start, _dim_max(b, b.dim_sub(last, end), forward_start)
+
+
+def _wrapped(b: TorchBuilder, bound, dim):
+    """`bound`, plus `dim` when it is negative."""
+    if isinstance(bound, int):
+        return b.dim_add(bound, dim) if bound < 0 else bound
+    return b.dim_add(bound, b.dim_mul(b.dim_lt(bound, 0), dim))
+
+
+# max and min of dims as sums and products of comparisons (the scalar forms every backend lowers);
+# a run-time difference that wraps around (INT64's extremes) is multiplied by 0.
+def _dim_max(b: TorchBuilder, lhs, rhs):
+    return b.dim_add(rhs, b.dim_mul(b.dim_lt(rhs, lhs), b.dim_sub(lhs, rhs)))
+
+
+def _dim_min(b: TorchBuilder, lhs, rhs):
+    return b.dim_add(rhs, b.dim_mul(b.dim_lt(lhs, rhs), b.dim_sub(lhs, rhs)))
 
 
 @converts("Slice", since=1)
