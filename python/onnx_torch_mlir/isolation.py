@@ -20,6 +20,12 @@ entering the step that crashed, writes the module as MLIR text (with locations, 
 node names are in it) to the reproducer file and exits. Its first lines say how to run the step
 on it with `onnx-mlir-opt`.
 
+Ctrl-C: a compiled program runs as one native call, during which Python does not see SIGINT
+(and a KeyboardInterrupt raised in the runner's result callbacks is swallowed by ctypes); such a
+call is made `interruptible()`: in the child, SIGINT ends the process at once (nothing is being
+written then), and the parent reports "interrupted" with exit status 130, as for a Ctrl-C in
+Python code. A SIGINT sent to the parent alone reaches the child too.
+
 Cost: one fork and one pipe per command (measured in docs/robustness.md). The Python API
 (`onnx_torch_mlir.compile(..., isolated=True)`) does the same and pays for sending the result
 back as bytecode; it raises `InternalCompilerError` instead of dying.
@@ -30,9 +36,12 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import select
 import signal
 import sys
 import tempfile
+import threading
+import time
 
 from .errors import InternalCompilerError
 
@@ -46,6 +55,10 @@ _ordinal = 0
 _replay: tuple[int, str] | None = None
 REPLAY_WROTE = 0
 REPLAY_MISSED = 4
+# The exit status of an interrupted command (128 + SIGINT, as a shell reports it).
+INTERRUPTED = 130
+# How long a SIGINT sent to the parent alone waits before the parent passes it to the child.
+_INTERRUPT_GRACE_SECONDS = 0.5
 
 
 def begin_step(name: str, module=None, *, reproduce: str = "") -> None:
@@ -104,6 +117,11 @@ class ChildDeath:
 
     def __init__(self, how: str, ordinal: int, step: str, reproduce: str, detail: str):
         self.how, self.ordinal, self.step, self.reproduce, self.detail = how, ordinal, step, reproduce, detail
+
+    @property
+    def interrupted(self) -> bool:
+        """Ended by Ctrl-C during an `interruptible()` native call: not a crash."""
+        return self.how == signal_name(signal.SIGINT)
 
     def message(self, reproducer: str | None) -> str:
         where = f"in pipeline step '{self.step}'" if self.step else "before the first pipeline step"
@@ -209,11 +227,14 @@ def run_isolated(work, *, replayable: bool = True):
     read_end, write_end = os.pipe()
     pid, region = _fork_child(work, write_end)
     os.close(write_end)
-    tail = _pass_through(read_end)
+    tail = _pass_through(read_end, child=pid)
     _, wait_status = _wait(pid)
     death = _death(wait_status, region, tail)
     if death is None:
         return os.WEXITSTATUS(wait_status), None
+    if death.interrupted:
+        death.reproducer = None
+        return INTERRUPTED, death
     death.reproducer = replay_for_reproducer(work, death.ordinal) if replayable else None
     return 3, death
 
@@ -228,14 +249,27 @@ def _wait(pid: int):
             os.kill(pid, signal.SIGINT)
 
 
-def _pass_through(descriptor: int, keep: int = 4096) -> str:
-    """Copy everything from `descriptor` to stderr until EOF; the last `keep` bytes as text."""
+def _pass_through(descriptor: int, keep: int = 4096, child: int | None = None) -> str:
+    """Copy everything from `descriptor` to stderr until EOF; the last `keep` bytes as text.
+
+    A Ctrl-C at the terminal reaches the child too; a SIGINT sent to this process alone is passed
+    on to `child` if the child has not ended within a moment (passing it at once could interrupt
+    the child's own clean-up of the first)."""
     tail = b""
+    interrupted_at = None
     try:
         while True:
             try:
+                if interrupted_at is not None and child is not None:
+                    waiting = interrupted_at + _INTERRUPT_GRACE_SECONDS - time.monotonic()
+                    if not select.select([descriptor], [], [], max(waiting, 0))[0]:
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(child, signal.SIGINT)
+                        child = None
+                        continue
                 chunk = os.read(descriptor, 65536)
             except KeyboardInterrupt:
+                interrupted_at = interrupted_at or time.monotonic()
                 continue
             if not chunk:
                 break
@@ -245,6 +279,30 @@ def _pass_through(descriptor: int, keep: int = 4096) -> str:
     finally:
         os.close(descriptor)
     return tail.decode(errors="replace")
+
+
+@contextlib.contextmanager
+def interruptible():
+    """Make the native call in the block (a compiled program running) stoppable by Ctrl-C.
+
+    In an isolated child, SIGINT takes its default action during the block: the child ends at
+    once and the parent reports it as interrupted. Elsewhere (the Python API) the interrupt is
+    held until the call returns and raised then as KeyboardInterrupt, not inside a callback.
+    Only the main thread handles signals, and a SIGINT handler other than Python's default is
+    left alone.
+    """
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    received = []
+    signal.signal(signal.SIGINT, signal.SIG_DFL if _progress is not None else lambda *_: received.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if received:
+        raise KeyboardInterrupt
 
 
 def compile_isolated(model, output_type: str = "torch", *, context=None, **options):
@@ -286,6 +344,8 @@ def compile_isolated(model, output_type: str = "torch", *, context=None, **optio
         tail = _pass_through(read_end)
         _, wait_status = _wait(pid)
         death = _death(wait_status, region, tail)
+        if death is not None and death.interrupted:
+            raise KeyboardInterrupt
         if death is not None:
             reproducer = replay_for_reproducer(work, death.ordinal)
             raise InternalCompilerError(death.message(reproducer), step=death.step, reproducer=reproducer)

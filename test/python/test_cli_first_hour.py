@@ -216,3 +216,94 @@ def test_an_npz_array_that_is_no_input(tmp_path):
     model = _two_input_model(tmp_path / "add.onnx")
     np.savez(tmp_path / "inputs.npz", nope=np.ones(3, np.float32))
     _assert_one_line_error(_run("run", model, "--input", tmp_path / "inputs.npz"), "array 'nope'", "inputs: x, y")
+
+
+# 3. Ctrl-C while a compiled program runs ends like Ctrl-C during a compile.
+
+
+def _endless_model(directory: Path) -> Path:
+    """A Loop whose trip count is an input: a program that runs as long as it is told to."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("MatMul", ["v_in", "w"], ["product"]),
+            helper.make_node("Tanh", ["product"], ["v_out"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("v_in", TensorProto.FLOAT, [64, 64]),
+        ],
+        [
+            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("v_out", TensorProto.FLOAT, [64, 64]),
+        ],
+    )
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "", "v"], ["y"], body=body, name="loop")],
+        "g",
+        [
+            helper.make_tensor_value_info("trips", TensorProto.INT64, []),
+            helper.make_tensor_value_info("v", TensorProto.FLOAT, [64, 64]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 64])],
+        [numpy_helper.from_array(np.eye(64, dtype=np.float32), "w")],
+    )
+    path = directory / "endless.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    np.save(directory / "few.npy", np.array(3, np.int64))
+    np.save(directory / "endless.npy", np.array(10**15, np.int64))
+    return path
+
+
+@pytest.mark.parametrize("command, to", [("run", "group"), ("run", "parent"), ("verify", "group")])
+def test_ctrl_c_while_the_program_runs(command, to, tmp_path):
+    import signal
+    import time
+
+    model = _endless_model(tmp_path)
+    started = time.monotonic()
+    warm_up = _run("run", model, "--input", f"trips={tmp_path / 'few.npy'}")
+    assert warm_up.returncode == 0, warm_up.stderr
+    until_running = 2 * (time.monotonic() - started) + 2  # the same program, compiled as long again
+    save = ["--save", tmp_path / "out.npz"] if command == "run" else []
+    process = subprocess.Popen(
+        [str(BIN / "onnx-torch-mlir"), command, str(model), "--input", f"trips={tmp_path / 'endless.npy'}",
+         *map(str, save)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    time.sleep(until_running)
+    if to == "group":  # as Ctrl-C at a terminal does
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        os.kill(process.pid, signal.SIGINT)
+    try:
+        stdout, stderr = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail("the program ran on after Ctrl-C")
+    assert process.returncode == 130, stderr
+    assert stderr == "onnx-torch-mlir: error: interrupted\n"
+    assert stdout == ""
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["endless.npy", "endless.onnx", "few.npy"]
+
+
+def test_ctrl_c_in_the_python_api_is_a_keyboard_interrupt_after_the_call(tmp_path):
+    """Not isolated, the call cannot be stopped, but the interrupt is not lost in a callback."""
+    model = _endless_model(tmp_path)
+    script = f"""
+import os, signal, threading, numpy as np, onnx
+from onnx_torch_mlir.runtime.backend import OnnxTorchMlirBackend
+prepared = OnnxTorchMlirBackend.prepare(onnx.load({str(model)!r}), backend="linalg-on-tensors")
+prepared.run([np.array(3, np.int64), np.ones((64, 64), np.float32)])
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    prepared.run([np.array(6000, np.int64), np.ones((64, 64), np.float32)])
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.stdout == "KeyboardInterrupt\n", result.stderr
+    assert "Exception ignored" not in result.stderr and "did not deliver" not in result.stderr

@@ -82,6 +82,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from onnx_torch_mlir.errors import OnnxTorchMlirError, RunnerError
+from onnx_torch_mlir.isolation import interruptible
 
 # The backend names of `onnx_torch_mlir.compile` -> IREE's `--iree-input-type`.
 INPUT_TYPES = {"linalg-on-tensors": "tm_tensor", "tosa": "tosa", "stablehlo": "stablehlo"}
@@ -173,7 +174,7 @@ class IreeProgram:
             for array in arrays:
                 arguments.push_ref(self._buffer_view_of(array))
             returned = runtime.VmVariantList(len(self._results))
-            with self._lock:
+            with self._lock, interruptible():
                 self._context.invoke(self._function, arguments, returned)
             if len(returned) != len(self._results):
                 raise IreeError(

@@ -18,6 +18,7 @@ import numpy as np
 from torch_mlir import execution_engine, ir
 
 from onnx_torch_mlir.errors import RunnerError, UnsupportedTypeError
+from onnx_torch_mlir.isolation import interruptible
 from onnx_torch_mlir.runtime import assertions, calling_convention, lowering, native_code, program_cache, weights
 from onnx_torch_mlir.runtime import split_compilation
 from onnx_torch_mlir.runtime import custom_ops as custom_op_runtime
@@ -119,7 +120,8 @@ class CompiledProgram:
         descriptor_pointers = [ctypes.c_void_p(ctypes.addressof(d)) for d in descriptors]
         packed = (ctypes.c_void_p * len(arrays))(*(ctypes.addressof(p) for p in descriptor_pointers))
         with self._lock:
-            self._function(packed)
+            with interruptible():
+                self._function(packed)
             outputs = list(self._outputs)
             self._outputs[:] = [None] * len(self._outputs)
             failed = list(self._failed_assertions)

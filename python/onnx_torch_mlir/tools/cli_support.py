@@ -46,6 +46,8 @@ def run_guarded(prog: str, action, *args, isolated: bool = False, replayable: bo
         from ..isolation import run_isolated
 
         status, death = run_isolated(lambda: run_guarded(prog, action, *args), replayable=replayable)
+        if death is not None and death.interrupted:
+            return fail(prog, "interrupted", status)
         if death is not None:
             return fail(prog, death.message(death.reproducer), EXIT_INTERNAL)
         return status

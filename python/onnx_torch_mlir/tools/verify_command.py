@@ -83,10 +83,12 @@ def _run_onnxruntime(model, inputs):
     except ImportError:
         raise OnnxTorchMlirError("verify needs onnxruntime: pip install 'onnx-torch-mlir[test]'") from None
     from ..conformance.cases import graph_input_names
+    from ..isolation import interruptible
 
     try:
         session = onnxruntime.InferenceSession(_for_onnxruntime(model), providers=["CPUExecutionProvider"])
-        return session.run(None, dict(zip(graph_input_names(model), inputs)))
+        with interruptible():
+            return session.run(None, dict(zip(graph_input_names(model), inputs)))
     except Exception as error:  # onnxruntime's own errors
         raise OnnxTorchMlirError(f"onnxruntime cannot run the model: {str(error).strip().splitlines()[0]}") from None
 
