@@ -373,6 +373,51 @@ def inputs_for_ddddocr_det(rng: np.random.Generator, size: int = 416, height: in
     return {"images": canvas.transpose(2, 0, 1)[None].astype(np.float32)}
 
 
+
+def inputs_for_captcha_crnn(rng: np.random.Generator, batch: int = 2, **_) -> dict:
+    """captcha_whisperer/preprocess.py: the captcha resized to 160 x 60, BGR, raw 0-255 values as
+    float32 (no mean, no scaling), (batch, 3, 60, 160)."""
+    images = []
+    for _ in range(batch):
+        image = _text_line(rng, 60, 160, int(rng.integers(110, 160)))
+        for y0, y1 in rng.integers(0, 60, (2, 2)):
+            _stroke(image, y0, 0, y1, 159, 1, rng.integers(60, 200, 3))
+        images.append(image.transpose(2, 0, 1))
+    return {"image": np.stack(images).astype(np.float32)}
+
+
+# arabic_name_romanizer/resources/vocab.json: 0 PAD, 1 BOS, 2 EOS, 5-26 country tokens, 27-29 role
+# tokens, 33-84 Latin letters, 118-158 Arabic letters.
+def _romanizer_sources(rng: np.random.Generator, batch: int) -> tuple[np.ndarray, np.ndarray]:
+    """inference.py encode_source and pad_batch: [country, role, Arabic letters..., EOS] per name,
+    right-padded with PAD; the mask is True on padding."""
+    rows = [[int(rng.integers(5, 27)), int(rng.integers(27, 30)), *rng.integers(118, 159, int(rng.integers(3, 9))), 2]
+            for _ in range(batch)]
+    ids = np.zeros((batch, max(len(row) for row in rows)), np.int64)
+    for index, row in enumerate(rows):
+        ids[index, :len(row)] = row
+    return ids, ids == 0
+
+
+def inputs_for_romanizer_encoder(rng: np.random.Generator, batch: int = 3, **_) -> dict:
+    """arabic_name_romanizer/inference.py OnnxBackend.encode: a batch of names as source ids and
+    their boolean padding mask."""
+    src, src_mask = _romanizer_sources(rng, batch)
+    return {"src": src, "src_mask": src_mask}
+
+
+def inputs_for_romanizer_decoder(rng: np.random.Generator, batch: int = 2, beams: int = 2, steps: int = 4, **_) -> dict:
+    """inference.py beam_search, a few steps in: for each of batch x beams rows, the prefix (BOS and
+    the Latin letters chosen so far), the encoder memory and mask repeated per beam (bidirectional
+    GRU outputs: bounded by 1, zero where padded) and the (rows, 2, 256) GRU hidden state."""
+    _, src_mask = _romanizer_sources(rng, batch)
+    memory = np.tanh(rng.normal(0.0, 0.8, (batch, src_mask.shape[1], 256))) * ~src_mask[..., None]
+    prefix = np.concatenate([np.ones((batch * beams, 1), np.int64),
+                             rng.integers(33, 85, (batch * beams, steps - 1))], axis=1)
+    return {"prefix": prefix, "memory": np.repeat(memory, beams, axis=0).astype(np.float32),
+            "src_mask": np.repeat(src_mask, beams, axis=0),
+            "hidden": np.tanh(rng.normal(0.0, 0.8, (batch * beams, 2, 256))).astype(np.float32)}
+
 _PP_HALF = ([0.5, 0.5, 0.5], [0.5, 0.5, 0.5])
 _IMAGENET = ([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
 
@@ -671,6 +716,18 @@ def _text_and_bytes() -> list[WildModel]:
                   make_inputs=inputs_for_magika, producer="tf2onnx 1.16.1", beg=1024, mid=0, end=1024, dtype="int32",
                   description="Google Magika standard_v3_3 file-type classifier: int32 byte ids one-hot encoded in "
                               "the graph (Expand, Equal, Cast), a Keras model via tf2onnx"),
+        _packaged("romanizer-encoder", "text", TORCHSCRIPT, True, package="arabic-name-romanizer", version="0.2.0",
+                  licence="MIT", member="arabic_name_romanizer/resources/encoder.onnx",
+                  sha256="f5d65df2189e5ec3929a3167d70de5f1f9eedd89dab964875039089581c5ec49",
+                  make_inputs=inputs_for_romanizer_encoder, producer="PyTorch 2.14.0",
+                  description="Arabic-name transliterator, encoder: int64 character ids and a bool padding mask "
+                              "in, a GRU over embeddings, Where on the mask, the mask passed through as an output"),
+        _packaged("romanizer-decoder", "text", TORCHSCRIPT, True, package="arabic-name-romanizer", version="0.2.0",
+                  licence="MIT", member="arabic_name_romanizer/resources/decoder.onnx",
+                  sha256="2365c42d362313c21748750eefebf3a61fd8045f73a98644176eca538200841a",
+                  make_inputs=inputs_for_romanizer_decoder, producer="PyTorch 2.14.0",
+                  description="Arabic-name transliterator, one beam-search step: GRU cells written out (Gemm, "
+                              "Sigmoid, Tanh), masked attention (Where on a bool mask, Softmax), LogSoftmax"),
         _packaged("magika-v1", "text", TF2ONNX, True, package="magika", version="0.5.1",
                   licence="Apache-2.0 (the project's; the 0.5.1 metadata states none)",
                   member="magika/models/standard_v1/model.onnx",
@@ -718,6 +775,12 @@ def _vision() -> list[WildModel]:
                   member="ddddocr/common.onnx", sha256="90e432635bfb100ac6b856220a10b186053264cc307dd049d58e8ea2643cb6e9",
                   make_inputs=inputs_for_ddddocr, producer="PyTorch 1.9", width=144, centred=True,
                   description="ddddocr 1.4's recognizer: the same network ending in an ArgMax, int64 output"),
+        _packaged("captcha-whisperer-crnn", "vision", TORCHSCRIPT, True, package="captcha-whisperer", version="0.1.0",
+                  licence="MIT", member="captcha_whisperer/models/captcha_crnn.onnx",
+                  sha256="7298347e85a4dfe3265b73874f1af42b17f0a8979688b48a44eaec4a50100c7b",
+                  make_inputs=inputs_for_captcha_crnn, producer="PyTorch 2.14.1",
+                  description="A CRNN captcha reader: convolutions, then an LSTM written out as "
+                              "Gemm/Split/Sigmoid/Tanh cells over 20 steps, time-major logits"),
         _packaged("rapidocr-v4-det", "vision", PADDLE2ONNX, True, package="rapidocr-onnxruntime", version="1.4.4",
                   member="rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx",
                   sha256="d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9",
@@ -796,4 +859,4 @@ def models() -> list[WildModel]:
 # What the builders and input makers call besides themselves (the cache key hashes these too).
 SHARED_BUILD_CODE = (take_packaged_file, _speechlike, _notes, _power_spectrogram, _mel_filters, _log_mel_db,
                      _stroke, _glyphs, _page, _text_line, _photo, _normalized, _silero_frames, _lstm_state,
-                     _sample_file)
+                     _sample_file, _romanizer_sources)
