@@ -3,6 +3,10 @@
 - **A declared dim of -1** (paddle2onnx writes `dim_value: -1` for a dynamic dim) is a dynamic dim
   without a name: `--input-shape` fixes it, `--dim` fixes the named dims next to it, and the rest
   stays dynamic (`importer/fixed_dims.without_negative_dims`).
+- **A declared shape that contradicts the graph** (an old torch export declares `[1, seqlen]` for an
+  output the graph computes with rank 3, once an If its shape values decide is resolved): the
+  inferred type wins with a one-line warning, as onnxruntime returns what the graph computes
+  (`importer/validation.release_contradicted_declarations`); another element type is refused.
 - **Slice with a negative step on a dynamic dim** is a flip and a forward slice whose bounds come
   from the run-time size, clamped as ONNX clamps them (INT_MIN and INT_MAX ends included).
 
@@ -20,6 +24,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
 from consumers import program
+from onnx_torch_mlir.errors import OnnxTorchMlirWarning
 
 BACKENDS = ("linalg-on-tensors", "stablehlo", "tosa")
 CONSUMERS = ("reference", "iree")
@@ -150,3 +155,65 @@ def test_negative_steps_at_other_sizes_on_one_module():
         feeds = {"x": np.arange(np.prod(shape), dtype=np.float32).reshape(shape)}
         for got, want in zip(run(feeds["x"]), _expected(_negative_step_model(), feeds)):
             np.testing.assert_array_equal(np.asarray(got), want)
+
+
+# -- declared shapes the graph contradicts ------------------------------------------------------
+def _constant(name: str, values) -> onnx.NodeProto:
+    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(values, np.int64), name))
+
+
+def _old_export_model(declare="output", element_type=TensorProto.FLOAT) -> onnx.ModelProto:
+    """`if x.dim() == 2: x = x.unsqueeze(-1)` then `x * x`: the If is decided by x's rank (2), so
+    the result has rank 3, but `y` (or the intermediate `w`) is declared `[1, seqlen]`."""
+    then_branch = helper.make_graph(
+        [helper.make_node("Unsqueeze", ["x", "minus_one"], ["unsqueezed"])], "then", [],
+        [helper.make_tensor_value_info("unsqueezed", TensorProto.FLOAT, None)],
+    )
+    else_branch = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["same"])], "else", [], [helper.make_tensor_value_info("same", TensorProto.FLOAT, None)],
+    )
+    nodes = [
+        _constant("minus_one", [-1]), _constant("two", 2),
+        helper.make_node("Shape", ["x"], ["shape"]), helper.make_node("Size", ["shape"], ["rank"]),
+        helper.make_node("Equal", ["rank", "two"], ["is_matrix"]),
+        helper.make_node("If", ["is_matrix"], ["v"], then_branch=then_branch, else_branch=else_branch),
+        helper.make_node("Mul", ["v", "v"], ["w"], name="square"),
+        helper.make_node("Relu", ["w"], ["y"], name="relu"),
+    ]
+    wrong = helper.make_tensor_value_info("w" if declare == "value_info" else "y", element_type, [1, "seqlen"])
+    output = wrong if declare == "output" else helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph(
+        nodes, "old_export", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "seqlen"])], [output],
+        value_info=[wrong] if declare == "value_info" else [],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def _old_export_feeds() -> dict:
+    return {"x": np.random.default_rng(1).standard_normal((1, 5)).astype(np.float32)}
+
+
+@pytest.mark.parametrize("declare, node, value", [("output", "relu", "y"), ("value_info", "square", "w")])
+def test_the_inferred_type_wins_over_a_contradicting_declaration(declare, node, value):
+    with pytest.warns(OnnxTorchMlirWarning) as caught:
+        text = str(onnx_torch_mlir.compile(_old_export_model(declare), "torch"))
+    messages = [str(warning.message) for warning in caught if issubclass(warning.category, OnnxTorchMlirWarning)]
+    assert messages == [
+        f"<model>: node '{node}' ({'Relu' if value == 'y' else 'Mul'}): value '{value}' is declared float[1,seqlen] "
+        "but ONNX type inference gives float[1,seqlen,1]; the declaration is ignored"
+    ]
+    assert "-> !torch.vtensor<[1,?,1],f32>" in text.splitlines()[1]  # the function's result
+
+
+def test_a_contradicting_element_type_is_still_refused():
+    with pytest.raises(onnx_torch_mlir.OnnxTorchMlirError, match=r"value 'y' is declared int64\[1,seqlen\] but ONNX type"):
+        onnx_torch_mlir.compile(_old_export_model("output", TensorProto.INT64), "torch")
+
+
+@pytest.mark.filterwarnings("ignore::onnx_torch_mlir.errors.OnnxTorchMlirWarning")
+@pytest.mark.parametrize("declare", ("output", "value_info"))
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_contradicted_declarations_match_onnxruntime(backend, consumer, declare):
+    dims = {"seqlen": 5} if backend == "tosa" else None
+    _check(_old_export_model(declare), backend, consumer, _old_export_feeds(), dims=dims)

@@ -16,7 +16,9 @@ from .onnx_dialect import OnnxDialectEmitter
 from .progress import Progress
 from .shape_inference import infer_types, skeleton
 from .torch_onnx import TorchOnnxEmitter
-from .validation import check_declared_types, check_node_structure, check_schema_input_types
+from .validation import (
+    check_declared_types, check_node_structure, check_schema_input_types, release_contradicted_declarations,
+)
 
 FORMS = {"onnx": OnnxDialectEmitter, "torch-onnx": TorchOnnxEmitter}
 FUNCTION_MODES = ("inline", "call")
@@ -92,6 +94,9 @@ def _typed_skeleton(opened, expand_ops, inline: bool, dims=None, input_shapes=No
     check_node_structure(proto, opened.name)
     proto = check_declared_types(proto, opened.name)
     typed = infer_types(proto, opened.name)
+    released = release_contradicted_declarations(proto, typed, opened.name)
+    if released is not None:
+        typed = infer_types(released, opened.name)
     check_schema_input_types(typed, opened.name)
     if expand_function_ops(typed, expand_ops, opened.name):
         typed = infer_types(inline_expansions(typed, opened.name), opened.name)

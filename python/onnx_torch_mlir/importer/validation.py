@@ -5,12 +5,18 @@ cannot produce (a Min of two uint64 tensors declared uint8 or float). Imported
 as declared, such a value gives IR whose types contradict its ops: torch-mlir
 then crashes, or compiles a program that lies. So each declaration is compared
 with the type ONNX's inference derives from the graph inputs alone, on a
-weightless copy with every declaration removed. A genuine contradiction (a
-different element type, a different rank (both known), a static dim that
-differs from an inferred static dim) is refused, except that an intermediate
-value's shape alone is ignored with a warning, as onnxruntime does. A
+weightless copy with every declaration removed. Another element type is
+refused; a contradiction in the shape alone (a different rank, both known, or a
+static dim that differs from an inferred static dim) is ignored with a warning,
+for an intermediate value and a graph output alike, as onnxruntime does (it
+merges shapes leniently, runs the model and returns what the graph computes; it
+refuses another element type). A
 declaration more precise than the inference (a static dim where inference has a
 symbol or nothing, a type where inference has none) is not a contradiction.
+Inference from the graph inputs alone may not know a rank that the importer's
+own inference finds (an If its shape values decide): after that inference,
+`release_contradicted_declarations` compares the declarations again (an old
+torch export declares `[1, seqlen]` for an output the graph computes with rank 3).
 
 Then, once the importer's inference has typed every value, each default-domain
 node's inputs are checked against its schema's type constraints (that inference
@@ -52,6 +58,9 @@ def check_declared_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelP
     exporters write them (onnxruntime-genai declares a [1] Constant as a scalar). A graph output
     that contradicts, or any element type that does, is refused.
 
+    A graph output whose shape alone contradicts keeps its element type and loses its shape,
+    with the same warning: onnxruntime returns what the graph computes.
+
     `model` should already be weightless (`shape_inference.skeleton`). Returns it, or a copy
     without the ignored entries (the user's model is never changed). Runs one inference, only
     when something is declared.
@@ -61,26 +70,73 @@ def check_declared_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelP
         return model
     inferred = _inferred_types(model, model_name)
     producers = _producers(model.graph)
-    outputs = {value.name for value in model.graph.output}
     ignored = set()
     for name, declared_type in declared:
         found = inferred.get(name)
         if found is None or not _contradicts(declared_type, found):
             continue
-        problem = (
-            f"{model_name}: {_where(name, producers)}: value '{name}' is declared {describe_type(declared_type)} "
-            f"but ONNX type inference gives {describe_type(found)}"
-        )
-        if name in outputs or not _only_shapes_differ(declared_type, found):
-            raise ImportError_(problem)
-        warnings.warn(f"{problem}; the declaration is ignored", OnnxTorchMlirWarning, stacklevel=2)
-        ignored.add(name)
-    if not ignored:
-        return model
+        if _ignored_contradiction(model_name, name, declared_type, found, producers):
+            ignored.add(name)
+    return _without_declared_shapes(model, ignored) if ignored else model
+
+
+def release_contradicted_declarations(model: onnx.ModelProto, typed: onnx.ModelProto, model_name: str) -> onnx.ModelProto | None:
+    """A copy of `model` without the declared shapes (of graph outputs and value_info) that
+    contradict what `typed` (`model` after the importer's whole inference) computes for them,
+    each with a warning; None when none does. Another element type is refused, as in
+    `check_declared_types`.
+
+    `typed` keeps a declaration where ONNX's inference cannot merge it, so the declared values
+    are inferred once more without their declarations, from the values `typed` knows."""
+    declared = {
+        value.name: value.type for value in list(model.graph.output) + list(model.graph.value_info)
+        if value.type.WhichOneof("value") == "tensor_type" and value.type.tensor_type.HasField("shape")
+    }
+    if not declared:
+        return None
+    bare = onnx.ModelProto()
+    bare.CopyFrom(typed)
+    kept = [value for value in bare.graph.value_info if value.name not in declared]
+    del bare.graph.value_info[:]
+    bare.graph.value_info.extend(kept)
+    for output in bare.graph.output:
+        if output.name in declared:
+            output.type.tensor_type.ClearField("shape")
+    inferred = _infer(bare, model_name).graph
+    found_types = {value.name: value.type for value in list(inferred.value_info) + list(inferred.output)}
+    producers = _producers(model.graph)
+    contradicted = set()
+    for name, declared_type in declared.items():
+        found = found_types.get(name)
+        if found is None or not found.tensor_type.HasField("shape") or not _contradicts(declared_type, found):
+            continue
+        if _ignored_contradiction(model_name, name, declared_type, found, producers):
+            contradicted.add(name)
+    return _without_declared_shapes(model, contradicted) if contradicted else None
+
+
+def _ignored_contradiction(model_name: str, name: str, declared: onnx.TypeProto, found: onnx.TypeProto, producers) -> bool:
+    """Warn and return True for a contradiction in the shape alone; raise for any other."""
+    problem = (
+        f"{model_name}: {_where(name, producers)}: value '{name}' is declared {describe_type(declared)} "
+        f"but ONNX type inference gives {describe_type(found)}"
+    )
+    if not _only_shapes_differ(declared, found):
+        raise ImportError_(problem)
+    warnings.warn(f"{problem}; the declaration is ignored", OnnxTorchMlirWarning, stacklevel=3)
+    return True
+
+
+def _without_declared_shapes(model: onnx.ModelProto, names: set) -> onnx.ModelProto:
+    """A copy of `model` without the value_info entries in `names`, and whose graph outputs in
+    `names` keep only their element type."""
     kept = onnx.ModelProto()
     kept.CopyFrom(model)
     del kept.graph.value_info[:]
-    kept.graph.value_info.extend(value for value in model.graph.value_info if value.name not in ignored)
+    kept.graph.value_info.extend(value for value in model.graph.value_info if value.name not in names)
+    for output in kept.graph.output:
+        if output.name in names:
+            output.type.tensor_type.ClearField("shape")
     return kept
 
 

@@ -19,7 +19,28 @@ def minus_one_dims():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
 
-MODELS = {f.__name__: f for f in (minus_one_dims,)}
+def contradicted_output():
+    """`if x.dim() == 2: x = x.unsqueeze(-1)`, then `x * x` declared [1, seqlen] (an old torch export):
+    the If is decided by x's rank, so the graph computes rank 3."""
+    constant = lambda name, values: helper.make_node(  # noqa: E731
+        "Constant", [], [name], value=numpy_helper.from_array(np.array(values, np.int64), name))
+    then_branch = helper.make_graph([helper.make_node("Unsqueeze", ["x", "minus_one"], ["unsqueezed"])], "then", [],
+                                    [helper.make_tensor_value_info("unsqueezed", TensorProto.FLOAT, None)])
+    else_branch = helper.make_graph([helper.make_node("Identity", ["x"], ["same"])], "else", [],
+                                    [helper.make_tensor_value_info("same", TensorProto.FLOAT, None)])
+    nodes = [
+        constant("minus_one", [-1]), constant("two", 2),
+        helper.make_node("Shape", ["x"], ["shape"]), helper.make_node("Size", ["shape"], ["rank"]),
+        helper.make_node("Equal", ["rank", "two"], ["is_matrix"]),
+        helper.make_node("If", ["is_matrix"], ["v"], then_branch=then_branch, else_branch=else_branch),
+        helper.make_node("Mul", ["v", "v"], ["y"], name="square"),
+    ]
+    graph = helper.make_graph(nodes, "old_export", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "seqlen"])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "seqlen"])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+MODELS = {f.__name__: f for f in (minus_one_dims, contradicted_output)}
 
 if __name__ == "__main__":
     name, output = sys.argv[1], sys.argv[2]
