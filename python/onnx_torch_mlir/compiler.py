@@ -26,6 +26,8 @@ def compile(
     dims=None,
     input_shapes=None,
     isolated: bool = False,
+    entry_name: str | None = None,
+    weights: str = "resources",
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
 
@@ -44,6 +46,11 @@ def compile(
     fixes whole input shapes: {"mask": (1, 12)} or ["mask=1x12"] (`--input-shape`), for dims
     without a name or with a name shared by dims of different sizes.
 
+    `entry_name` names the entry function (default: the ONNX graph's name); XLA runs `main`.
+    `weights` is "resources" (the default: `dense_resource` blobs, kept out of the printed IR) or
+    "inline" (literal `dense<...>` constants, which XLA and StableHLO's portable artifacts need);
+    transforms/output_form.py says why consumers differ.
+
     `isolated=True` compiles in a forked child process (onnx_torch_mlir.isolation): a crash
     inside MLIR or torch-mlir raises InternalCompilerError (naming the pipeline step and a
     reproducer file) instead of ending this process; the module comes back as bytecode.
@@ -54,9 +61,8 @@ def compile(
         return compile_isolated(
             model, output_type, context=context, backend_legal_ops=backend_legal_ops,
             custom_op_encoding=custom_op_encoding, keep_onnx_ops=keep_onnx_ops, importer=importer,
-            converter=converter, dims=dims, input_shapes=input_shapes,
+            converter=converter, dims=dims, input_shapes=input_shapes, entry_name=entry_name, weights=weights,
         )
-    from . import conversion  # noqa: F401 - conversion imports transforms; importing it first avoids a cycle
     from .transforms.custom_ops import ENCODINGS, normalize_backend_legal_ops
 
     check_output_type(output_type)
@@ -65,6 +71,10 @@ def compile(
         raise PipelineError(
             f"unknown custom-op encoding '{custom_op_encoding}': expected one of {', '.join(ENCODINGS)}"
         )
+    from .transforms.output_form import WEIGHTS_FORMS
+
+    if weights not in WEIGHTS_FORMS:
+        raise PipelineError(f"unknown weights form '{weights}': expected one of {', '.join(WEIGHTS_FORMS)}")
     legal = normalize_backend_legal_ops(backend_legal_ops)
     context = context or make_context()
     with timing.stage("import"):
@@ -79,7 +89,18 @@ def compile(
         convert_to_torch(module, converter, legal, target=output_type)
     with timing.stage("backend pipeline"):
         lower_torch_to_backend(module, output_type, backend_legal_ops=legal, custom_op_encoding=custom_op_encoding)
+    hand_over(module, entry_name, weights)
     return module
+
+
+def hand_over(module: ir.Module, entry_name: str | None, weights: str) -> None:
+    """The entry function's name and the weights' form the caller asked for (transforms/output_form.py)."""
+    from .transforms.output_form import inline_weights, rename_entry
+
+    if entry_name:
+        rename_entry(module, entry_name)
+    if weights == "inline":
+        inline_weights(module)
 
 
 def import_model(model, importer: str, context: ir.Context, dims=None, input_shapes=None) -> ir.Module:

@@ -91,7 +91,6 @@ def lower_torch_to_backend(
     if output_type == "torch":
         begin_step("after compilation")
         return
-    from . import conversion  # noqa: F401 - conversion imports transforms; importing it first avoids a cycle
     from .transforms.custom_ops import lower_with_custom_ops, module_has_custom_op_candidates
 
     from .transforms.stablehlo_dynamic import finish_dynamic_stablehlo
@@ -205,6 +204,9 @@ def lower_torch_to_backend(
             from .transforms.stablehlo_half_convolutions import half_convolutions_in_f32
 
             half_convolutions_in_f32(module)  # accumulated in f32, as torch-mlir's Linalg lowering does
+            from .transforms.stablehlo_constants import tensor_constants_as_stablehlo
+
+            tensor_constants_as_stablehlo(module)  # XLA and portable artifacts take StableHLO constants only
     except PipelineError as error:
         if not dynamic:
             raise

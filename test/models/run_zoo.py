@@ -5,7 +5,7 @@ It runs the wild corpus (test/wild/, docs/wild.md, `make wild`) the same way wit
     python test/models/run_zoo.py                  run everything, print the summary
     python test/models/run_zoo.py --update         ... and rewrite docs/models.md, test/models/results/
                                                    and test/models/passing/ (what `make zoo` does)
-    python test/models/run_zoo.py --check          the fast slice, configuration "ours", both consumers:
+    python test/models/run_zoo.py --check          the fast slice, configuration "ours", every consumer:
                                                    fails when a model in a passing list no longer passes
                                                    (what `make test` runs); --all checks every model
     -k PATTERN (repeatable), --backend, --configuration, --consumer, --jobs N, --timeout SECONDS
@@ -51,7 +51,7 @@ import build_zoo  # noqa: E402
 import zoo_models  # noqa: E402
 import zoo_report  # noqa: E402
 from corpus import CORPORA  # noqa: E402
-from zoo_report import BACKENDS, CONFIGURATIONS, CONSUMERS, Cell  # noqa: E402
+from zoo_report import BACKENDS, CONFIGURATIONS, CONSUMERS, Cell, consumers_of  # noqa: E402
 
 REPOSITORY = HERE.parent.parent
 WORKER = HERE / "zoo_worker.py"
@@ -140,6 +140,19 @@ def iree_available() -> str | None:
     return None
 
 
+def xla_available() -> str | None:
+    """None when jax's XLA client can be imported, else why not."""
+    try:
+        if importlib.util.find_spec("jax") is None:
+            return "jax is not installed (pip install jax==0.10.2 jaxlib==0.10.2)"
+    except (ImportError, ValueError) as error:
+        return f"jax cannot be found: {error}"
+    return None
+
+
+CONSUMER_AVAILABLE = {"iree": iree_available, "xla": xla_available}
+
+
 def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configuration: str, backend: str,
             consumers: list[str], timeout: float, work_root: Path) -> list[Cell]:
     def cells(outcome: str, stage: str, error: str, **measures) -> list[Cell]:
@@ -150,10 +163,11 @@ def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configurat
     work = Path(tempfile.mkdtemp(prefix=f"{model.name}-{configuration}-{backend}-", dir=work_root))
     try:
         module_path = work / "module.mlirbc"
+        xla_form = ["--xla-output", str(work / "module-xla.mlirbc")] if "xla" in consumers else []
         compiled = run_child(
             [sys.executable, str(WORKER), "compile", "--model", str(build.model_path), "--configuration", configuration,
              "--backend", backend, "--output", str(module_path), "--record", str(work / "compile.json"),
-             "--reference", str(build.reference_path)],
+             "--reference", str(build.reference_path), *xla_form],
             work / "compile.json", timeout,
         )
         measures = {"compile_seconds": round(compiled.seconds, 2), "compile_peak_mb": compiled.peak_mb}
@@ -166,13 +180,18 @@ def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configurat
             return cells(compiled.record["outcome"], "compile", compiled.record.get("error", ""), **measures)
         results = []
         for consumer in consumers:
-            unavailable = iree_available() if consumer == "iree" else None
+            unavailable = CONSUMER_AVAILABLE[consumer]() if consumer in CONSUMER_AVAILABLE else None
             if unavailable:
                 results.append(Cell(model.name, configuration, backend, consumer, "unavailable", "consumer", unavailable, **measures))
                 continue
+            if consumer == "xla" and compiled.record.get("xla_form_error"):
+                results.append(Cell(model.name, configuration, backend, consumer, "compile error", "compile",
+                                    compiled.record["xla_form_error"], **measures))
+                continue
             record_path = work / f"run-{consumer}.json"
             ran = run_child(
-                [sys.executable, str(WORKER), "run", "--module", str(module_path), "--model", str(build.model_path),
+                [sys.executable, str(WORKER), "run", "--module",
+                 str(work / "module-xla.mlirbc" if consumer == "xla" else module_path), "--model", str(build.model_path),
                  "--backend", backend, "--consumer", consumer, "--reference", str(build.reference_path),
                  "--rtol", repr(model.rtol), "--atol", repr(model.atol), "--record", str(record_path)],
                 record_path, timeout,
@@ -312,19 +331,21 @@ def main(argv=None) -> int:
     skipped_backends = [backend for backend in (args.backend or BACKENDS) if backend not in backends]
     if skipped_backends:
         print(f"backends switched off, not run: {', '.join(skipped_backends)}")
-    unavailable = iree_available() if "iree" in consumers else None
-    if unavailable:
-        print(f"consumer iree unavailable: {unavailable}")
+    for consumer in consumers:
+        unavailable = CONSUMER_AVAILABLE[consumer]() if consumer in CONSUMER_AVAILABLE else None
+        if unavailable:
+            print(f"consumer {consumer} unavailable: {unavailable}")
 
     started = time.perf_counter()
     print(f"building {len(models)} models (cache {build_zoo.cache_root(corpus)})", flush=True)
     builds = build_zoo.build_all(models, args.jobs, args.rebuild, on_result=lambda r: print("  " + build_zoo.describe(r), flush=True),
                                  corpus=corpus)
     build_seconds = time.perf_counter() - started
-    jobs = [Job(model.name, configuration, backend, tuple(consumers))
+    jobs = [Job(model.name, configuration, backend, tuple(consumers_of(backend, consumers)))
             for model in models for configuration in configurations for backend in backends
-            if zoo_report.applies(configuration, model, backend)]
-    print(f"running {len(jobs)} compile jobs ({len(jobs) * len(consumers)} cells), {args.jobs} at a time", flush=True)
+            if zoo_report.applies(configuration, model, backend) and consumers_of(backend, consumers)]
+    print(f"running {len(jobs)} compile jobs ({sum(len(job.consumers) for job in jobs)} cells), {args.jobs} at a time",
+          flush=True)
     cells = run_jobs(jobs, builds, args.timeout, args.jobs, on_cells=_progress(len(jobs)))
     elapsed = time.perf_counter() - started
 

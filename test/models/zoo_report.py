@@ -30,7 +30,15 @@ BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 CONFIGURATIONS = ("ours", "ours-dims", "torch-mlir")
 # Configuration "ours-dims" (dims fixed at the test sizes) runs where a fixed size can matter.
 FIXED_DIMS_BACKENDS = ("tosa", "stablehlo")
-CONSUMERS = ("reference", "iree")
+CONSUMERS = ("reference", "iree", "xla")
+# Consumers that take one backend's output only: XLA runs StableHLO.
+CONSUMER_BACKENDS = {"xla": ("stablehlo",)}
+CONSUMER_TITLES = {"reference": "reference runner", "iree": "IREE", "xla": "XLA"}
+
+
+def consumers_of(backend: str, consumers=CONSUMERS) -> list[str]:
+    """The consumers among `consumers` that run `backend`'s output."""
+    return [consumer for consumer in consumers if backend in CONSUMER_BACKENDS.get(consumer, (backend,))]
 OUTCOMES = ("pass", "wrong numbers", "run-time error", "compile error", "build error", "crash", "timeout", "unavailable")
 SHORT = {"pass": "P", "wrong numbers": "W", "run-time error": "R", "compile error": "C", "build error": "B",
          "crash": "X", "timeout": "T", "unavailable": "U"}
@@ -427,7 +435,8 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
         out += _provenance_section(models, builds)
 
     out += ["", "## Overview", "",
-            "Reference runner / IREE per backend and configuration (" + ", ".join(f"{SHORT[o]} {o}" for o in OUTCOMES) + ").", ""]
+            "Reference runner / IREE (/ XLA for StableHLO) per backend and configuration ("
+            + ", ".join(f"{SHORT[o]} {o}" for o in OUTCOMES) + "; - not run).", ""]
     columns = [(backend, configuration) for backend in BACKENDS for configuration in configurations
                if any(cell.backend == backend and cell.configuration == configuration for cell in every_cell)]
     out += ["| model | " + " | ".join(f"{backend} {configuration}" for backend, configuration in columns) + " |",
@@ -435,7 +444,7 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
     for model in models:
         row = []
         for backend, configuration in columns:
-            marks = [by_key.get((model.name, configuration, backend, consumer)) for consumer in CONSUMERS]
+            marks = [by_key.get((model.name, configuration, backend, consumer)) for consumer in consumers_of(backend)]
             row.append("/".join(SHORT[c.outcome] if c else "-" for c in marks))
         out.append(f"| {model.name} | " + " | ".join(row) + " |")
 
@@ -447,20 +456,22 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
         if build and build["ok"] != "ok":
             out.append(f"Build failed at {build['stage']}: {_code(build['error'], 400)}")
             continue
-        out += ["| backend | configuration | compile | reference runner | IREE |", "|---|---|---|---|---|"]
+        out += ["| backend | configuration | compile | " + " | ".join(CONSUMER_TITLES[c] for c in CONSUMERS) + " |",
+                "|---|---|---|" + "---|" * len(CONSUMERS)]
         notes = []
         for backend in BACKENDS:
             for configuration in configurations:
                 cells = [by_key.get((model.name, configuration, backend, consumer)) for consumer in CONSUMERS]
                 present = [c for c in cells if c]
+                applicable = consumers_of(backend)
                 if not present:
                     continue
                 first = present[0]
                 compile_text = ", ".join(t for t in (_seconds(first.compile_seconds), _megabytes(first.compile_peak_mb)) if t)
                 texts = []
-                for cell in cells:
+                for consumer, cell in zip(CONSUMERS, cells):
                     if cell is None:
-                        texts.append("not run")
+                        texts.append("not run" if consumer in applicable else "")
                         continue
                     measures = ", ".join(t for t in (
                         f"compile {_seconds(cell.consumer_compile_seconds)}" if cell.consumer_compile_seconds is not None else "",
@@ -474,7 +485,7 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
                     if cell.outcome != "pass" and cell.error and cell.outcome != "unavailable":
                         errors.setdefault((cell.outcome, cell.stage, cell.error), []).append(cell.consumer)
                 for (outcome, stage, error), consumers in errors.items():
-                    who = "both consumers" if len(consumers) == len(CONSUMERS) else ", ".join(consumers)
+                    who = "every consumer" if len(consumers) == len(applicable) > 1 else ", ".join(consumers)
                     notes.append(f"- {backend}, {configuration}, {who}: {outcome} at {stage}: {_code(error)}")
         unavailable = sorted({c.error for c in every_cell if c.model == model.name and c.outcome == "unavailable"})
         out += ([""] + notes if notes else [])

@@ -1,5 +1,9 @@
 """The zoo harness's child processes: one compiles a model, one runs a compiled module on a consumer.
 
+Consumers: our reference runner, IREE, and XLA (StableHLO only; it runs the module as
+`compile --entry-name main --weights inline` writes it, which the compile child writes beside the
+module with --xla-output).
+
     python zoo_worker.py compile --model M.onnx --configuration ours --backend tosa --output m.mlirbc --record r.json
     python zoo_worker.py run --module m.mlirbc --model M.onnx --backend tosa --consumer iree \\
         --reference reference.npz --rtol 1e-3 --atol 1e-4 --record r.json
@@ -28,7 +32,7 @@ CONFIGURATIONS = {
     "ours-dims": {},  # and `dims`/`input_shapes`: every dynamic dim fixed at the size the model is tested at
     "torch-mlir": {"importer": "torch-mlir", "converter": "torch-mlir"},
 }
-CONSUMERS = ("reference", "iree")
+CONSUMERS = ("reference", "iree", "xla")
 
 
 def compile_model(args) -> dict:
@@ -46,12 +50,28 @@ def compile_model(args) -> dict:
         record["compile_seconds"] = round(time.perf_counter() - started, 3)
         with open(args.output, "wb") as output:
             module.operation.write_bytecode(output)
+        if args.xla_output:
+            record["xla_form_error"] = write_xla_form(module, args.xla_output)
     except Exception as error:  # any failure to compile is this cell's outcome
         record.update(outcome="compile error", error=first_error_line(error))
         record["compile_seconds"] = round(time.perf_counter() - started, 3)
         return record
     record["outcome"] = "compiled"
     return record
+
+
+def write_xla_form(module, path: str) -> str | None:
+    """Write `module` as `compile --entry-name main --weights inline` gives it, for XLA; None, or the
+    first error line when it cannot be written (torch-mlir's importer's weights cannot be inlined)."""
+    from onnx_torch_mlir.compiler import hand_over
+
+    try:
+        hand_over(module, "main", "inline")
+    except Exception as error:
+        return first_error_line(error)
+    with open(path, "wb") as output:
+        module.operation.write_bytecode(output)
+    return None
 
 
 def test_size_dims(model_path: str, reference_path: str) -> tuple[dict[str, int], dict[str, list[int]]]:
@@ -88,6 +108,14 @@ def _load_consumer(consumer: str, backend: str):
         from onnx_torch_mlir.runtime import compile_for_cpu
 
         return lambda module: compile_for_cpu(module, input_dialect=backend), None
+    if consumer == "xla":
+        try:
+            from onnx_torch_mlir.runtime.xla import compile_with_xla
+
+            import jax  # noqa: F401
+        except Exception as error:  # jax missing: the consumer is unavailable
+            return None, f"XLA cannot be used: {first_error_line(error)}"
+        return compile_with_xla, None
     try:
         from onnx_torch_mlir.runtime.iree import compile_with_iree
     except Exception as error:  # not written yet, or IREE missing: the consumer is unavailable
@@ -203,6 +231,7 @@ def main(argv=None) -> int:
     compile_parser.add_argument("--output", required=True)
     compile_parser.add_argument("--record", required=True)
     compile_parser.add_argument("--reference", help="the inputs (configuration ours-dims fixes the dims at their sizes)")
+    compile_parser.add_argument("--xla-output", help="also write the module as XLA takes it (entry @main, weights inline)")
     run_parser = commands.add_parser("run")
     run_parser.add_argument("--module", required=True)
     run_parser.add_argument("--model", required=True)

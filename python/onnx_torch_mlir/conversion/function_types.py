@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ..conversion.onnx_to_torch.types import is_builtin_tensor, to_vtensor_type
+from .onnx_to_torch.types import is_builtin_tensor, to_vtensor_type
 
 UNREALIZED_CAST = "builtin.unrealized_conversion_cast"
 

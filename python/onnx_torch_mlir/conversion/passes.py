@@ -23,11 +23,9 @@ from torch_mlir.passmanager import PassManager
 
 from ..timing import stage as timing_stage
 from ..errors import ConversionError, OnnxTorchMlirWarning, PipelineError
-from ..transforms import (
-    convert_function_types_to_torch_types,
-    erase_onnx_entry_point,
-    finalize_torch_type_conversion,
-)
+from .entry_point import erase_onnx_entry_point
+from .function_types import convert_function_types_to_torch_types
+from .type_finalization import finalize_torch_type_conversion
 from .onnx_to_torch import convert_onnx_to_torch
 from .onnx_to_torch.node import BACKEND_LEGAL_ATTRIBUTE
 
