@@ -6,11 +6,13 @@
 benchmarks use them to put our numbers next to torch-mlir's in the same run.
 """
 
+import warnings
+
 import onnx
 from torch_mlir import ir
 from torch_mlir.extras import onnx_importer
 
-from .errors import ImportError_
+from .errors import ImportError_, OnnxTorchMlirWarning
 from .mlir_context import make_context
 from .pipelines import run_passes
 
@@ -33,15 +35,26 @@ def import_with_torch_mlir(model: onnx.ModelProto, context: ir.Context | None = 
     """torch-mlir's importer, after ONNX shape inference with data propagation."""
     context = context or make_context()
     try:
-        inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
-        model_info = onnx_importer.ModelInfo(inferred)
-        module = model_info.create_module(context=context)
-        importer = onnx_importer.NodeImporter.define_function(model_info.main_graph, module.operation)
-        importer.import_all()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
+            model_info = onnx_importer.ModelInfo(inferred)
+            module = model_info.create_module(context=context)
+            importer = onnx_importer.NodeImporter.define_function(model_info.main_graph, module.operation)
+            importer.import_all()
     except Exception as error:  # the peer's failures are data for the report, not bugs of ours
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ImportError_(f"torch-mlir importer: {message}") from None
+    finally:
+        _report_warnings(caught)
     return module
+
+
+def _report_warnings(caught) -> None:
+    """The importer's Python warnings (file, line and source on two lines) as ours: one line each, once."""
+    for message in dict.fromkeys(str(warning.message).strip() for warning in caught):
+        first = message.splitlines()[0] if message else "a warning without text"
+        warnings.warn(OnnxTorchMlirWarning(f"torch-mlir importer: {first}"), stacklevel=2)
 
 
 def convert_with_torch_mlir(module: ir.Module, backend_legal_ops=()) -> None:

@@ -307,3 +307,55 @@ except KeyboardInterrupt:
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert result.stdout == "KeyboardInterrupt\n", result.stderr
     assert "Exception ignored" not in result.stderr and "did not deliver" not in result.stderr
+
+
+# 4. Errors that keep the one-line promise and say what to do.
+
+COMMANDS_TAKING_A_MODEL = ["import", "compile", "run", "verify"]
+LFS_POINTER = (
+    "version https://git-lfs.github.com/spec/v1\n"
+    "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 98765\n"
+)
+
+
+@pytest.mark.parametrize("command", COMMANDS_TAKING_A_MODEL)
+def test_missing_external_data_file(command, tmp_path):
+    model = _external_data_model(tmp_path)
+    (tmp_path / "ext.data").unlink()
+    result = _run(command, model)
+    _assert_one_line_error(result, f"{model}: initializer 'w': external data file 'ext.data' not found")
+    assert _stderr(result).count("initializer 'w'") == 1
+
+
+@pytest.mark.parametrize("command", COMMANDS_TAKING_A_MODEL)
+def test_git_lfs_pointer_instead_of_the_model(command, tmp_path):
+    model = tmp_path / "model.onnx"
+    model.write_text(LFS_POINTER)
+    _assert_one_line_error(_run(command, model), str(model), "Git LFS pointer", "git lfs pull")
+
+
+@pytest.mark.parametrize("command", ["compile", "run"])
+def test_git_lfs_pointer_instead_of_the_external_data(command, tmp_path):
+    model = _external_data_model(tmp_path)
+    (tmp_path / "ext.data").write_text(LFS_POINTER)
+    _assert_one_line_error(_run(command, model), "initializer 'w'", "'ext.data' is a Git LFS pointer")
+
+
+def test_torch_mlir_importer_warnings_are_one_line(tmp_path):
+    graph = helper.make_graph(
+        [
+            helper.make_node("Mystery", ["x"], ["t"], name="mystery", domain="example.custom"),
+            helper.make_node("Relu", ["t"], ["y"], name="relu0"),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )
+    model = tmp_path / "custom.onnx"
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("example.custom", 1)]
+    onnx.save(helper.make_model(graph, opset_imports=opsets), model)
+    result = _run("compile", model, "--importer", "torch-mlir", "--converter", "torch-mlir")
+    assert result.returncode == 1
+    assert "UserWarning" not in result.stderr and "warnings.warn" not in result.stderr, result.stderr
+    assert all(line.startswith("onnx-torch-mlir: ") for line in result.stderr.splitlines()), result.stderr
+    assert "onnx-torch-mlir: warning: torch-mlir importer: Found a node without a valid type proto" in result.stderr

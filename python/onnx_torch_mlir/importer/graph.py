@@ -203,7 +203,8 @@ class GraphImporter:
         except NodeError:
             raise
         except OnnxTorchMlirError as error:
-            raise NodeError(f"{self.model_name}: {what}: {error}") from None
+            prefix = f"{self.model_name}: {what}: "
+            raise NodeError(str(error) if str(error).startswith(prefix) else f"{prefix}{error}") from None
         except (ir.MLIRError, ValueError) as error:
             message = " ".join(str(error).split())
             raise NodeError(f"{self.model_name}: {what}: MLIR rejected the op: {message}") from None

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import onnx
 from google.protobuf.message import DecodeError
+from onnx.external_data_helper import _get_all_tensors
 
 from ..errors import ModelLoadError
-from .weights import WeightStore, map_file
+from .weights import WeightStore, map_file, refuse_lfs_pointer
 from .wire import strip_initializer_payloads
 
 # Initializer payloads up to this size stay in the protobuf: shape inference
@@ -44,14 +45,30 @@ def load_model(source) -> onnx.ModelProto:
     if isinstance(source, onnx.ModelProto):
         return source
     if isinstance(source, (bytes, bytearray, memoryview)):
+        refuse_lfs_pointer(source, getattr(source, "name", "<bytes>"))
         return _parse(bytes(source), getattr(source, "name", "<bytes>"))
     path = _check_path(source)
+    with open(path, "rb") as stream:
+        refuse_lfs_pointer(stream.read(64), str(path))
     try:
-        return onnx.load(str(path))
+        model = onnx.load(str(path), load_external_data=False)
     except DecodeError as error:
         raise ModelLoadError(f"{path}: not an ONNX model (protobuf parse failed: {error})") from None
     except Exception as error:
         raise ModelLoadError(f"{path}: cannot load ONNX model: {error}") from None
+    if any(tensor.data_location == onnx.TensorProto.EXTERNAL for tensor in _get_all_tensors(model)):
+        _load_external_data(model, path)
+    return model
+
+
+def _load_external_data(model: onnx.ModelProto, path: Path) -> None:
+    """The external data into `model`, with the importer's errors (which initializer, which file)."""
+    store = WeightStore(str(path), path.parent)
+    for tensor in _get_all_tensors(model):
+        if tensor.data_location == onnx.TensorProto.EXTERNAL:
+            tensor.raw_data = bytes(store.raw_buffer(tensor))
+            del tensor.external_data[:]
+            tensor.data_location = onnx.TensorProto.DEFAULT
 
 
 def open_model(source, base_dir=None) -> OpenedModel:
@@ -71,6 +88,7 @@ def open_model(source, base_dir=None) -> OpenedModel:
 
 
 def _open_buffer(buffer: memoryview, name: str, base_dir: Path | None) -> OpenedModel:
+    refuse_lfs_pointer(buffer, name)
     if len(buffer) <= SMALL_FILE_BYTES:
         return OpenedModel(_parse(bytes(buffer), name), WeightStore(name, base_dir), name)
     stripped = strip_initializer_payloads(buffer, INLINE_PAYLOAD_BYTES, name)

@@ -27,6 +27,18 @@ def map_file(path: Path) -> memoryview:
         return memoryview(mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ))
 
 
+# What a file Git LFS did not download holds instead of the content: a short text "pointer".
+LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"
+
+
+def refuse_lfs_pointer(data, what: str) -> None:
+    """Name a Git LFS pointer file for what it is, rather than call it a corrupt protobuf."""
+    if bytes(data[: len(LFS_POINTER_PREFIX)]) == LFS_POINTER_PREFIX:
+        raise ModelLoadError(
+            f"{what} is a Git LFS pointer, not the file itself (run `git lfs pull` in its repository to fetch it)"
+        )
+
+
 class WeightStore:
     """Payload buffers for the tensors of one model.
 
@@ -69,6 +81,7 @@ class WeightStore:
             if not path.is_file():
                 raise ModelLoadError(f"{what}: external data file '{location}' not found in {self.base_dir}")
             view = self._external_files[path] = map_file(path)
+            refuse_lfs_pointer(view, f"{what}: external data file '{location}'")
         offset = int(entries.get("offset", 0) or 0)
         length = int(entries["length"]) if entries.get("length") else len(view) - offset
         if offset < 0 or length < 0 or offset + length > len(view):
