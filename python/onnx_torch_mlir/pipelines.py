@@ -172,6 +172,9 @@ def lower_torch_to_backend(
             from .transforms.scf_while_rotation import rotate_while_loops
 
             rotate_while_loops(module)  # IREE's stream conversion fails on torch-mlir's while form
+            from .transforms.linalg_window_extents import cut_window_inputs_to_their_extent
+
+            cut_window_inputs_to_their_extent(module)  # IREE miscompiles inputs past the last window
         if output_type == "tosa":
             from .transforms.tosa_dynamic_rows import cut_marked_rows
 
