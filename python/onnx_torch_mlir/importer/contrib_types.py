@@ -525,6 +525,10 @@ def inference_for(node: onnx.NodeProto, opsets: dict) -> Callable | None:
     """
     if node.domain == MICROSOFT_DOMAIN:
         return MICROSOFT_RESULT_TYPES.get(node.op_type)
+    if node.domain == ML_DOMAIN:
+        from .ml_types import ML_RESULT_TYPES  # ml_types builds on this module's TensorType
+
+        return ML_RESULT_TYPES.get(node.op_type)
     if node.domain in DEFAULT_DOMAINS and node.op_type in DEFAULT_DOMAIN_RESULT_TYPES:
         version = _default_opset(opsets)
         if version is None or not _onnx_knows(node.op_type, version):

@@ -14,7 +14,9 @@ schema in force at the model's opset for its domain:
   the schema defines (the checker's and onnxruntime's rules);
 - a Split's `num_outputs` equals its output count;
 - an If's branches, a Loop's, Scan's or SequenceMap's body have as many inputs and outputs as
-  the node needs.
+  the node needs;
+- an ai.onnx.ml op of maps (ZipMap, CastMap, DictVectorizer) is refused with what to do instead:
+  neither spelling has map types (`ml_types.map_problem`).
 
 Each problem is one line naming the file, the node (name or position, op type, and the
 subgraph it is in) and the offending input or attribute.
@@ -30,8 +32,10 @@ from onnx import AttributeProto
 
 from ..errors import ImportError_
 from . import ordering
+from .ml_types import map_problem
 
 SCHEMA_DOMAINS = ("", "ai.onnx")
+ML_DOMAIN = "ai.onnx.ml"
 _KIND_NAMES = {
     AttributeProto.UNDEFINED: "of no kind",
     AttributeProto.FLOAT: "a float",
@@ -93,6 +97,8 @@ def check_graph_structure(graph: onnx.GraphProto, versions: dict[str, int], mode
         label = node_label(index, node, scope)
         schema = node_schema(node, versions)
         problem = _structure_problem(schema, node) if schema is not None else None
+        if node.domain == ML_DOMAIN:
+            problem = problem or map_problem(node.op_type)
         if problem:
             raise ImportError_(f"{model_name}: {label}: {problem}")
         for attribute in node.attribute:

@@ -40,17 +40,16 @@ from dataclasses import dataclass
 import numpy as np
 from torch_mlir import ir
 
-from .builder import TorchBuilder
-from .node import OnnxNode
-from .registry import converts
+from ..builder import TorchBuilder
+from ..node import OnnxNode
+from ..registry import converts
+from .scores import ML, POST_TRANSFORM_NAMES, post_transform
 
-ML = "ai.onnx.ml"
 LEQ, LT, GTE, GT, EQ, NEQ, MEMBER = range(7)
 COMPARISONS = {LEQ: "aten.le.Tensor", LT: "aten.lt.Tensor", GTE: "aten.ge.Tensor", GT: "aten.gt.Tensor",
                EQ: "aten.eq.Tensor", NEQ: "aten.ne.Tensor"}
 AVERAGE, SUM, MIN, MAX = range(4)
 NUMPY_TYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "si64": np.int64, "i1": np.bool_}
-NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO, PROBIT = range(5)
 
 
 @dataclass
@@ -218,7 +217,17 @@ def _goes_true(walk: _Walk, forest: Forest, x: ir.Value, features: ir.Value, pos
     return result
 
 
-def _aggregate(node: OnnxNode, walk: _Walk, leaves: ir.Value, weights: np.ndarray, has: np.ndarray,
+def leaf_rows(walk: _Walk, leaves: ir.Value, table: np.ndarray, element: str) -> ir.Value:
+    """The rows of a per-leaf table [leaves, targets] at the leaves reached [N, trees]: [N, trees, targets]."""
+    b, trees, targets = walk.b, walk.trees, table.shape[1]
+    flat = b.flatten(leaves)
+    literal = b.literal(table.astype(NUMPY_TYPES[element]), element)
+    picked = b.op("aten.index_select", b.tensor_type([b.info(flat).sizes[0], targets], element), literal,
+                  b.constant_int(0), flat)
+    return b.reshape(picked, [walk.batch, trees, targets], [b.static_dim(walk.batch), trees, targets])
+
+
+def aggregate(node: OnnxNode, walk: _Walk, leaves: ir.Value, weights: np.ndarray, has: np.ndarray,
                function: int, element: str) -> ir.Value:
     """Leaves reached [N, trees] -> [N, targets] scores, from the per-leaf weights [leaves, targets]
     (`has`: whether a leaf has a weight for a target, which MIN and MAX need)."""
@@ -226,11 +235,7 @@ def _aggregate(node: OnnxNode, walk: _Walk, leaves: ir.Value, weights: np.ndarra
     batch = b.static_dim(walk.batch)
 
     def rows(table: np.ndarray, table_element: str) -> ir.Value:
-        flat = b.flatten(leaves)
-        literal = b.literal(table.astype(NUMPY_TYPES[table_element]), table_element)
-        picked = b.op("aten.index_select", b.tensor_type([b.info(flat).sizes[0], targets], table_element), literal,
-                      b.constant_int(0), flat)
-        return b.reshape(picked, [walk.batch, trees, targets], [batch, trees, targets])
+        return leaf_rows(walk, leaves, table, table_element)
 
     result_type = b.tensor_type([batch, targets], element)
     false = b.constant_bool(False)
@@ -249,36 +254,12 @@ def _aggregate(node: OnnxNode, walk: _Walk, leaves: ir.Value, weights: np.ndarra
     return b.op("aten.where.ScalarOther", result_type, reached, extreme, b.constant_float(0.0))
 
 
-def _post_transform(node: OnnxNode, b: TorchBuilder, scores: ir.Value, transform: int) -> ir.Value:
-    if transform == NONE:
-        return scores
-    if transform == LOGISTIC:
-        return b.unary("aten.sigmoid", scores)
-    none = b.constant_none()
-    if transform == SOFTMAX:
-        return b.op("aten.softmax.int", b.type_like(scores), scores, b.constant_int(1), none)
-    if transform == SOFTMAX_ZERO:
-        nonzero = b.op("aten.ne.Scalar", b.tensor_type(b.info(scores).sizes, "i1"), scores, b.constant_float(0.0))
-        lowest = b.op("aten.where.ScalarOther", b.type_like(scores), nonzero, scores, b.constant_float(-np.inf))
-        largest = b.op("aten.amax", b.reduced_type(scores, [1], True), lowest, b.int_list([1]), b.constant_bool(True))
-        exponent = b.unary("aten.exp", b.binary("aten.sub.Tensor", scores, largest))
-        kept = b.op("aten.where.ScalarOther", b.type_like(scores), nonzero, exponent, b.constant_float(0.0))
-        total = b.op("aten.sum.dim_IntList", b.reduced_type(scores, [1], True), kept, b.int_list([1]),
-                     b.constant_bool(True), none)
-        # A row of zeros stays zeros: 0 / max(total, tiny) is 0.
-        total = b.op("aten.clamp_min", b.type_like(total), total, b.constant_float(1e-30))
-        return b.binary("aten.div.Tensor", kept, total)
-    if transform == PROBIT:
-        node.fail("post_transform PROBIT needs the inverse error function, which torch-mlir does not lower")
-    node.fail(f"post_transform {transform} is not one of NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO, PROBIT (0..4)")
-
-
 @converts("TreeEnsemble", since=5, domain=ML)
 def tree_ensemble(node: OnnxNode, b: TorchBuilder):
     """Y[n, t] = aggregate over trees of the weights of the leaves X[n] reaches with target t."""
     x, element = _checked_input(node)
     forest = _forest(node)
-    _check_features(node, forest)
+    check_features(node, forest)
     target_ids = np.asarray(node.attr_ints("leaf_targetids"), dtype=np.int64)
     n_targets = node.attr_int("n_targets", None)
     if n_targets is None:
@@ -293,9 +274,9 @@ def tree_ensemble(node: OnnxNode, b: TorchBuilder):
     weights[np.arange(len(target_ids)), target_ids] = leaf_weights
     has = np.zeros(weights.shape, dtype=bool)
     has[np.arange(len(target_ids)), target_ids] = True
-    walk, leaves = _walk(b, x, forest, element)
-    scores = _aggregate(node, walk, leaves, weights, has, node.attr_int("aggregate_function"), element)
-    return b.cast_to(_post_transform(node, b, scores, node.attr_int("post_transform")), node.result_type())
+    walk, leaves = walk_forest(b, x, forest, element)
+    scores = aggregate(node, walk, leaves, weights, has, node.attr_int("aggregate_function"), element)
+    return b.cast_to(post_transform(node, b, scores, node.attr_int("post_transform")), node.result_type())
 
 
 def _checked_input(node: OnnxNode) -> tuple[ir.Value, str]:
@@ -307,13 +288,13 @@ def _checked_input(node: OnnxNode) -> tuple[ir.Value, str]:
     return node.input(0), info.element
 
 
-def _check_features(node: OnnxNode, forest: Forest) -> None:
+def check_features(node: OnnxNode, forest: Forest) -> None:
     features_count = node.input_info(0).sizes[1]
     if features_count is not None and forest.features.max(initial=0) >= features_count:
         node.fail(f"a node reads feature {int(forest.features.max())} of an input with {features_count} features")
 
 
-def _walk(b: TorchBuilder, x: ir.Value, forest: Forest, element: str) -> tuple[_Walk, ir.Value]:
+def walk_forest(b: TorchBuilder, x: ir.Value, forest: Forest, element: str) -> tuple[_Walk, ir.Value]:
     """Every tree walked for every row: the leaf (index among the leaves) each reaches, [N, trees]."""
     batch, trees = b.dim(x, 0), len(forest.roots)
     walk = _Walk(b, batch, trees)
@@ -333,11 +314,9 @@ def _walk(b: TorchBuilder, x: ir.Value, forest: Forest, element: str) -> tuple[_
 REGRESSOR_MODES = {"BRANCH_LEQ": LEQ, "BRANCH_LT": LT, "BRANCH_GTE": GTE, "BRANCH_GT": GT, "BRANCH_EQ": EQ,
                    "BRANCH_NEQ": NEQ}
 AGGREGATE_NAMES = {"AVERAGE": AVERAGE, "SUM": SUM, "MIN": MIN, "MAX": MAX}
-POST_TRANSFORM_NAMES = {"NONE": NONE, "SOFTMAX": SOFTMAX, "LOGISTIC": LOGISTIC, "SOFTMAX_ZERO": SOFTMAX_ZERO,
-                        "PROBIT": PROBIT}
 
 
-def _floats_or_tensor(node: OnnxNode, name: str) -> np.ndarray | None:
+def floats_or_tensor(node: OnnxNode, name: str) -> np.ndarray | None:
     """`name` (FLOATS) or, from version 3, `name_as_tensor` (a double tensor)."""
     tensor = node.attr_tensor(f"{name}_as_tensor", None) if node.opset >= 3 else None
     if tensor is not None:
@@ -346,13 +325,16 @@ def _floats_or_tensor(node: OnnxNode, name: str) -> np.ndarray | None:
     return None if values is None else np.asarray(values, dtype=np.float64)
 
 
-def _regressor_forest(node: OnnxNode) -> tuple[Forest, np.ndarray, np.ndarray]:
+def regressor_forest(node: OnnxNode, prefix: str = "target", targets: int | None = None
+                     ) -> tuple[Forest, np.ndarray, np.ndarray]:
     """The TreeEnsembleRegressor encoding (nodes named by (tree id, node id), leaves are LEAF nodes,
-    weights attached by (tree id, node id, target)) as a Forest and per-leaf weights [leaves, targets]."""
+    weights attached by (tree id, node id, target)) as a Forest and per-leaf weights [leaves, targets]
+    (and whether a leaf has a weight for a target). TreeEnsembleClassifier's is the same with the
+    prefix `class` and a target per class label."""
     tree_ids, node_ids = node.attr_ints("nodes_treeids", []), node.attr_ints("nodes_nodeids", [])
     count = len(node_ids)
     features, modes = node.attr_ints("nodes_featureids", []), node.attr_strings("nodes_modes", [])
-    values = _floats_or_tensor(node, "nodes_values")
+    values = floats_or_tensor(node, "nodes_values")
     values = np.zeros(count) if values is None else values
     true_ids, false_ids = node.attr_ints("nodes_truenodeids", []), node.attr_ints("nodes_falsenodeids", [])
     tracks = node.attr_ints("nodes_missing_value_tracks_true", None) or [0] * count
@@ -395,17 +377,19 @@ def _regressor_forest(node: OnnxNode) -> tuple[Forest, np.ndarray, np.ndarray]:
         np.asarray([REGRESSOR_MODES[modes[i]] for i in interior], dtype=np.int64),
         np.asarray([values[i] for i in interior], dtype=np.float64), true_next, false_next,
         [tracks[i] for i in interior], [], roots, len(leaves))
-    return (forest, *_regressor_weights(node, index_of, entry_of, len(interior), len(leaves), modes))
+    return (forest, *_regressor_weights(node, index_of, entry_of, len(interior), len(leaves), modes, prefix, targets))
 
 
-def _regressor_weights(node: OnnxNode, index_of: dict, entry_of: dict, interior: int, leaves: int, modes):
-    target_trees, target_nodes = node.attr_ints("target_treeids", []), node.attr_ints("target_nodeids", [])
-    target_ids = node.attr_ints("target_ids", [])
-    target_weights = _floats_or_tensor(node, "target_weights")
+def _regressor_weights(node: OnnxNode, index_of: dict, entry_of: dict, interior: int, leaves: int, modes,
+                       prefix: str, n_targets: int | None):
+    target_trees, target_nodes = node.attr_ints(f"{prefix}_treeids", []), node.attr_ints(f"{prefix}_nodeids", [])
+    target_ids = node.attr_ints(f"{prefix}_ids", [])
+    target_weights = floats_or_tensor(node, f"{prefix}_weights")
     target_weights = np.zeros(0) if target_weights is None else target_weights
     if not len(target_trees) == len(target_nodes) == len(target_ids) == len(target_weights):
-        node.fail("'target_treeids', 'target_nodeids', 'target_ids' and 'target_weights' differ in length")
-    n_targets = node.attr_int("n_targets", None) or max(target_ids, default=0) + 1
+        node.fail(f"'{prefix}_treeids', '{prefix}_nodeids', '{prefix}_ids' and '{prefix}_weights' differ in length")
+    if n_targets is None:
+        n_targets = node.attr_int("n_targets", None) or max(target_ids, default=0) + 1
     weights, has = np.zeros((leaves, n_targets)), np.zeros((leaves, n_targets), dtype=bool)
     for tree, node_id, target, weight in zip(target_trees, target_nodes, target_ids, target_weights):
         index = index_of.get((tree, node_id))
@@ -431,13 +415,13 @@ def tree_ensemble_regressor(node: OnnxNode, b: TorchBuilder):
     if function is None or transform is None:
         node.fail(f"aggregate_function '{node.attr_string('aggregate_function')}' or post_transform "
                   f"'{node.attr_string('post_transform')}' is unknown")
-    forest, weights, has = _regressor_forest(node)
-    _check_features(node, forest)
-    walk, leaves = _walk(b, x, forest, element)
-    scores = _aggregate(node, walk, leaves, weights, has, function, element)
-    base = _floats_or_tensor(node, "base_values")
+    forest, weights, has = regressor_forest(node)
+    check_features(node, forest)
+    walk, leaves = walk_forest(b, x, forest, element)
+    scores = aggregate(node, walk, leaves, weights, has, function, element)
+    base = floats_or_tensor(node, "base_values")
     if base is not None and len(base):
         if len(base) != weights.shape[1]:
             node.fail(f"'base_values' has {len(base)} entries for {weights.shape[1]} targets")
         scores = b.binary("aten.add.Tensor", scores, b.literal(base.astype(NUMPY_TYPES[element]), element))
-    return b.cast_to(b.to_dtype(_post_transform(node, b, scores, transform), "f32"), node.result_type())
+    return b.cast_to(b.to_dtype(post_transform(node, b, scores, transform), "f32"), node.result_type())
