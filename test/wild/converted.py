@@ -346,6 +346,159 @@ def _tf2onnx_entries() -> list[WildModel]:
 
 
 # --------------------------------------------------------------------------------------------------
+# Graph tools on the zoo's torch exports: onnxslim, onnxsim, onnxconverter-common's float16, onnx's
+# version_converter. The source model is built in the project's environment by the zoo's own
+# builder, into a subdirectory; the tool writes model.onnx beside it.
+
+
+def _zoo_source(directory: Path, source: str, opset: int | None = None) -> Path:
+    """The zoo export `source` ("small-bert-dynamic" or ARCHITECTURE-EXPORTER-static|dynamic) in
+    directory/source/; `opset`: the TorchScript exporter's opset instead of the zoo's 17."""
+    import zoo_deployment
+    import zoo_models
+
+    if opset is not None:
+        saved = zoo_models.TORCHSCRIPT_OPSET
+        zoo_models.TORCHSCRIPT_OPSET = opset  # _export_torch_module reads it when it runs
+        try:
+            return _zoo_source(directory, source)
+        finally:
+            zoo_models.TORCHSCRIPT_OPSET = saved
+
+    target = directory / "source"
+    target.mkdir()
+    if source == "small-bert-dynamic":
+        return zoo_deployment._export_small_bert(target / "model.onnx", dynamic=True)
+    if source == "lstm-text-torchscript-dynamic":
+        import zoo_control
+
+        return zoo_control.build_text_classifier(target, "lstm", "torchscript", True)
+    architecture, exporter, shapes = source.rsplit("-", 2)
+    return zoo_models.build_torch_export(target, architecture, exporter, shapes == "dynamic")
+
+
+def inputs_for_zoo_source(rng: np.random.Generator, source: str, dtype: str = "float32", **_) -> dict:
+    import zoo_deployment
+    import zoo_models
+
+    if source == "small-bert-dynamic":
+        inputs = zoo_deployment.inputs_for_small_bert(rng, dynamic=True)
+    elif source == "lstm-text-torchscript-dynamic":
+        import zoo_control
+
+        inputs = zoo_control.inputs_for_text_classifier(rng, "lstm", "torchscript", True)
+    else:
+        architecture, exporter, shapes = source.rsplit("-", 2)
+        inputs = zoo_models.inputs_for_torch_export(rng, architecture, exporter, shapes == "dynamic")
+    return {name: value.astype(dtype) if value.dtype == np.float32 else value for name, value in inputs.items()}
+
+
+def _script_onnxslim(source: str) -> None:
+    import onnxslim
+
+    onnxslim.slim(source, "model.onnx")
+
+
+def _script_onnxsim(source: str) -> None:
+    import onnx
+    from onnxsim import simplify
+
+    simplified, checked = simplify(onnx.load(source))
+    if not checked:
+        raise RuntimeError("onnxsim could not check the simplified model")
+    onnx.save(simplified, "model.onnx")
+
+
+def _script_float16(source: str, keep_io_types: bool) -> None:
+    import onnx
+    from onnxconverter_common import float16
+
+    onnx.save(float16.convert_float_to_float16(onnx.load(source), keep_io_types=keep_io_types), "model.onnx")
+
+
+_GRAPH_TOOL_SCRIPTS = {"onnxslim": _script_onnxslim, "onnxsim": _script_onnxsim, "onnxconverter-common": _script_float16}
+
+
+def build_graph_tool(directory: Path, tool: str, source: str, **options) -> Path:
+    """The zoo export `source`, then `tool` (an environment of environments.py) on it."""
+    import shutil
+
+    exported = _zoo_source(directory, source)
+    run_script(tool, directory, _GRAPH_TOOL_SCRIPTS[tool], source=str(exported.relative_to(directory)),
+               **{key: value for key, value in options.items() if key != "dtype"})
+    shutil.rmtree(exported.parent)
+    return directory / "model.onnx"
+
+
+def build_version_converted(directory: Path, source: str, source_opset: int, target_opset: int) -> Path:
+    """onnx.version_converter.convert_version of the zoo export (at `source_opset`) to `target_opset`."""
+    import shutil
+
+    import onnx
+    from onnx import version_converter
+
+    exported = _zoo_source(directory, source, source_opset)
+    converted = version_converter.convert_version(onnx.load(str(exported)), target_opset)
+    onnx.checker.check_model(converted)
+    path = directory / "model.onnx"
+    onnx.save(converted, str(path))
+    shutil.rmtree(exported.parent)
+    return path
+
+
+def _graph_tool_entries() -> list[WildModel]:
+    import onnx
+
+    def tool(name, tool_name, version, source, description, family, dynamic=True, rtol=1e-3, atol=1e-4, licence="Apache-2.0",
+             **options):
+        return WildModel(
+            name=name, family=family, exporter=tool_name, dynamic=dynamic, slice=False, builder=build_graph_tool,
+            make_inputs=inputs_for_zoo_source, parameters={"tool": tool_name, "source": source, **options},
+            rtol=rtol, atol=atol, description=description, producer=f"{tool_name}=={version}", licence=licence,
+            source=f"{tool_name}=={version} on the zoo's {source} export (torch 2.13.0, seeded weights)",
+        )
+
+    def converted(name, source_opset, target, source, description, family, slice_=False):
+        return WildModel(
+            name=name, family=family, exporter="onnx.version_converter", dynamic=True, slice=slice_,
+            builder=build_version_converted, make_inputs=inputs_for_zoo_source,
+            parameters={"source": source, "source_opset": source_opset, "target_opset": target}, description=description,
+            producer=f"onnx=={onnx.__version__} version_converter", licence="Apache-2.0",
+            source=f"onnx.version_converter.convert_version(..., {target}) of the zoo's {source} export at opset "
+            f"{source_opset} (torch 2.13.0, seeded weights)",
+        )
+
+    return [
+        tool("bert-onnxslim", "onnxslim", "0.1.98", "small-bert-dynamic",
+             "the zoo's small BERT (TorchScript export, opset 17, dynamic batch and sequence, tested at 3x11) through "
+             "onnxslim.slim: constant folding, shape-subgraph elimination, fused Gemm and the like", "text"),
+        tool("unet-onnxsim", "onnxsim", "0.4.36", "unet-torchscript-dynamic",
+             "the zoo's small conv UNet (TorchScript export, opset 17, dynamic batch and image size, tested at "
+             "3x3x48x80) through onnxsim.simplify", "vision"),
+        # float16 keeps 11 significant bits: activations of order 1-4 are off by ~2e-3 per rounding, and
+        # every layer rounds again; 1e-2 as the zoo's float16 BERT.
+        tool("resnet-float16-onnxconverter-common", "onnxconverter-common", "1.16.0", "resnet-torchscript-static",
+             "the zoo's small ResNet (bottleneck blocks, TorchScript export, opset 17, static 2x3x64x64) through "
+             "onnxconverter_common.float16.convert_float_to_float16(keep_io_types=False): float16 weights, "
+             "float16 input and outputs", "vision", dynamic=False, rtol=1e-2, atol=1e-2, keep_io_types=False,
+             dtype="float16", licence="MIT"),
+        # onnx's version_converter has few down-conversion adapters (none from Relu 14, Identity 16,
+        # MaxPool 12 or Resize 11, and Constant below opset 9 holds no int64): a model reaches opset 7
+        # from opset 9, which the TorchScript exporter still writes; up-conversion is what it mostly does.
+        converted("resnet-opset7-version-converter", 9, 7, "resnet-torchscript-dynamic",
+                  "the zoo's small ResNet (bottleneck blocks), TorchScript export at opset 9 with dynamic batch and "
+                  "image size (tested at 3x3x48x80), converted down to opset 7 by onnx's version_converter", "vision",
+                  slice_=True),
+        converted("unet-opset11-version-converter", 9, 11, "unet-torchscript-dynamic",
+                  "the zoo's small conv UNet, TorchScript export at opset 9 (GroupNorm as Reshape and "
+                  "InstanceNormalization, bilinear upsampling as Upsample) with dynamic batch and image size "
+                  "(tested at 3x3x48x80), converted up to opset 11 by onnx's version_converter: its adapter turns "
+                  "Upsample into a Resize whose output differs from the opset-9 file's by up to 0.5 in onnxruntime "
+                  "(the file, not the source model, is the reference)", "vision"),
+    ]
+
+
+# --------------------------------------------------------------------------------------------------
 
 # What goes into these models' cache keys besides each entry's builder and inputs: this whole file
 # (the scripts, the tables and constants) and environments.py (the pinned environments).
@@ -353,4 +506,4 @@ SHARED_BUILD_CODE = (sys.modules[__name__], environments)
 
 
 def models() -> list[WildModel]:
-    return [*_sklearn_entries(), *_tf2onnx_entries()]
+    return [*_sklearn_entries(), *_tf2onnx_entries(), *_graph_tool_entries()]

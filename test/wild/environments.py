@@ -66,6 +66,22 @@ ENVIRONMENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         "tensorflow-io-gcs-filesystem==0.37.1", "termcolor==3.3.0", "tf2onnx==1.17.0",
         "typing_extensions==4.16.0", "urllib3==2.8.0", "Werkzeug==3.1.9", "wrapt==1.14.2",
     )),
+    # Graph tools run on torch exports: onnxslim, onnxsim, onnxconverter-common's float16 pass.
+    "onnxslim": ((), (
+        "onnxslim==0.1.98", "onnx==1.20.1", "colorama==0.4.6", "ml_dtypes==0.7.0", "mpmath==1.3.0", "numpy==2.4.6",
+        "packaging==26.4", "protobuf==7.36.2", "sympy==1.14.0", "typing_extensions==4.16.0",
+    )),
+    # onnxsim 0.4.36, the onnx-simplifier release users have run for years (0.8 is another program);
+    # it pip-installs onnxruntime when it is imported without one, so onnxruntime is pinned here.
+    "onnxsim": ((), (
+        "onnxsim==0.4.36", "onnx==1.17.0", "onnxruntime==1.31.1", "rich==15.0.0", "markdown-it-py==4.3.0",
+        "mdurl==0.1.2", "Pygments==2.21.0", "numpy==2.4.6", "protobuf==7.36.2", "flatbuffers==25.12.19",
+        "packaging==26.4", "sympy==1.14.0", "mpmath==1.3.0",
+    )),
+    "onnxconverter-common": ((), (
+        "onnxconverter-common==1.16.0", "onnx==1.20.1", "ml_dtypes==0.7.0", "numpy==2.4.6", "packaging==26.4",
+        "protobuf==7.36.2", "typing_extensions==4.16.0",
+    )),
 }
 
 
