@@ -52,11 +52,12 @@ def _speechlike(rng: np.random.Generator, samples: int, rate: int = 16000, pause
     f0 = rng.uniform(100, 220) * (1 + 0.08 * np.sin(2 * np.pi * rng.uniform(0.5, 2) * t + rng.uniform(0, 6.3)))
     phase = 2 * np.pi * np.cumsum(f0) / rate
     formants = rng.uniform([400, 1100, 2300], [800, 1800, 3000])
-    voiced = np.zeros(samples)
+    voiced, coarse = np.zeros(samples), np.arange(0, samples, 64)  # the pitch moves slowly: weights every 4 ms
     for k in range(1, 24):
-        frequency = k * f0
+        frequency = k * f0[coarse]
         weight = sum(np.exp(-(((frequency - f) / 180.0) ** 2)) for f in formants) + 0.03
-        voiced += weight / k * np.sin(k * phase + rng.uniform(0, 6.3)) * (frequency < rate / 2)
+        weight = np.interp(np.arange(samples), coarse, weight * (frequency < rate / 2))
+        voiced += weight / k * np.sin(k * phase + rng.uniform(0, 6.3))
     envelope = 0.55 + 0.45 * np.sin(2 * np.pi * rng.uniform(3, 5) * t + rng.uniform(0, 6.3))
     if pauses:
         gate, position = np.zeros(samples), 0
@@ -708,11 +709,12 @@ def _speech() -> list[WildModel]:
                   member="pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx",
                   sha256="2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f",
                   make_inputs=inputs_for_whisper_features, producer="onnx.quantize 0.1.0 (onnxruntime's quantizer; "
-                  "exported by PyTorch first)", licence="BSD-2-Clause", atol=1e-1,
+                  "exported by PyTorch first)", licence="BSD-2-Clause", atol=2e-1,
                   # QDQ int8: onnxruntime fuses DequantizeLinear -> MatMul -> QuantizeLinear into integer
                   # kernels that round some activations the other way than the float computation the
-                  # file spells; its own runs with and without graph optimizations differ by up to 0.055
-                  # on this sigmoid output (seeds 0-5). atol 0.1, as the zoo's QDQ BERT.
+                  # file spells; its own runs with all graph optimizations and with none (or only the
+                  # basic ones) differ by up to 0.12 on this sigmoid output (seeds 0-9; 0 on some
+                  # seeds). atol 0.2: a loose check of a probability, which is what the file allows.
                   description="pipecat's Smart Turn v3.2 end-of-turn classifier: a Whisper-tiny encoder with "
                               "int8 QDQ (QuantizeLinear/DequantizeLinear around every MatMul and Conv), opset 18"),
         _packaged("swift-f0", "speech", UNNAMED, True, package="swift-f0", version="0.3.0", licence="MIT",
