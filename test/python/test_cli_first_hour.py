@@ -359,3 +359,107 @@ def test_torch_mlir_importer_warnings_are_one_line(tmp_path):
     assert "UserWarning" not in result.stderr and "warnings.warn" not in result.stderr, result.stderr
     assert all(line.startswith("onnx-torch-mlir: ") for line in result.stderr.splitlines()), result.stderr
     assert "onnx-torch-mlir: warning: torch-mlir importer: Found a node without a valid type proto" in result.stderr
+
+
+# 5. Small inconsistencies: --to linalg, compile --print-locations, the README's examples run.
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+@pytest.mark.parametrize("command", ["compile", "run", "verify"])
+def test_to_linalg_is_short_for_linalg_on_tensors(command, relu, tmp_path):
+    output = ["-o", tmp_path / "out.mlir"] if command == "compile" else []
+    result = _run(command, relu, "--to", "linalg", *output)
+    assert result.returncode == 0, result.stderr
+    if command == "compile":
+        assert "linalg.generic" in (tmp_path / "out.mlir").read_text()
+    else:
+        assert "(linalg-on-tensors)" in result.stdout
+
+
+def test_compile_help_says_what_the_default_output_is_and_names_bytecode():
+    result = _run("compile", "--help")
+    assert result.returncode == 0
+    assert "Without --to the output is the Torch dialect" in result.stdout
+    assert "--emit-bytecode" in result.stdout.split("positional arguments")[0]  # in the description, too
+    assert "--print-locations" in result.stdout
+
+
+def test_compile_prints_locations(relu, tmp_path):
+    plain = _run("compile", relu, "--to", "linalg")
+    located = _run("compile", relu, "--to", "linalg", "--print-locations")
+    assert located.returncode == 0, located.stderr
+    assert "loc(" not in plain.stdout
+    assert 'loc("relu0"' in located.stdout
+
+
+def _readme_blocks(language: str) -> list[str]:
+    blocks, inside, lines = [], None, []
+    for line in README.read_text().splitlines():
+        if inside is None and line.startswith("```"):
+            inside, lines = line[3:].strip(), []
+        elif inside is not None and line.startswith("```"):
+            if inside == language:
+                blocks.append("\n".join(lines))
+            inside = None
+        elif inside is not None:
+            lines.append(line)
+    return blocks
+
+
+def test_readme_python_block_runs(tmp_path):
+    (block,) = _readme_blocks("python")
+    _relu_model(tmp_path / "model.onnx", shape=(1, 3, 224, 224))
+    check = (
+        "\nexpected = np.maximum(x, 0)"
+        "\nassert all(np.array_equal(output, expected) for output in outputs), outputs"
+        "\nassert np.array_equal(compile_for_cpu(module)(x)[0], expected)"
+        "\nprint('README OK')"
+    )
+    result = subprocess.run([sys.executable, "-c", block + check], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith("README OK\n")
+
+
+def _readme_command_lines() -> list[str]:
+    """The command lines of the README's sh blocks that are commands, not synopses (no [x] or a|b),
+    and cheap (not the conformance run or the demo's download of a zoo model)."""
+    lines = []
+    for block in _readme_blocks("sh"):
+        for line in block.splitlines():
+            command = line.split("  #")[0].strip()
+            if not command.startswith(".venv/bin/") or "[" in command or "|" in command:
+                continue
+            if " conformance" in command or " demo" in command:
+                continue
+            lines.append(command)
+    return lines
+
+
+def test_readme_command_lines_run(tmp_path):
+    import shlex
+
+    # A model with a symbolic dim `batch` and an input `attention_mask`, as the README's lines name.
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "attention_mask"], ["y"], name="add0")],
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 12]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.FLOAT, ["batch", 12]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 12])],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "model.onnx")
+    imported = _run("import", "model.onnx", "--form", "onnx", "-o", "model.mlir", cwd=tmp_path)
+    assert imported.returncode == 0, imported.stderr
+    from onnx_torch_mlir import config
+
+    lines = _readme_command_lines()
+    assert len(lines) >= 6, lines
+    disabled = set(config.disabled_paths())
+    for line in lines:
+        if any(f"--to {path}" in line for path in disabled):
+            continue  # a switched-off backend path refuses, as documented
+        words = shlex.split(line)
+        result = _run(*words[1:], cwd=tmp_path, binary=Path(words[0]).name)
+        assert result.returncode == 0, f"{line}: {result.stderr}"

@@ -2,6 +2,14 @@
 
     onnx-torch-mlir compile model.onnx --to linalg-on-tensors -o model.mlir
 
+Without --to the output is the Torch dialect in torch-mlir's backend contract
+(--to torch), the form a torch-mlir backend starts from; --to linalg (or
+linalg-on-tensors), tosa or stablehlo lowers it to that backend. (run and verify
+default to linalg-on-tensors, which the reference runner takes.)
+
+A model with large weights is best written with --emit-bytecode: as text every
+weight is printed in hex, twice its size and slow to read back.
+
 When nodes cannot be converted, every one of them is reported (one line each,
 at the node's location) and the exit status is 1.
 """
@@ -18,13 +26,18 @@ HELP = "compile an ONNX model to Torch, Linalg, TOSA or StableHLO"
 
 def add_arguments(parser) -> None:
     from ..pipelines import OUTPUT_TYPES
+    from .compile_options import output_type
 
     parser.add_argument("model", help="the .onnx file (external data next to it is found); '-' reads it from stdin")
     parser.set_defaults(model_from_stdin=True)
-    parser.add_argument("--to", dest="output_type", default="torch", choices=OUTPUT_TYPES,
-                        help="output: torch (the backend contract, default), linalg-on-tensors, tosa, stablehlo")
+    parser.add_argument("--to", dest="output_type", default="torch", choices=OUTPUT_TYPES, type=output_type,
+                        help="output: torch (default: the Torch dialect in torch-mlir's backend contract, not "
+                        "lowered to a backend), linalg-on-tensors (or linalg), tosa, stablehlo")
     parser.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout, the default)")
-    parser.add_argument("--emit-bytecode", action="store_true", help="write MLIR bytecode instead of text")
+    parser.add_argument("--emit-bytecode", action="store_true",
+                        help="write MLIR bytecode instead of text (for large weights: smaller and much faster)")
+    parser.add_argument("--print-locations", action="store_true",
+                        help="print op locations (the ONNX node names) in the text")
     parser.add_argument("--backend-legal-ops", default="",
                         help="comma-separated torch ops kept undecomposed (aten.foo,...); on a backend they "
                         "become its custom ops (docs/custom-ops.md)")
@@ -93,5 +106,5 @@ def _compile_and_write(args) -> int:
         if args.emit_bytecode:
             module.operation.write_bytecode(stream)
         else:
-            stream.write(str(module))
+            stream.write(module.operation.get_asm(enable_debug_info=args.print_locations))
     return EXIT_OK

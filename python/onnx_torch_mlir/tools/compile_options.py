@@ -2,12 +2,22 @@
 subcommands that run the result, which consumer runs it."""
 
 
+# Short names `--to` takes for an output type, wherever it is taken.
+OUTPUT_TYPE_ALIASES = {"linalg": "linalg-on-tensors"}
+
+
+def output_type(name: str) -> str:
+    """`--to`'s value with a short name spelled out (argparse checks the choices after this)."""
+    return OUTPUT_TYPE_ALIASES.get(name, name)
+
+
 def add_compile_arguments(parser, *, default_backend: str, backends_only: bool = False) -> None:
     from ..compiler import CONVERTERS, IMPORTERS
     from ..pipelines import BACKENDS, OUTPUT_TYPES
 
     choices = BACKENDS if backends_only else OUTPUT_TYPES
-    parser.add_argument("--to", choices=choices, default=default_backend, help=f"target (default {default_backend})")
+    parser.add_argument("--to", choices=choices, type=output_type, default=default_backend,
+                        help=f"target: {', '.join(choices)} (linalg for short; default {default_backend})")
     parser.add_argument("--importer", choices=IMPORTERS, default=None, help="whose ONNX importer to use")
     parser.add_argument("--converter", choices=CONVERTERS, default=None, help="whose ONNX-to-Torch conversion to use")
 

@@ -9,6 +9,7 @@ So `--version` loads no compiler library and `compile` not the runner
 (test/python/test_startup_imports.py).
 """
 
+import argparse
 import importlib
 import sys
 
@@ -48,7 +49,9 @@ def build_parser(modules, chosen: str | None = None) -> OneLineErrorParser:
     config.add_disable_argument(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineErrorParser)
     for name, module in modules.items():
-        sub = subparsers.add_parser(name, help=module.HELP, description=module.__doc__)
+        # The module docstring is the description, as written (its examples and paragraphs kept).
+        sub = subparsers.add_parser(name, help=module.HELP, description=module.__doc__,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
         if chosen is None or name == chosen:
             module.add_arguments(sub)
         sub.set_defaults(handler=module.run)
