@@ -463,3 +463,38 @@ def test_readme_command_lines_run(tmp_path):
         words = shlex.split(line)
         result = _run(*words[1:], cwd=tmp_path, binary=Path(words[0]).name)
         assert result.returncode == 0, f"{line}: {result.stderr}"
+
+
+# 6. Large outputs: a module written as text with large weights suggests --emit-bytecode.
+
+
+def _weighty_model(path: Path) -> Path:
+    weight = numpy_helper.from_array(np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 256])],
+        [weight],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+@pytest.mark.parametrize("command", ["import", "compile"])
+def test_large_text_output_suggests_bytecode(command, tmp_path, monkeypatch, capsys):
+    """In-process (main(argv) runs unisolated), with the threshold lowered to this model's 256 KiB of weights."""
+    from onnx_torch_mlir.tools import cli_support
+    from onnx_torch_mlir.tools.main import main
+
+    model = _weighty_model(tmp_path / "weighty.onnx")
+    monkeypatch.setattr(cli_support, "LARGE_TEXT_BYTES", 256 * 1024)
+    assert main([command, str(model), "-o", str(tmp_path / "out.mlir")]) == 0
+    warning = capsys.readouterr().err.strip().splitlines()
+    assert len(warning) == 1 and warning[0].startswith("onnx-torch-mlir: warning: wrote "), warning
+    assert "--emit-bytecode" in warning[0]
+    assert main([command, str(model), "-o", str(tmp_path / "out.mlirbc"), "--emit-bytecode"]) == 0
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(cli_support, "LARGE_TEXT_BYTES", 2 * 256 * 1024 * 4)  # above this model's text
+    assert main([command, str(model), "-o", str(tmp_path / "out.mlir")]) == 0
+    assert capsys.readouterr().err == ""

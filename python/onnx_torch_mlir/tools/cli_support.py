@@ -251,3 +251,40 @@ def _refuse_external_data(data: bytes) -> None:
 def model_argument(args):
     """What the importer takes for the `model` argument: the path, or the bytes read from stdin."""
     return getattr(args, "model_bytes", None) if args.model == "-" else args.model
+
+
+# Above this much MLIR text, `--emit-bytecode` is suggested: weights print in hex, so 100 MB of
+# constants are 200 MB of text, which MLIR then parses back far slower than bytecode's raw bytes.
+LARGE_TEXT_BYTES = 200 * 2**20
+
+
+def write_module_text(stream, module, *, print_locations: bool = False, streamed: bool = False) -> None:
+    """`module` as MLIR text on `stream`; a one-line warning suggests --emit-bytecode when it is large.
+
+    `streamed`: printed in pieces, never as one string (slower, but the text of an imported model
+    can be as large as the model); its size is then known only on a file, not on a pipe."""
+    if not streamed:
+        text = module.operation.get_asm(enable_debug_info=print_locations)
+        stream.write(text)
+        warn_if_large_text(len(text))
+        return
+    start = _position(stream)
+    module.operation.print(file=stream, enable_debug_info=print_locations)
+    end = _position(stream)
+    if start is not None and end is not None:
+        warn_if_large_text(end - start)
+
+
+def _position(stream) -> int | None:
+    try:
+        return stream.tell()
+    except (OSError, ValueError):
+        return None
+
+
+def warn_if_large_text(size: int) -> None:
+    if size > LARGE_TEXT_BYTES:
+        warnings.warn(OnnxTorchMlirWarning(
+            f"wrote {size / 2**20:.0f} MB of MLIR text, mostly weights printed in hex; --emit-bytecode writes "
+            "them as raw bytes (half the size, and much faster to read back)"
+        ), stacklevel=2)

@@ -19,7 +19,9 @@ from __future__ import annotations
 import sys
 
 from ..errors import ConversionError, PipelineError
-from .cli_support import EXIT_ERROR, EXIT_OK, STDIN_NAME, atomic_output, check_output_path, model_argument
+from .cli_support import (
+    EXIT_ERROR, EXIT_OK, STDIN_NAME, atomic_output, check_output_path, model_argument, write_module_text,
+)
 
 HELP = "compile an ONNX model to Torch, Linalg, TOSA or StableHLO"
 
@@ -106,5 +108,5 @@ def _compile_and_write(args) -> int:
         if args.emit_bytecode:
             module.operation.write_bytecode(stream)
         else:
-            stream.write(module.operation.get_asm(enable_debug_info=args.print_locations))
+            write_module_text(stream, module, print_locations=args.print_locations)
     return EXIT_OK

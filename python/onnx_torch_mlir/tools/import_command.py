@@ -5,7 +5,7 @@ external data) in place; use --emit-bytecode for large models. Errors are one
 line naming the file and the node; on error no output file is left behind.
 """
 
-from .cli_support import atomic_output, check_output_path, model_argument
+from .cli_support import atomic_output, check_output_path, model_argument, write_module_text
 
 HELP = "import an ONNX model to MLIR (ONNX dialect or torch-ONNX form)"
 
@@ -48,7 +48,7 @@ def run(args) -> int:
         if args.emit_bytecode:
             module.operation.write_bytecode(stream)
         else:
-            module.operation.print(file=stream, enable_debug_info=args.print_locations)
+            write_module_text(stream, module, print_locations=args.print_locations, streamed=True)
     return 0
 
 

@@ -19,7 +19,9 @@ from .. import __version__
 from ..isolation import begin_step
 from ..errors import OnnxTorchMlirError
 from ..pipelines import TORCH_TO_BACKEND
-from .cli_support import EXIT_ERROR, EXIT_OK, OneLineErrorParser, atomic_output, check_output_path, run_guarded
+from .cli_support import (
+    EXIT_ERROR, EXIT_OK, OneLineErrorParser, atomic_output, check_output_path, run_guarded, warn_if_large_text,
+)
 
 PROG = "onnx-mlir-opt"
 SPLIT_MARKER = "// -----"
@@ -234,6 +236,7 @@ def run(args) -> int:
             if module is not None
         ]
         stream.write(f"\n{SPLIT_MARKER}\n".join(texts))
+        warn_if_large_text(sum(map(len, texts)))
     return EXIT_ERROR if failed else EXIT_OK
 
 
