@@ -30,6 +30,21 @@ import environments
 from environments import run_script
 from wild_sources import WildModel
 
+# Tolerances of the quantized models, measured with onnxruntime 1.31.1.
+# The QDQ encoder: with its extended graph optimizations onnxruntime fuses DequantizeLinear -> MatMul
+# -> QuantizeLinear into QLinearMatMul, which rounds each product to uint8 where the file's float
+# graph does not; its run with all optimizations differs from its run without any (the file's
+# semantics, op by op) by up to 0.51 on logits that reach 5 (seeds 0-2: 0.36, 0.23, 0.51). So 0.6:
+# loose (a wrong mask or a dropped bias still fails), and onnxruntime without optimizations is the
+# better reference for this file.
+_ENCODER_QDQ_ATOL = 0.6
+# The dynamically quantized LSTM: onnxruntime's runs with and without optimizations agree exactly
+# (DynamicQuantizeLSTM is one kernel). Another program quantizes each step's input and state to
+# uint8 (steps of ~0.02) the same way but may round a value the other way after float sums in
+# another order: one flip moves a gate by ~2e-3 before sigmoid/tanh and the head (|w| ~ 0.1), about
+# 2e-4 on logits of order 0.1. atol 1e-3 covers a few flips; the quantization error itself is larger.
+_LSTM_DYNAMIC_ATOL = 1e-3
+
 # --------------------------------------------------------------------------------------------------
 # Tabular data: what the scikit-learn, LightGBM and XGBoost models are trained on and fed.
 
@@ -499,6 +514,153 @@ def _graph_tool_entries() -> list[WildModel]:
 
 
 # --------------------------------------------------------------------------------------------------
+# onnxruntime's quantizers on models that are not CNNs: a small transformer encoder (static, QDQ)
+# and the zoo's LSTM text classifier (dynamic: DynamicQuantizeLSTM)
+
+_ENCODER = {"vocabulary": 1000, "width": 32, "heads": 4, "layers": 2, "classes": 4}
+
+
+def _small_encoder():
+    """A pre-LayerNorm transformer encoder written in plain torch: token and learned position
+    embeddings, 2 blocks of 4-head self-attention (the padding mask added to the scores) and a GELU
+    MLP, mean pooling over the unmasked tokens, a linear classifier. Seeded (manual_seed(0)) with
+    random biases and layer-norm parameters."""
+    import torch
+    from torch import nn
+
+    width, heads = _ENCODER["width"], _ENCODER["heads"]
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm1, self.norm2 = nn.LayerNorm(width), nn.LayerNorm(width)
+            self.qkv, self.out = nn.Linear(width, 3 * width), nn.Linear(width, width)
+            self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(), nn.Linear(4 * width, width))
+
+        def forward(self, x, bias):
+            batch, sequence, _ = x.shape
+            q, k, v = self.qkv(self.norm1(x)).reshape(batch, sequence, 3, heads, width // heads).permute(2, 0, 3, 1, 4)
+            scores = q @ k.transpose(-1, -2) / (width // heads) ** 0.5 + bias
+            attended = (scores.softmax(-1) @ v).transpose(1, 2).reshape(batch, sequence, width)
+            x = x + self.out(attended)
+            return x + self.mlp(self.norm2(x))
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tokens, self.positions = nn.Embedding(_ENCODER["vocabulary"], width), nn.Embedding(64, width)
+            self.blocks = nn.ModuleList(Block() for _ in range(_ENCODER["layers"]))
+            self.norm, self.head = nn.LayerNorm(width), nn.Linear(width, _ENCODER["classes"])
+
+        def forward(self, input_ids, attention_mask):
+            positions = torch.arange(input_ids.shape[1], device=input_ids.device)
+            x = self.tokens(input_ids) + self.positions(positions)[None]
+            mask = attention_mask.to(x.dtype)
+            bias = (1.0 - mask)[:, None, None, :] * -10000.0
+            for block in self.blocks:
+                x = block(x, bias)
+            pooled = (self.norm(x) * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
+            return self.head(pooled)
+
+    torch.manual_seed(0)
+    model = Encoder().eval()
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, nn.Linear):
+                module.bias.normal_(0.0, 0.1)
+            elif isinstance(module, nn.LayerNorm):
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.normal_(0.0, 0.1)
+        model.head.weight.mul_(8.0)  # logits of order 1-3 rather than 0.3
+    return model
+
+
+def inputs_for_encoder(rng: np.random.Generator, batch: int = 3, sequence: int = 11, **_) -> dict:
+    """Token ids in the vocabulary; the last row right-padded (a quarter of it)."""
+    mask = np.ones((batch, sequence), np.int64)
+    mask[-1, sequence - sequence // 4:] = 0
+    return {"input_ids": rng.integers(0, _ENCODER["vocabulary"], (batch, sequence), dtype=np.int64), "attention_mask": mask}
+
+
+def build_encoder_qdq(directory: Path) -> Path:
+    """The encoder (TorchScript export, opset 17, dynamic batch and sequence), quant_pre_process, then
+    quantize_static in QDQ format on the MatMuls (uint8 activations, int8 weights, per tensor), MinMax
+    calibration on 4 seeded batches of other sizes."""
+    import contextlib
+
+    import torch
+    import zoo_models
+    from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+    from zoo_deployment import _calibration_reader
+
+    example = {name: torch.from_numpy(value) for name, value in inputs_for_encoder(np.random.default_rng(1), 2, 16).items()}
+    axes = {name: {0: "batch", 1: "sequence"} for name in example}
+    exported = directory / "float.onnx"
+    with torch.no_grad():
+        zoo_models._export_torch_module(_small_encoder(), example, exported, "torchscript", axes, ["logits"])
+    prepared = directory / "prepared.onnx"
+    with contextlib.chdir(directory):
+        quant_pre_process(str(exported), str(prepared), skip_symbolic_shape=True)
+    feeds = [inputs_for_encoder(np.random.default_rng(10 + index), 2 + index % 2, 9 + 3 * index) for index in range(4)]
+    path = directory / "model.onnx"
+    quantize_static(
+        str(prepared), str(path), _calibration_reader(feeds), quant_format=QuantFormat.QDQ, per_channel=False,
+        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, calibrate_method=CalibrationMethod.MinMax,
+        op_types_to_quantize=["MatMul"],
+    )
+    exported.unlink()
+    prepared.unlink()
+    return path
+
+
+def build_lstm_dynamic_quantized(directory: Path, **_) -> Path:
+    """The zoo's LSTM text classifier (embedding, 2-layer bidirectional nn.LSTM, linear head;
+    TorchScript export, opset 17, dynamic batch and sequence), then quantize_dynamic with int8
+    weights: the LSTMs become com.microsoft DynamicQuantizeLSTM."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    exported = _zoo_source(directory, "lstm-text-torchscript-dynamic")
+    path = directory / "model.onnx"
+    quantize_dynamic(str(exported), str(path), weight_type=QuantType.QInt8)
+    import shutil
+
+    shutil.rmtree(exported.parent)
+    return path
+
+
+def _quantizer_entries() -> list[WildModel]:
+    import onnxruntime
+
+    version = onnxruntime.__version__
+    return [
+        WildModel(
+            name="encoder-qdq-u8s8-matmul", family="text-quantized", exporter="ort-quantize-qdq", dynamic=True, slice=False,
+            builder=build_encoder_qdq, make_inputs=inputs_for_encoder, parameters={}, rtol=1e-3, atol=_ENCODER_QDQ_ATOL,
+            description="a small pre-LayerNorm transformer encoder in plain torch (2 blocks, width 32, 4 heads, masked "
+            "mean pooling, 4 classes), TorchScript export (opset 17, dynamic batch and sequence, tested at 3x11 with "
+            "a padded row), quant_pre_process, quantize_static in QDQ format on the MatMuls only "
+            "(op_types_to_quantize=[\"MatMul\"]: the mask's -10000 bias stays float), uint8 activations and int8 "
+            "weights per tensor (U8S8), MinMax calibration on 4 seeded batches of other sizes; tolerance 0.6: see "
+            "_ENCODER_QDQ_ATOL",
+            producer=f"onnxruntime.quantization=={version}", licence="MIT",
+            source=f"onnxruntime=={version} quantize_static (QDQ, U8S8, MatMul only) of a torch 2.13.0 export, manual_seed(0)",
+        ),
+        WildModel(
+            name="lstm-dynamic-quantized", family="text-quantized", exporter="ort-quantize-dynamic", dynamic=True,
+            slice=True, builder=build_lstm_dynamic_quantized, make_inputs=inputs_for_zoo_source,
+            parameters={"source": "lstm-text-torchscript-dynamic"}, rtol=1e-3, atol=_LSTM_DYNAMIC_ATOL,
+            description="the zoo's LSTM text classifier (embedding, 2-layer bidirectional nn.LSTM, linear head on the "
+            "last step; TorchScript export, opset 17, dynamic batch and sequence, tested at 3x7), then "
+            "quantize_dynamic(weight_type=QInt8): com.microsoft DynamicQuantizeLSTM for each layer, the head as "
+            "DynamicQuantizeLinear + MatMulInteger; tolerance: see _LSTM_DYNAMIC_ATOL",
+            producer=f"onnxruntime.quantization=={version}", licence="MIT",
+            source=f"onnxruntime=={version} quantize_dynamic (int8 weights) of the zoo's lstm-text-torchscript-dynamic",
+        ),
+    ]
+
+
+# --------------------------------------------------------------------------------------------------
 
 # What goes into these models' cache keys besides each entry's builder and inputs: this whole file
 # (the scripts, the tables and constants) and environments.py (the pinned environments).
@@ -506,4 +668,4 @@ SHARED_BUILD_CODE = (sys.modules[__name__], environments)
 
 
 def models() -> list[WildModel]:
-    return [*_sklearn_entries(), *_tf2onnx_entries(), *_graph_tool_entries()]
+    return [*_sklearn_entries(), *_tf2onnx_entries(), *_graph_tool_entries(), *_quantizer_entries()]

@@ -82,6 +82,18 @@ ENVIRONMENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         "onnxconverter-common==1.16.0", "onnx==1.20.1", "ml_dtypes==0.7.0", "numpy==2.4.6", "packaging==26.4",
         "protobuf==7.36.2", "typing_extensions==4.16.0",
     )),
+    # diffusers' UNet2DConditionModel and AutoencoderKL from configs, exported with torch.onnx
+    # (TorchScript exporter; onnx and onnxscript at the project's versions).
+    "diffusers": (TORCH, (
+        "anyio==4.16.0", "certifi==2026.10.19.post1", "charset-normalizer==3.5.3", "click==8.5.1",
+        "diffusers==0.42.1", "filelock==4.3.2", "fsspec==2026.9.0", "h11==0.16.0", "hf-xet==1.8.0",
+        "httpcore2==2.17.0", "httpx2==2.17.0", "huggingface_hub==2.4.0", "idna==3.21",
+        "importlib_metadata==10.2.0", "Jinja2==3.1.6", "lazy-importer==0.1.0", "MarkupSafe==3.0.4",
+        "ml_dtypes==0.7.0", "mpmath==1.3.0", "networkx==3.6.1", "numpy==2.4.6", "onnx==1.20.1",
+        "onnx-ir==1.1.0", "onnxscript==0.7.2", "packaging==26.4", "pillow==13.0.0", "protobuf==7.36.2",
+        "PyYAML==6.0.4", "regex==2026.12.2", "requests==2.34.2", "safetensors==0.8.0", "sympy==1.14.0",
+        "tqdm==4.70.1", "truststore==0.10.5", "typing_extensions==4.16.0", "urllib3==2.8.0", "zipp==4.1.2",
+    )),
 }
 
 
