@@ -661,6 +661,126 @@ def _quantizer_entries() -> list[WildModel]:
 
 
 # --------------------------------------------------------------------------------------------------
+# onnxruntime-genai's model builder: a small Llama at fp32 and a small Qwen2 at int4, with KV caches
+
+_GENAI_CONFIGS = {
+    # The zoo's small Llama sizes (4 query heads sharing 2 key/value heads), weights of std 0.1 so that
+    # attention is far from uniform.
+    "llama": {"vocab_size": 1000, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 128},
+    # Qwen2: biases on the query, key and value projections, tied embeddings off, 3 layers, 8 query heads
+    # sharing 2 key/value heads of width 16.
+    "qwen2": {"vocab_size": 1200, "hidden_size": 128, "intermediate_size": 256, "num_hidden_layers": 3,
+              "num_attention_heads": 8, "num_key_value_heads": 2, "max_position_embeddings": 256,
+              "tie_word_embeddings": False},
+}
+
+
+def _save_random_decoder(directory: Path, architecture: str) -> Path:
+    """A seeded (manual_seed(0), initializer_range 0.1) Llama or Qwen2 and a word-level tokenizer (the
+    builder copies the tokenizer's files beside the model), saved as a local Hugging Face directory."""
+    import torch
+    import transformers as hf
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    config = _GENAI_CONFIGS[architecture]
+    torch.manual_seed(0)
+    if architecture == "llama":
+        model = hf.LlamaForCausalLM(hf.LlamaConfig(**config, initializer_range=0.1, bos_token_id=1, eos_token_id=2))
+    else:
+        model = hf.Qwen2ForCausalLM(hf.Qwen2Config(**config, initializer_range=0.1, bos_token_id=1, eos_token_id=2))
+        with torch.no_grad():  # transformers initializes the projection biases to 0
+            for layer in model.model.layers:
+                for projection in (layer.self_attn.q_proj, layer.self_attn.k_proj, layer.self_attn.v_proj):
+                    projection.bias.normal_(0.0, 0.1)
+    model.save_pretrained(directory)
+    vocabulary = {"<unk>": 0, "<s>": 1, "</s>": 2, **{f"w{index}": index for index in range(3, config["vocab_size"])}}
+    tokenizer = Tokenizer(models.WordLevel(vocabulary, unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    hf.PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="<unk>", bos_token="<s>", eos_token="</s>").save_pretrained(directory)
+    return directory
+
+
+def build_genai(directory: Path, architecture: str, precision: str, extra_options: tuple, genai_version: str) -> Path:
+    """`python -m onnxruntime_genai.models.builder -p PRECISION -e cpu` on the saved random model,
+    offline, in its own process (it puts its own directories on sys.path)."""
+    import os
+    import shutil
+    import subprocess
+
+    import zoo_deployment
+
+    zoo_deployment._check_genai_version(genai_version)
+    source, output, scratch = directory / "hf-model", directory / "genai", directory / "builder-cache"
+    _save_random_decoder(source, architecture)
+    command = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", str(source), "-o", str(output),
+               "-p", precision, "-e", "cpu", "-c", str(scratch), "--extra_options", "hf_token=false", *extra_options]
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    finished = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=900)
+    if finished.returncode != 0:
+        lines = [line for line in (finished.stderr + finished.stdout).splitlines() if line.strip()]
+        raise RuntimeError(f"onnxruntime-genai's builder exited with {finished.returncode}: {lines[-1] if lines else ''}")
+    shutil.rmtree(source)
+    shutil.rmtree(scratch, ignore_errors=True)
+    return output / "model.onnx"
+
+
+def inputs_for_genai(rng: np.random.Generator, architecture: str, **_) -> dict:
+    """5 new tokens after 7 cached ones at batch 1 (GroupQueryAttention on the CPU takes several new
+    tokens with a past only at batch 1): token ids in the vocabulary, an all-ones mask over past and
+    new tokens, past keys and values of shape [1, kv heads, 7, head width]."""
+    config = _GENAI_CONFIGS[architecture]
+    batch, sequence, past = 1, 5, 7
+    head = config["hidden_size"] // config["num_attention_heads"]
+    inputs = {"input_ids": rng.integers(3, config["vocab_size"], (batch, sequence), dtype=np.int64),
+              "attention_mask": np.ones((batch, past + sequence), np.int64)}
+    for layer in range(config["num_hidden_layers"]):
+        for kind in ("key", "value"):
+            shape = (batch, config["num_key_value_heads"], past, head)
+            inputs[f"past_key_values.{layer}.{kind}"] = rng.standard_normal(shape, dtype=np.float32)
+    return inputs
+
+
+# The int4 Qwen2 with the builder's CPU defaults (block_size 32, accuracy_level 4): onnxruntime
+# quantizes MatMulNBits' activations to int8 per block, so it differs from the same 4-bit weights
+# computed in fp32 by ~5e-2 on logits of order 3 (the zoo measured it on its int4 Llama: 5e-2 at
+# level 4, 1.8e-6 at level 1); 0.1 lets either computation pass.
+_GENAI_INT4_RTOL, _GENAI_INT4_ATOL = 1e-2, 1e-1
+
+
+def _genai_entries() -> list[WildModel]:
+    import zoo_deployment
+
+    version = zoo_deployment.GENAI_VERSION
+
+    def entry(name, architecture, precision, extra_options, description, slice_=False, rtol=1e-3, atol=1e-4):
+        return WildModel(
+            name=name, family="decoder", exporter="onnxruntime-genai", dynamic=True, slice=slice_, builder=build_genai,
+            make_inputs=inputs_for_genai, rtol=rtol, atol=atol,
+            parameters={"architecture": architecture, "precision": precision, "extra_options": tuple(extra_options),
+                        "genai_version": version},
+            description=description + "; dynamic batch, sequence and past, tested on 5 new tokens after 7 cached ones "
+            "at batch 1", producer=f"onnxruntime-genai=={version} model builder", licence="MIT",
+            source=f"python -m onnxruntime_genai.models.builder -p {precision} -e cpu "
+            f"{' '.join(extra_options)} (onnxruntime-genai=={version}, transformers 4.57.6) on a seeded {architecture} config",
+        )
+
+    return [
+        entry("genai-llama-fp32", "llama", "fp32", (),
+              "a small Llama (hidden 64, 2 layers, 4 query and 2 key/value heads, random weights of std 0.1) written "
+              "by onnxruntime-genai's model builder at fp32 for the CPU: MatMul weights in fp32, com.microsoft "
+              "GroupQueryAttention with rotary embedding inside and past_key_values inputs / present outputs, "
+              "SkipSimplifiedLayerNormalization and SimplifiedLayerNormalization", slice_=True),
+        entry("genai-qwen2-int4", "qwen2", "int4", (),
+              "a small Qwen2 (hidden 128, 3 layers, 8 query and 2 key/value heads, q/k/v biases, untied LM head, "
+              "random weights of std 0.1) written by onnxruntime-genai's model builder at int4 for the CPU with its "
+              "defaults (block_size 32, accuracy_level 4): com.microsoft MatMulNBits, GroupQueryAttention, "
+              "SkipSimplifiedLayerNormalization; tolerance: see _GENAI_INT4_ATOL",
+              rtol=_GENAI_INT4_RTOL, atol=_GENAI_INT4_ATOL),
+    ]
+
+
+# --------------------------------------------------------------------------------------------------
 
 # What goes into these models' cache keys besides each entry's builder and inputs: this whole file
 # (the scripts, the tables and constants) and environments.py (the pinned environments).
@@ -668,4 +788,4 @@ SHARED_BUILD_CODE = (sys.modules[__name__], environments)
 
 
 def models() -> list[WildModel]:
-    return [*_sklearn_entries(), *_tf2onnx_entries(), *_graph_tool_entries(), *_quantizer_entries()]
+    return [*_sklearn_entries(), *_tf2onnx_entries(), *_graph_tool_entries(), *_quantizer_entries(), *_genai_entries()]
