@@ -61,7 +61,7 @@ CHILD = textwrap.dedent(
     started = time.perf_counter()
     path, backend, output_format, output, which = sys.argv[1:6]
     from onnx_torch_mlir import timing
-    from onnx_torch_mlir.pipelines import TORCH_TO_BACKEND, run_passes
+    from onnx_torch_mlir.mlir_passes import TORCH_TO_BACKEND, run_passes
 
     def peak_mib():
         with open("/proc/self/status") as status:

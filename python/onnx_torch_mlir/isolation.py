@@ -11,7 +11,7 @@ line: an internal error naming the pipeline step that was running, exit status 3
 of a reproducer file.
 
 The step: every pipeline step calls `begin_step(name, module, reproduce=...)` before it runs
-(pipelines.run_passes, conversion.passes). The call writes the step's ordinal and name into a
+(mlir_passes.run_passes, pipelines.Step, conversion.passes). The call writes the step's ordinal and name into a
 page of shared memory, so the parent knows it after the child's death at no cost to the child.
 
 The reproducer, the input IR of the failing step, costs nothing until a crash: the parent then

@@ -14,7 +14,7 @@ from torch_mlir.extras import onnx_importer
 
 from .errors import ImportError_, OnnxTorchMlirWarning
 from .mlir_context import make_context
-from .pipelines import run_passes
+from .mlir_passes import run_passes
 
 # The opset torch-mlir's ONNX tests upgrade models to before importing.
 TORCH_MLIR_UPGRADE_OPSET = 21

@@ -1,44 +1,176 @@
-"""Named pass pipelines and the one function that runs them with readable errors.
+"""Each backend's route from torch-mlir's backend contract: a declared list of named steps.
 
-Output types: "torch" (torch-mlir's backend contract), and the three backends
-"linalg-on-tensors", "tosa", "stablehlo", reached with torch-mlir's own
-backend pipelines.
+Output types: "torch" (torch-mlir's backend contract), and the three backends "linalg-on-tensors",
+"tosa", "stablehlo". A backend's route is our rewrites of the Torch dialect before torch-mlir's
+lowering, torch-mlir's own backend pipeline (mlir_passes.TORCH_TO_BACKEND; with custom ops when the
+module keeps backend-legal or ONNX ops), then our rewrites of its output. Every step is named; its
+function's docstring says which upstream behaviour it works around and when it can go.
+`onnx-mlir-opt --step NAME` runs one step on an MLIR file; a crash inside a step is reported with
+its name (isolation.begin_step).
 """
 
-import re
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
 
 from torch_mlir import ir
-from torch_mlir.passmanager import PassManager
 
 from .errors import PipelineError
 from .isolation import begin_step
+from .mlir_passes import STATIC_DIMS_HINT, TORCH_TO_BACKEND, has_dynamic_signature, run_passes
 
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 OUTPUT_TYPES = ("torch",) + BACKENDS
 
-# torch-mlir's pipelines from the Torch backend contract to each backend.
-TORCH_TO_BACKEND = {
-    "linalg-on-tensors": "torch-backend-to-linalg-on-tensors-backend-pipeline",
-    "tosa": "torch-backend-to-tosa-backend-pipeline",
-    "stablehlo": "torch-backend-to-stablehlo-backend-pipeline",
+
+@dataclass(frozen=True)
+class Step:
+    """One named step: `function(module, *arguments)`, `function` spelled "module:function" under
+    onnx_torch_mlir.transforms (imported when the step runs, so the routes cost nothing to read).
+
+    `dynamic_only`: runs only when the module's signature has a dynamic dim. `when`: a
+    "module:predicate" that must hold for the module."""
+
+    name: str
+    function: str
+    why: str  # one line; the function's docstring says more
+    arguments: tuple = ()
+    dynamic_only: bool = False
+    when: str | None = None
+
+    def run(self, module: ir.Module, dynamic: bool) -> None:
+        if self.dynamic_only and not dynamic:
+            return
+        if self.when and not _resolve(self.when)(module):
+            return
+        begin_step(self.name, module, reproduce=f"--step {self.name}")
+        _resolve(self.function)(module, *self.arguments)
+
+
+def _resolve(spelling: str):
+    module_name, _, function_name = spelling.partition(":")
+    return getattr(importlib.import_module(f"onnx_torch_mlir.transforms.{module_name}"), function_name)
+
+
+@dataclass(frozen=True)
+class Route:
+    before: tuple[Step, ...]  # on the Torch backend contract
+    after: tuple[Step, ...]  # on torch-mlir's output for the backend
+
+
+REFUSE_BROADCAST_MISMATCHES = Step(
+    "refuse-static-broadcast-mismatches", "broadcast_check:refuse_static_broadcast_mismatches",
+    "StableHLO's lowering aborts on some; every backend refuses them by node")
+DROP_RUNTIME_ASSERTS = Step(
+    "drop-runtime-asserts", "torch_cleanup:drop_runtime_asserts", "TOSA and StableHLO have no assertion op")
+LOWER_CONTROL_FLOW = {backend: Step(
+    f"lower-control-flow-for-{backend}", "backend_control_flow:lower_control_flow_for_backend",
+    f"torch-mlir lowers no prim.If/Loop: to {ops}", arguments=(backend,),
+    when="backend_control_flow:has_torch_control_flow")
+    for backend, ops in (("tosa", "tosa.cond_if/while_loop"), ("stablehlo", "stablehlo.if/while"))}
+ERASE_UNUSED_SHAPE_ARITHMETIC = Step(
+    "erase-unused-shape-arithmetic", "torch_cleanup:erase_unused_shape_arithmetic",
+    "TOSA's and StableHLO's lowerings refuse dead shape ops on dynamic dims")
+CONSTANT_INT_TENSORS_AS_LITERALS = Step(
+    "constant-int-tensors-as-literals", "constant_int_tensors:constant_int_tensors_as_literals",
+    "TorchToTosa lowers no aten.tensor; StableHLO meets it as an inlined SequenceMap body's Shape")
+
+ROUTES = {
+    "linalg-on-tensors": Route(
+        before=(
+            REFUSE_BROADCAST_MISMATCHES,
+            Step("replace-empty-results", "empty_tensors:replace_empty_results",
+                 "torch-mlir's Linalg lowering divides by zero dims"),
+            Step("static-view-types", "static_views:static_view_types",
+                 "torch-mlir's Linalg lowering faults on views of static tensors typed `?`"),
+        ),
+        after=(
+            Step("rotate-while-loops", "scf_while_rotation:rotate_while_loops",
+                 "IREE's stream conversion fails on torch-mlir's while form"),
+            Step("cut-window-inputs-to-their-extent", "linalg_window_extents:cut_window_inputs_to_their_extent",
+                 "IREE miscompiles inputs past the last window"),
+        ),
+    ),
+    "tosa": Route(
+        before=(
+            REFUSE_BROADCAST_MISMATCHES,
+            Step("refuse-dims-over-int32", "tosa_int32_dims:refuse_dims_over_int32",
+                 "TorchToTosa aborts on a size over 2^31 - 1"),
+            Step("compare-with-literals", "tosa_scalar_comparisons:compare_with_literals",
+                 "else compared in float64, valid for no TOSA profile"),
+            Step("empty-results-as-empty-tensors", "tosa_empty_tensors:empty_results_as_empty_tensors",
+                 "TOSA has no zero-sized tensor"),
+            CONSTANT_INT_TENSORS_AS_LITERALS,
+            DROP_RUNTIME_ASSERTS,
+            LOWER_CONTROL_FLOW["tosa"],
+            ERASE_UNUSED_SHAPE_ARITHMETIC,
+            Step("mark-rows-cut-to-run-time-counts", "tosa_dynamic_rows:mark_rows_cut_to_run_time_counts",
+                 "rows of a run-time count (NMS): computed padded, cut by a marker"),
+            Step("keep-dims-dynamic-for-tosa", "tosa_dynamic:keep_dims_dynamic_for_tosa",
+                 "forms TorchToTosa lowers with dynamic dims; the rest refused naming the op", arguments=(STATIC_DIMS_HINT.format(backend="tosa"),),
+                 dynamic_only=True),
+        ),
+        after=(
+            Step("cut-marked-rows", "tosa_dynamic_rows:cut_marked_rows", "the markers: tensor.extract_slice to the count"),
+            Step("gathers-of-i64-as-i32-halves", "tosa_wide_gathers:gathers_of_i64_as_i32_halves",
+                 "TOSA's gather has no i64; IREE refuses one"),
+            Step("exact-casts-between-floats-and-int64", "tosa_exact_casts:exact_casts_between_floats_and_int64",
+                 "no TOSA profile casts between floats and i64"),
+            Step("int64-add-sub-in-int64", "tosa_int64_add_sub:int64_add_sub_in_int64",
+                 "TorchToTosa adds and subtracts int64 in i32"),
+            Step("widen-narrow-integer-ops", "tosa_narrow_integers:widen_narrow_integer_ops",
+                 "pro_int computes and compares on i32 only"),
+            Step("isolate-while-loops", "tosa_isolated_loops:isolate_while_loops",
+                 "the TOSA specification's loop bodies read only their arguments"),
+        ),
+    ),
+    "stablehlo": Route(
+        before=(
+            REFUSE_BROADCAST_MISMATCHES,
+            DROP_RUNTIME_ASSERTS,
+            LOWER_CONTROL_FLOW["stablehlo"],
+            ERASE_UNUSED_SHAPE_ARITHMETIC,
+            Step("run-time-scalar-tensors-as-concatenations",
+                 "stablehlo_torch_forms:run_time_scalar_tensors_as_concatenations",
+                 "run-time scalars also in a static signature (NonMaxSuppression's count, a Shape of its rows)"),
+            Step("run-time-float-ranges-as-integer-ranges",
+                 "stablehlo_run_time_ranges:run_time_float_ranges_as_integer_ranges",
+                 "the expanded window functions' Range"),
+            Step("run-time-nearest-scales-as-gathers", "stablehlo_run_time_scales:run_time_nearest_scales_as_gathers",
+                 "Upsample by a scales input"),
+            CONSTANT_INT_TENSORS_AS_LITERALS,
+            Step("run-time-items-as-int-tensors", "stablehlo_torch_forms:run_time_items_as_int_tensors",
+                 "TorchToStablehlo refuses aten.item of a 0-d tensor"),
+            Step("run-time-pads-as-slices-and-concatenations",
+                 "stablehlo_run_time_pads:run_time_pads_as_slices_and_concatenations", "CenterCropPad's expanded Pad"),
+            Step("max-pools-as-slices", "torch_window_slices:max_pools_as_slices",
+                 "no consumer lowers a dynamic reduce_window", dynamic_only=True),
+            Step("whole-number-upsamplings-as-blends", "stablehlo_upsampling:whole_number_upsamplings_as_blends",
+                 "interpolation of dynamic sizes", dynamic_only=True),
+            Step("refuse-dynamic-interpolations", "stablehlo_torch_forms:refuse_dynamic_interpolations",
+                 "sizes read at run time, also in a static signature"),
+        ),
+        after=(
+            Step("dynamic-convolutions-as-patches", "stablehlo_dynamic_convolution:dynamic_convolutions_as_patches",
+                 "no consumer lowers dynamic spatial sizes"),
+            Step("dynamic-reduce-windows-as-slices",
+                 "stablehlo_dynamic_convolution:dynamic_reduce_windows_as_slices", "the same for reduce_window"),
+            Step("finish-dynamic-stablehlo", "stablehlo_dynamic:finish_dynamic_stablehlo",
+                 "dynamic shapes in forms the consumers lower"),
+            Step("signless-unsigned-constants", "stablehlo_unsigned:signless_unsigned_constants",
+                 "unsigned resource constants fail in every consumer"),
+            Step("trim-convolution-padding", "stablehlo_convolution_padding:trim_convolution_padding",
+                 "IREE miscompiles unread padding"),
+            Step("half-convolutions-in-f32", "stablehlo_half_convolutions:half_convolutions_in_f32",
+                 "accumulated in f32, as torch-mlir's Linalg lowering does"),
+            Step("tensor-constants-as-stablehlo", "stablehlo_constants:tensor_constants_as_stablehlo",
+                 "XLA and portable artifacts take StableHLO constants only"),
+        ),
+    ),
 }
 
-
-STATIC_DIMS_HINT = (
-    "the model has dynamic dims and this {backend} form needs static sizes: fix them at compile time with "
-    "--dim NAME=SIZE (Python: dims={{'NAME': SIZE}}), NAME an input's symbolic dim, or fix an input's "
-    "whole shape with --input-shape INPUT=D0xD1 (Python: input_shapes={{'INPUT': (D0, D1)}})"
-)
-
-
-def has_dynamic_signature(module: ir.Module) -> bool:
-    """Whether a function of `module` takes or returns a tensor with a dynamic dim."""
-    for operation in module.body.operations:
-        if operation.operation.name == "func.func":
-            signature = str(ir.TypeAttr(operation.attributes["function_type"]).value)
-            if "?" in signature:
-                return True
-    return False
+STEPS = {step.name: step for route in ROUTES.values() for step in route.before + route.after}
 
 
 def check_output_type(output_type: str) -> None:
@@ -48,41 +180,16 @@ def check_output_type(output_type: str) -> None:
         )
 
 
-def format_diagnostics(error: ir.MLIRError, limit: int = 3) -> str:
-    """MLIR's error diagnostics as text, the first (most specific) one first."""
-    lines = []
-    for diagnostic in error.error_diagnostics[:limit]:
-        lines.append(f"{diagnostic.location}: {diagnostic.message}")
-        for note in diagnostic.notes[:2]:
-            lines.append(f"  note: {note.location}: {note.message}")
-    return "\n".join(lines) or str(error)
-
-
-def run_passes(module: ir.Module, pipeline: str, *, stage: str) -> None:
-    """Run `builtin.module(<pipeline>)` on `module` in place.
-
-    `stage` names the step for the error message ("torch-to-linalg-on-tensors").
-    """
-    with module.context:
-        try:
-            manager = PassManager.parse(f"builtin.module({pipeline})")
-        except ValueError as error:
-            raise PipelineError(f"{stage}: bad pipeline '{pipeline}': {error}") from None
-        begin_step(stage, module, reproduce=f"--pass-pipeline 'builtin.module({pipeline})'")
-        try:
-            manager.run(module.operation)
-        except ir.MLIRError as error:
-            raise PipelineError(f"{stage}: {format_diagnostics(error)}") from None
-
-
 def lower_torch_to_backend(
     module: ir.Module, output_type: str, *, backend_legal_ops=(), custom_op_encoding: str = "operands"
 ) -> None:
-    """Torch backend contract -> `output_type`, in place (no-op for "torch").
+    """Torch backend contract -> `output_type`, in place (no-op for "torch"), by its route.
 
     Ops of `backend_legal_ops` that the module still holds, and ONNX ops kept by
-    `keep_onnx_ops`, become the backend's custom ops first (docs/custom-ops.md).
-    A backend switched off (onnx_torch_mlir.config) raises BackendDisabledError.
+    `keep_onnx_ops`, become the backend's custom ops in torch-mlir's lowering (docs/custom-ops.md).
+    A backend switched off (onnx_torch_mlir.config) raises BackendDisabledError. On TOSA and
+    StableHLO, an error after the route's own checks on a module with dynamic dims says how to fix
+    them (STATIC_DIMS_HINT).
     """
     from . import config
 
@@ -91,125 +198,14 @@ def lower_torch_to_backend(
     if output_type == "torch":
         begin_step("after compilation")
         return
-    from .transforms.custom_ops import lower_with_custom_ops, module_has_custom_op_candidates
-
-    from .transforms.stablehlo_dynamic import finish_dynamic_stablehlo
-    from .transforms.stablehlo_convolution_padding import trim_convolution_padding
-    from .transforms.stablehlo_unsigned import signless_unsigned_constants
-
+    route = ROUTES[output_type]
     dynamic = output_type in ("tosa", "stablehlo") and has_dynamic_signature(module)
-    from .transforms.broadcast_check import refuse_static_broadcast_mismatches
-
-    refuse_static_broadcast_mismatches(module)  # StableHLO's lowering aborts on some
-    if output_type == "tosa":
-        refuse_dims_over_int32(module)
-        from .transforms.tosa_scalar_comparisons import compare_with_literals
-
-        compare_with_literals(module)  # else compared in float64, valid for no TOSA profile
-        from .transforms.tosa_empty_tensors import empty_results_as_empty_tensors
-
-        empty_results_as_empty_tensors(module)  # TOSA has no zero-sized tensor
-        from .transforms.constant_int_tensors import constant_int_tensors_as_literals
-
-        constant_int_tensors_as_literals(module)  # TorchToTosa lowers no aten.tensor
-    if output_type == "linalg-on-tensors":
-        from .transforms.empty_tensors import replace_empty_results
-        from .transforms.static_views import give_views_their_static_type
-
-        replace_empty_results(module)  # torch-mlir's Linalg lowering divides by zero dims
-        if give_views_their_static_type(module):  # it faults on views of static tensors typed `?`
-            # ... and on the ops after them typed `?` too: torch-mlir's shape refinement passes it on.
-            run_passes(module, "func.func(canonicalize),torch-shape-refinement-pipeline,func.func(canonicalize)",
-                       stage="view types")
-    if output_type in ("tosa", "stablehlo"):
-        drop_runtime_asserts(module)
-        from .transforms.backend_control_flow import has_torch_control_flow, lower_control_flow_for_backend
-
-        if has_torch_control_flow(module):  # prim.If/Loop -> stablehlo.if/while, tosa.cond_if/while_loop
-            lower_control_flow_for_backend(module, output_type)
-        erase_unused_shape_arithmetic(module)
-    if output_type == "stablehlo":
-        from .transforms import stablehlo_torch_forms
-
-        # Run-time scalars also in a static signature (NonMaxSuppression's count, a Shape of its rows).
-        stablehlo_torch_forms.run_time_scalar_tensors_as_concatenations(module)
-        from .transforms.stablehlo_run_time_ranges import run_time_float_ranges_as_integer_ranges
-
-        run_time_float_ranges_as_integer_ranges(module)  # the expanded window functions' Range
-        from .transforms.stablehlo_run_time_scales import run_time_nearest_scales_as_gathers
-
-        run_time_nearest_scales_as_gathers(module)  # Upsample by a scales input
-        from .transforms.constant_int_tensors import constant_int_tensors_as_literals
-
-        constant_int_tensors_as_literals(module)  # a Shape in a SequenceMap body, inlined
-        stablehlo_torch_forms.run_time_items_as_int_tensors(module)
-        from .transforms.stablehlo_run_time_pads import run_time_pads_as_slices_and_concatenations
-
-        run_time_pads_as_slices_and_concatenations(module)  # CenterCropPad's expanded Pad
-    if output_type == "stablehlo" and dynamic:
-        from .transforms.stablehlo_upsampling import whole_number_upsamplings_as_blends
-        from .transforms.torch_window_slices import max_pools_as_slices
-
-        max_pools_as_slices(module)
-        whole_number_upsamplings_as_blends(module)
-    if output_type == "stablehlo":  # also a static signature's: sizes read at run time
-        stablehlo_torch_forms.refuse_dynamic_interpolations(module)
-    if output_type == "tosa":
-        from .transforms.tosa_dynamic_rows import mark_rows_cut_to_run_time_counts
-
-        mark_rows_cut_to_run_time_counts(module)  # rows of a run-time count (NMS): computed padded, cut by a marker
-    if output_type == "tosa" and dynamic:
-        from .transforms.tosa_dynamic import keep_dims_dynamic_for_tosa
-
-        keep_dims_dynamic_for_tosa(module, STATIC_DIMS_HINT.format(backend="tosa"))
+    for step in route.before:
+        step.run(module, dynamic)
     try:
-        if module_has_custom_op_candidates(module, backend_legal_ops):
-            begin_step(f"torch-to-{output_type} with custom ops", module)
-            lower_with_custom_ops(module, output_type, backend_legal_ops, custom_op_encoding)
-        else:
-            run_passes(module, TORCH_TO_BACKEND[output_type], stage=f"torch-to-{output_type}")
-        if output_type == "linalg-on-tensors":
-            from .transforms.scf_while_rotation import rotate_while_loops
-
-            rotate_while_loops(module)  # IREE's stream conversion fails on torch-mlir's while form
-            from .transforms.linalg_window_extents import cut_window_inputs_to_their_extent
-
-            cut_window_inputs_to_their_extent(module)  # IREE miscompiles inputs past the last window
-        if output_type == "tosa":
-            from .transforms.tosa_dynamic_rows import cut_marked_rows
-
-            cut_marked_rows(module)  # the markers: tensor.extract_slice to the count
-            from .transforms.tosa_wide_gathers import gathers_of_i64_as_i32_halves
-
-            gathers_of_i64_as_i32_halves(module)  # TOSA's gather has no i64; IREE refuses one
-            from .transforms.tosa_exact_casts import exact_casts_between_floats_and_int64
-
-            exact_casts_between_floats_and_int64(module)  # no TOSA profile casts between floats and i64
-            from .transforms.tosa_int64_add_sub import int64_add_sub_in_int64
-
-            int64_add_sub_in_int64(module)  # TorchToTosa adds and subtracts int64 in i32
-            from .transforms.tosa_narrow_integers import widen_narrow_integer_ops
-
-            widen_narrow_integer_ops(module)  # pro_int computes and compares on i32 only
-            from .transforms.tosa_isolated_loops import isolate_while_loops
-
-            isolate_while_loops(module)  # the TOSA specification's loop bodies read only their arguments
-        if output_type == "stablehlo":
-            # Dynamic shapes and unsigned constants in forms the consumers lower.
-            from .transforms.stablehlo_dynamic_convolution import (
-                dynamic_convolutions_as_patches, dynamic_reduce_windows_as_slices)
-
-            dynamic_convolutions_as_patches(module)  # no consumer lowers dynamic spatial sizes
-            dynamic_reduce_windows_as_slices(module)
-            finish_dynamic_stablehlo(module)
-            signless_unsigned_constants(module)
-            trim_convolution_padding(module)  # IREE miscompiles unread padding
-            from .transforms.stablehlo_half_convolutions import half_convolutions_in_f32
-
-            half_convolutions_in_f32(module)  # accumulated in f32, as torch-mlir's Linalg lowering does
-            from .transforms.stablehlo_constants import tensor_constants_as_stablehlo
-
-            tensor_constants_as_stablehlo(module)  # XLA and portable artifacts take StableHLO constants only
+        lower_with_torch_mlir(module, output_type, backend_legal_ops, custom_op_encoding)
+        for step in route.after:
+            step.run(module, dynamic)
     except PipelineError as error:
         if not dynamic:
             raise
@@ -219,81 +215,13 @@ def lower_torch_to_backend(
     begin_step("after compilation")
 
 
-_STATIC_DIMS = re.compile(r"!torch\.vtensor<\[([0-9,]+)\]")
-INT32_MAX = 2**31 - 1
+def lower_with_torch_mlir(module: ir.Module, backend: str, backend_legal_ops=(), custom_op_encoding="operands") -> None:
+    """torch-mlir's pipeline to `backend`; through the custom-op conversion when the module keeps
+    backend-legal or ONNX ops."""
+    from .transforms.custom_ops import lower_with_custom_ops, module_has_custom_op_candidates
 
-
-def refuse_dims_over_int32(module: ir.Module) -> None:
-    """Fail, naming the node, on a tensor dim over 2^31 - 1: torch-mlir's TOSA lowering takes sizes as
-    32-bit integers and aborts the process on a larger one (found by tools/fuzz.py)."""
-    found = []
-
-    def collect(operation: ir.Operation) -> ir.WalkResult:
-        for value in list(operation.results) + [arg for region in operation.regions for block in region.blocks
-                                                for arg in block.arguments]:
-            match = _STATIC_DIMS.match(str(value.type))
-            if match and any(int(dim) > INT32_MAX for dim in match.group(1).split(",")):
-                found.append((operation, value.type))
-                return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)
-    if found:
-        operation, type_ = found[0]
-        raise PipelineError(f"torch-to-tosa: {operation.location}: a tensor of type {type_} has a dim over 2^31 - 1, "
-                            "which torch-mlir's TOSA lowering cannot take (its sizes are 32-bit)")
-
-
-def drop_runtime_asserts(module: ir.Module) -> int:
-    """Erase the module's `torch.runtime.assert` ops; the count erased.
-
-    TOSA and StableHLO have no assertion op, and torch-mlir's lowerings to them refuse the
-    checks its own shape simplification adds on dynamic dims ("Expected dim size > 0." where a
-    `Reshape` target copies a dim, broadcast and unflatten size checks). The Linalg path keeps
-    them as run-time assertions; on these two backends a model run on inputs that break one
-    computes on without the check, as torch-mlir's own TOSA and StableHLO paths do for the
-    checks they never emit.
-    """
-    found: list[ir.Operation] = []
-
-    def collect(operation: ir.Operation) -> ir.WalkResult:
-        if operation.name == "torch.runtime.assert":
-            found.append(operation)
-        return ir.WalkResult.ADVANCE
-
-    with module.context:
-        module.operation.walk(collect)
-        for operation in found:
-            operation.erase()
-    return len(found)
-
-
-# Value-semantic ops (no side effect) that torch-mlir's canonicalizer leaves when unused: an
-# `aten.tensor` of a dims list (what our conversion makes of a `Shape` whose consumers read the
-# dims directly), a dead `aten.item` of a slice of it. TOSA's and StableHLO's lowerings refuse
-# them on dynamic dims. In-place aten ops (`aten.foo_`) are not value semantic and never match.
-_SHAPE_ARITHMETIC = re.compile(
-    r"torch\.(constant\.\w+|vtensor\.literal|prim\.ListConstruct|prim\.NumToTensor\.Scalar|aten\.[a-z0-9_]*[a-z0-9](\.\w+)?)"
-)
-
-
-def erase_unused_shape_arithmetic(module: ir.Module) -> int:
-    """Erase unused value-semantic torch ops (see _SHAPE_ARITHMETIC) until none is left; the count."""
-    erased = 0
-    with module.context:
-        while True:
-            found: list[ir.Operation] = []
-
-            def collect(operation: ir.Operation) -> ir.WalkResult:
-                if _SHAPE_ARITHMETIC.fullmatch(operation.name) and all(
-                    not list(result.uses) for result in operation.results
-                ):
-                    found.append(operation)
-                return ir.WalkResult.ADVANCE
-
-            module.operation.walk(collect)
-            if not found:
-                return erased
-            for operation in found:
-                operation.erase()
-            erased += len(found)
+    if module_has_custom_op_candidates(module, backend_legal_ops):
+        begin_step(f"torch-to-{backend} with custom ops", module)
+        lower_with_custom_ops(module, backend, backend_legal_ops, custom_op_encoding)
+    else:
+        run_passes(module, TORCH_TO_BACKEND[backend], stage=f"torch-to-{backend}")

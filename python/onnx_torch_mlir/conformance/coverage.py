@@ -137,7 +137,7 @@ def coverage_case(case, configuration, backend_unused) -> CaseResult:
     from ..conversion.passes import OUR_PIPELINE, backend_contract_pipeline, run_pipeline
     from ..errors import PipelineError
     from ..mlir_context import make_context
-    from ..pipelines import format_diagnostics
+    from ..mlir_passes import format_diagnostics
     from ..transforms import custom_ops
 
     report = {"ops": [], "outcomes": {}, "error": ""}

@@ -56,7 +56,7 @@ def _first_line(error: Exception) -> str:
 def _check_form(module: ir.Module) -> None:
     from ..transforms.output_form import entry_function, resource_attribute_names
 
-    from ..pipelines import STATIC_DIMS_HINT, has_dynamic_signature
+    from ..mlir_passes import STATIC_DIMS_HINT, has_dynamic_signature
 
     if has_dynamic_signature(module):
         raise XlaError("XLA compile: XLA compiles static shapes and the module's signature has dynamic dims; "

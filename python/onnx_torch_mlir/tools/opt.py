@@ -18,7 +18,7 @@ from torch_mlir import ir
 from .. import __version__
 from ..isolation import begin_step
 from ..errors import OnnxTorchMlirError
-from ..pipelines import TORCH_TO_BACKEND
+from ..mlir_passes import TORCH_TO_BACKEND
 from .cli_support import (
     EXIT_ERROR, EXIT_OK, OneLineErrorParser, atomic_output, check_output_path, run_guarded, warn_if_large_text,
 )
@@ -26,7 +26,7 @@ from .cli_support import (
 PROG = "onnx-mlir-opt"
 SPLIT_MARKER = "// -----"
 
-# Backend flags -> backend; each runs torch-mlir's pipeline in pipelines.TORCH_TO_BACKEND.
+# Backend flags -> backend; each runs torch-mlir's pipeline in mlir_passes.TORCH_TO_BACKEND.
 BACKEND_BACKENDS = {
     "convert-torch-to-linalg": "linalg-on-tensors",
     "convert-torch-to-tosa": "tosa",
@@ -59,6 +59,7 @@ def build_parser() -> OneLineErrorParser:
     parser.add_argument("--split-input-file", action="store_true",
                         help=f"process each '{SPLIT_MARKER}'-separated chunk of the input on its own")
     parser.add_argument("--emit-bytecode", action="store_true", help="write MLIR bytecode instead of text")
+    parser.add_argument("--list-steps", action="store_true", help="print every backend's route, step by step, and exit")
     parser.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after each pass (stderr)")
     parser.add_argument("--mlir-print-ir-before-all", action="store_true", help="print the IR before each pass (stderr)")
     parser.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations in the output")
@@ -80,6 +81,8 @@ def build_parser() -> OneLineErrorParser:
     for flag, backend in BACKEND_BACKENDS.items():
         passes.add_argument(f"--{flag}", action=_AppendStep, nargs=0, step=flag,
                             help=f"Torch backend contract to the backend (torch-mlir's {TORCH_TO_BACKEND[backend]})")
+    passes.add_argument("--step", action=_AppendStep, step="route-step", metavar="NAME",
+                        help="one named step of a backend's route (pipelines.ROUTES; --list-steps names them)")
     passes.add_argument("--pass-pipeline", action=_AppendStep, step="textual", metavar="PIPELINE",
                         help="any textual MLIR pass pipeline element(s) understood by torch-mlir, e.g. "
                         "'func.func(canonicalize)'")
@@ -104,6 +107,12 @@ def expand_steps(steps, backend_legal_ops, custom_op_encoding: str = "operands")
             backend = BACKEND_BACKENDS[step]
             config.require_output_type(backend)
             expanded += custom_op_passes(backend, backend_legal_ops, custom_op_encoding)
+        elif step == "route-step":
+            from ..pipelines import STEPS
+
+            if value not in STEPS:
+                raise OnnxTorchMlirError(f"unknown step '{value}': onnx-mlir-opt --list-steps names them")
+            expanded.append(RouteStepCall(value))
         elif step == "textual":
             text = value.strip()
             if text.startswith("builtin.module(") and text.endswith(")"):
@@ -112,6 +121,35 @@ def expand_steps(steps, backend_legal_ops, custom_op_encoding: str = "operands")
         else:
             expanded.append(step)
     return expanded
+
+
+class RouteStepCall(str):
+    """A named step of a backend's route (pipelines.STEPS), run on the module between pass runs."""
+
+
+def list_steps() -> str:
+    from ..pipelines import ROUTES
+
+    lines = []
+    for backend, route in ROUTES.items():
+        lines.append(f"{backend}:")
+        lines += [f"  {step.name:44} {step.why}" for step in route.before]
+        lines.append(f"  {'(torch-mlir: ' + TORCH_TO_BACKEND[backend] + ')':44}")
+        lines += [f"  {step.name:44} {step.why}" for step in route.after]
+    return "\n".join(lines) + "\n"
+
+
+def segments(steps) -> list:
+    """`steps` as runs of passes (lists) and the route steps between them."""
+    grouped: list = []
+    for step in steps:
+        if isinstance(step, RouteStepCall):
+            grouped.append(step)
+        elif grouped and isinstance(grouped[-1], list):
+            grouped[-1].append(step)
+        else:
+            grouped.append([step])
+    return grouped
 
 
 def format_location(location, source_name: str) -> str:
@@ -164,23 +202,35 @@ def process_chunk(chunk, args, steps, source_name):
         except ir.MLIRError as error:
             print_diagnostics(error, source_name)
             return None
-        manager = _build_manager(steps, context)
-        if args.mlir_print_ir_after_all or args.mlir_print_ir_before_all:
-            manager.enable_ir_printing(
-                print_before_all=args.mlir_print_ir_before_all, print_after_all=args.mlir_print_ir_after_all
-            )
         begin_step("passes", module, reproduce=_step_flags(args.steps or []))
-        try:
-            manager.run(module.operation)
-        except ir.MLIRError as error:
-            print_diagnostics(error, source_name)
-            return None
+        for segment in segments(steps):
+            if isinstance(segment, RouteStepCall):
+                _run_route_step(module, segment)
+                continue
+            manager = _build_manager(segment, context)
+            if args.mlir_print_ir_after_all or args.mlir_print_ir_before_all:
+                manager.enable_ir_printing(
+                    print_before_all=args.mlir_print_ir_before_all, print_after_all=args.mlir_print_ir_after_all
+                )
+            try:
+                manager.run(module.operation)
+            except ir.MLIRError as error:
+                print_diagnostics(error, source_name)
+                return None
     return module
+
+
+def _run_route_step(module, name: str) -> None:
+    from ..mlir_passes import has_dynamic_signature
+    from ..pipelines import STEPS
+
+    STEPS[name].run(module, has_dynamic_signature(module))
 
 
 def _step_flags(steps) -> str:
     """The pass flags of the command line, in order (how a reproducer runs the same passes)."""
-    return " ".join(f"--pass-pipeline '{value}'" if step == "textual" else f"--{step}" for step, value in steps)
+    return " ".join(f"--pass-pipeline '{value}'" if step == "textual" else f"--step {value}" if step == "route-step"
+                    else f"--{step}" for step, value in steps)
 
 
 def _build_manager(steps, context):
@@ -206,6 +256,9 @@ def run(args) -> int:
     from .. import config
     from ..transforms.custom_ops import normalize_backend_legal_ops
 
+    if args.list_steps:
+        sys.stdout.write(list_steps())
+        return EXIT_OK
     config.apply_disable_argument(args)
     backend_legal_ops = normalize_backend_legal_ops(args.backend_legal_ops.split(","))
     steps = expand_steps(args.steps or [], backend_legal_ops, args.custom_op_encoding)

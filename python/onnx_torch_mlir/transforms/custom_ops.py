@@ -48,7 +48,7 @@ from torch_mlir.dialects import arith, func
 from torch_mlir.passmanager import PassManager
 
 from ..errors import ConversionError, PipelineError
-from ..pipelines import TORCH_TO_BACKEND
+from ..mlir_passes import TORCH_TO_BACKEND
 
 ENCODINGS = ("operands", "attributes")
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
@@ -579,7 +579,7 @@ def add_steps(manager: PassManager, steps) -> None:
 
 def lower_with_custom_ops(module: ir.Module, backend: str, kept_ops=(), encoding: str = "operands") -> None:
     """Torch backend contract -> `backend`, kept ops as custom ops; PipelineError with every failure."""
-    from ..pipelines import format_diagnostics
+    from ..mlir_passes import format_diagnostics
 
     with module.context:
         manager = PassManager("builtin.module")

@@ -104,7 +104,7 @@ def refuse_dynamic_interpolations(module: ir.Module) -> None:
     or of its result: sizes or scales read at run time, also in a static signature): torch-mlir's
     StableHLO lowering has none (it failed at the scale list's `torch.constant.float`, or at a
     `torch.constant.bool` at an unknown location)."""
-    from ..pipelines import STATIC_DIMS_HINT
+    from ..mlir_passes import STATIC_DIMS_HINT
 
     with module.context:
         for op in ops_named(module, _INTERPOLATIONS):

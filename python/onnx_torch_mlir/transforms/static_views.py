@@ -13,10 +13,20 @@ import math
 
 from torch_mlir import ir
 
+from ..mlir_passes import run_passes
 from .torch_rewriting import constant_int, defining_op, ops_named, vtensor_sizes, vtensor_spelling
 
 _VIEWS = {"torch.aten.view", "torch.aten.reshape", "torch.aten._unsafe_view"}
 _PERMUTES = {"torch.aten.permute"}
+
+
+def static_view_types(module: ir.Module) -> None:
+    """Give views and permutes their static types, then let torch-mlir's shape refinement pass them on
+    to the ops after them: torch-mlir's Linalg lowering faults on views of static tensors typed `?`,
+    and on the ops after them typed `?` too."""
+    if give_views_their_static_type(module):
+        run_passes(module, "func.func(canonicalize),torch-shape-refinement-pipeline,func.func(canonicalize)",
+                   stage="view types")
 
 
 def give_views_their_static_type(module: ir.Module) -> int:
