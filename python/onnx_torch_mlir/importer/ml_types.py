@@ -182,3 +182,37 @@ def map_problem(op_type: str) -> str | None:
         return (f"{op_type} reads a map, which torch cannot carry; convert the model from tensors "
                 "(in skl2onnx, zipmap=False and no DictVectorizer step)")
     return None
+
+
+STRING_ATTRIBUTES = {
+    "classlabels_strings": "the class labels are strings",
+    "cats_strings": "the categories are strings",
+    "keys_strings": "the keys are strings",
+    "values_strings": "the values are strings",
+    "classes_strings": "the classes are strings",
+}
+
+
+def string_problem(node) -> str | None:
+    """Why an ai.onnx.ml node cannot be carried by torch tensors in the torch-ONNX form: an
+    attribute that makes a result or an operand a string tensor (None otherwise)."""
+    for attribute in node.attribute:
+        reason = STRING_ATTRIBUTES.get(attribute.name)
+        if reason and attribute.strings:
+            return (f"{reason} ('{attribute.name}'), and torch has no string tensors; a model fitted on "
+                    "integer labels or categories converts (skl2onnx then writes int64 ones)")
+    return None
+
+
+def check_torch_carriable(graph, versions: dict, model_name: str) -> None:
+    """Raise ImportError_ at the first ai.onnx.ml node of `graph` with string labels or keys."""
+    from ..errors import ImportError_
+    from .node_structure import node_label
+
+    for index, node in enumerate(graph.node):
+        if node.domain != "ai.onnx.ml":
+            continue
+        problem = string_problem(node)
+        if problem:
+            label = node_label(index, node)
+            raise ImportError_(f"{model_name}: {label[:-1]}, opset {versions.get(node.domain)}): {problem}")

@@ -8,8 +8,8 @@ func.func @cycle(%x: !torch.vtensor<[3,1],f32>) -> !torch.vtensor<[3,1],f32> att
 
 // -----
 
-// CHECK: error: node 't1' (TreeEnsemble, domain 'ai.onnx.ml', opset 5): post_transform PROBIT needs the inverse error function, which torch-mlir does not lower
-func.func @probit(%x: !torch.vtensor<[3,1],f32>) -> !torch.vtensor<[3,1],f32> attributes {torch.onnx_meta.opset_version = 21 : si64, torch.onnx_meta.opset_versions = {ai.onnx.ml = 5 : si64}} {
-  %0 = torch.operator "ai.onnx.ml.TreeEnsemble"(%x) {torch.onnx.leaf_targetids = [0 : si64], torch.onnx.leaf_weights = dense<[1.0]> : tensor<1xf32>, torch.onnx.n_targets = 1 : si64, torch.onnx.nodes_falseleafs = [1 : si64], torch.onnx.nodes_falsenodeids = [0 : si64], torch.onnx.nodes_featureids = [0 : si64], torch.onnx.nodes_modes = dense<[0]> : tensor<1xui8>, torch.onnx.nodes_splits = dense<[0.0]> : tensor<1xf32>, torch.onnx.nodes_trueleafs = [1 : si64], torch.onnx.nodes_truenodeids = [0 : si64], torch.onnx.post_transform = 4 : si64, torch.onnx.tree_roots = [0 : si64]} : (!torch.vtensor<[3,1],f32>) -> !torch.vtensor<[3,1],f32> loc("t1")
+// CHECK: error: node 't1' (TreeEnsemble, domain 'ai.onnx.ml', opset 5): post_transform 9 is not one of NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO, PROBIT (0..4)
+func.func @unknown_post_transform(%x: !torch.vtensor<[3,1],f32>) -> !torch.vtensor<[3,1],f32> attributes {torch.onnx_meta.opset_version = 21 : si64, torch.onnx_meta.opset_versions = {ai.onnx.ml = 5 : si64}} {
+  %0 = torch.operator "ai.onnx.ml.TreeEnsemble"(%x) {torch.onnx.leaf_targetids = [0 : si64], torch.onnx.leaf_weights = dense<[1.0]> : tensor<1xf32>, torch.onnx.n_targets = 1 : si64, torch.onnx.nodes_falseleafs = [1 : si64], torch.onnx.nodes_falsenodeids = [0 : si64], torch.onnx.nodes_featureids = [0 : si64], torch.onnx.nodes_modes = dense<[0]> : tensor<1xui8>, torch.onnx.nodes_splits = dense<[0.0]> : tensor<1xf32>, torch.onnx.nodes_trueleafs = [1 : si64], torch.onnx.nodes_truenodeids = [0 : si64], torch.onnx.post_transform = 9 : si64, torch.onnx.tree_roots = [0 : si64]} : (!torch.vtensor<[3,1],f32>) -> !torch.vtensor<[3,1],f32> loc("t1")
   return %0 : !torch.vtensor<[3,1],f32>
 }

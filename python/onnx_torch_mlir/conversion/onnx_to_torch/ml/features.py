@@ -162,6 +162,12 @@ def _encoder_table(node: OnnxNode, side: str):
     return None, None
 
 
+@converts("LabelEncoder", since=1, domain=ML)
+def label_encoder_strings(node: OnnxNode, b: TorchBuilder):
+    """Version 1 maps int64 to strings and back (`classes_strings`): torch has no string tensors."""
+    node.fail("version 1 maps integers to strings ('classes_strings'), and torch has no string tensors")
+
+
 @converts("LabelEncoder", since=2, domain=ML)
 def label_encoder(node: OnnxNode, b: TorchBuilder):
     """Y = values[k] where X == keys[k] (the first), else the default; numbers only."""

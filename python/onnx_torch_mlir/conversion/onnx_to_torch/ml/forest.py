@@ -20,8 +20,8 @@ values are an `aten.gather` along dim 1 of X.
 The leaf reached in each tree adds its weight to its target (aggregate SUM, AVERAGE: the sum over
 the number of trees, MIN, MAX; a target no leaf reaches is 0, as in onnxruntime: ONNX's reference
 leaves the type's largest / lowest finite value there for MIN / MAX), then `post_transform`:
-NONE, SOFTMAX, LOGISTIC or SOFTMAX_ZERO (softmax over the nonzero scores, zeros stay 0). PROBIT
-needs the inverse error function, which torch-mlir does not lower: it fails.
+NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO (softmax over the nonzero scores, zeros stay 0) or PROBIT
+(onnxruntime's closed-form approximation of sqrt(2) erfinv(2s - 1); `scores.py`).
 
 The tree structure is checked at conversion time (ids in range, no cycle), which also gives the
 depth.

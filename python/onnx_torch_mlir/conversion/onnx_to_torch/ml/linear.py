@@ -18,8 +18,8 @@ import numpy as np
 from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
-from .scores import (ML, NONE, PROBIT, best_labels, binary_columns, choose, features, float_rows, int_labels,
-                     plus_constant, post_transform, post_transform_code, times_constant)
+from .scores import (ML, PROBIT, best_labels, binary_columns, choose, features, float_rows, int_labels, plus_constant,
+                     post_transform, post_transform_code, single_score_probit, times_constant)
 
 
 def _linear_scores(node: OnnxNode, b: TorchBuilder, count: int):
@@ -50,7 +50,7 @@ def linear_classifier(node: OnnxNode, b: TorchBuilder):
         positive = b.op("aten.gt.Scalar", b.tensor_type(b.info(scores).sizes, "i1"), scores, b.constant_float(0.0))
         label = b.reshape(choose(b, positive, int(label_pair[1]), int(label_pair[0])), [b.dim(scores, 0)])
         if transform == PROBIT:
-            node.fail("post_transform PROBIT needs the inverse error function, which torch-mlir does not lower")
+            single_score_probit(node)
         probabilities = binary_columns(b, scores, "complement") if len(labels) == 2 else scores
     else:
         if len(labels) != count:
@@ -66,10 +66,6 @@ def linear_regressor(node: OnnxNode, b: TorchBuilder):
     targets = node.attr_int("targets", 1)
     _, scores = _linear_scores(node, b, targets)
     transform = post_transform_code(node)
-    if targets == 1 and transform != NONE:
-        # onnxruntime transforms a single target only with PROBIT.
-        if transform == PROBIT:
-            node.fail("post_transform PROBIT needs the inverse error function, which torch-mlir does not lower")
-    else:
+    if targets > 1 or transform == PROBIT:  # onnxruntime transforms a single target only with PROBIT
         scores = post_transform(node, b, scores, transform)
     return b.cast_to(scores, node.result_type())

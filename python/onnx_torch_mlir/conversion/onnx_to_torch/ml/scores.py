@@ -2,9 +2,10 @@
 constant matrices, the post transforms and the labels of the best scores.
 
 The post transforms are onnxruntime's (`core/providers/cpu/ml/ml_common.h`), applied per row:
-NONE, LOGISTIC (sigmoid), SOFTMAX, SOFTMAX_ZERO (softmax over the nonzero scores; zeros stay 0).
-PROBIT needs the inverse error function, which torch-mlir does not lower: it fails. A single
-score per row (the binary classifiers) becomes two columns as onnxruntime writes them
+NONE, LOGISTIC (sigmoid), SOFTMAX, SOFTMAX_ZERO (softmax over the nonzero scores; zeros stay 0),
+PROBIT (sqrt(2) erfinv(2s - 1) with onnxruntime's closed-form erfinv, Winitzki's approximation
+with a = 0.147: torch-mlir lowers no erfinv, and this is the function onnxruntime computes). A
+single score per row (the binary classifiers) becomes two columns as onnxruntime writes them
 (`binary_columns`).
 """
 
@@ -78,8 +79,30 @@ def post_transform(node: OnnxNode, b: TorchBuilder, scores: ir.Value, transform:
         total = b.op("aten.clamp_min", b.type_like(total), total, b.constant_float(1e-30))
         return b.binary("aten.div.Tensor", kept, total)
     if transform == PROBIT:
-        node.fail("post_transform PROBIT needs the inverse error function, which torch-mlir does not lower")
+        return probit(b, scores)
     node.fail(f"post_transform {transform} is not one of NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO, PROBIT (0..4)")
+
+
+def probit(b: TorchBuilder, scores: ir.Value) -> ir.Value:
+    """sqrt(2) erfinv(2s - 1), erfinv(x) = sign(x) sqrt(sqrt(v^2 - ln(1 - x^2) / a) - v) with
+    v = 2 / (pi a) + ln(1 - x^2) / 2, a = 0.147, pi as onnxruntime spells it (3.14159)."""
+    x = b.scalar_op("aten.sub.Scalar", b.scalar_op("aten.mul.Scalar", scores, 2.0), 1.0)
+    logarithm = b.unary("aten.log", b.op("aten.rsub.Scalar", b.type_like(x), b.binary("aten.mul.Tensor", x, x),
+                                         b.constant_float(1.0), b.constant_int(1)))
+    v = b.scalar_op("aten.add.Scalar", b.scalar_op("aten.mul.Scalar", logarithm, 0.5),
+                    float(np.float32(2) / (np.float32(3.14159) * np.float32(0.147))))
+    inner = b.binary("aten.sub.Tensor", b.binary("aten.mul.Tensor", v, v),
+                     b.scalar_op("aten.mul.Scalar", logarithm, float(np.float32(1) / np.float32(0.147))))
+    root = b.unary("aten.sqrt", b.binary("aten.sub.Tensor", b.unary("aten.sqrt", inner), v))
+    negative = b.op("aten.lt.Scalar", b.tensor_type(b.info(x).sizes, "i1"), x, b.constant_float(0.0))
+    signed = b.op("aten.where.self", b.type_like(root), negative, b.unary("aten.neg", root), root)
+    return b.scalar_op("aten.mul.Scalar", signed, float(np.float32(1.41421356)))
+
+
+def single_score_probit(node: OnnxNode) -> None:
+    """onnxruntime's PROBIT on one score per row writes the first column only: refused."""
+    node.fail("post_transform PROBIT with one score per row is not supported: onnxruntime writes the probit "
+              "of the score into the first of the two columns and leaves the second unset")
 
 
 def concat_columns(b: TorchBuilder, columns: list[ir.Value]) -> ir.Value:

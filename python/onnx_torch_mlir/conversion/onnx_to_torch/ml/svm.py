@@ -33,7 +33,7 @@ from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
 from .scores import (ML, NONE, PROBIT, best_labels, binary_columns, choose, column, features, float_rows, int_labels,
-                     labels_at, plus_constant, post_transform, post_transform_code, times_constant)
+                     labels_at, plus_constant, post_transform, post_transform_code, single_score_probit, times_constant)
 
 PROBABILITY_ROUNDS = 12
 KERNELS = ("LINEAR", "POLY", "RBF", "SIGMOID")
@@ -204,7 +204,7 @@ def svm_classifier(node: OnnxNode, b: TorchBuilder):
         scores = post_transform(node, b, _coupled_probabilities(b, pairwise, classes), transform)
     elif classes == 2:
         if transform == PROBIT:
-            node.fail("post_transform PROBIT needs the inverse error function, which torch-mlir does not lower")
+            single_score_probit(node)
         scores = binary_columns(b, decisions, "negate" if transform == NONE else "complement")
     else:
         scores = post_transform(node, b, decisions, transform)

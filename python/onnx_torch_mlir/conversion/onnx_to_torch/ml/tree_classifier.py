@@ -36,7 +36,7 @@ from ..node import OnnxNode
 from ..registry import converts
 from .forest import aggregate, check_features, floats_or_tensor, leaf_rows, regressor_forest, walk_forest
 from .scores import (ML, LOGISTIC, PROBIT, best_labels, binary_columns, column, concat_columns, float_rows,
-                     int_labels, post_transform, post_transform_code)
+                     int_labels, post_transform, post_transform_code, single_score_probit)
 
 SUM = 1
 
@@ -87,8 +87,8 @@ def _binary(node: OnnxNode, b: TorchBuilder, scores, reached, weights, has, base
     """onnxruntime's two-class rules (module docstring): (label [N], scores [N, 2])."""
     if len(labels) != 2:
         node.fail(f"{len(labels)} class labels: a classifier needs at least two")
-    if transform == PROBIT:
-        node.fail("post_transform PROBIT needs the inverse error function, which torch-mlir does not lower")
+    if transform == PROBIT and len(base) != 2 and not has[:, 1].all():
+        single_score_probit(node)  # a row that reaches no class-1 weight has one score
     weighted_classes = {int(c) for c in np.flatnonzero(has.any(axis=0))}
     binary = len(weighted_classes) == 1
     all_positive = bool((weights[has] >= 0).all())
