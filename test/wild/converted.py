@@ -781,6 +781,105 @@ def _genai_entries() -> list[WildModel]:
 
 
 # --------------------------------------------------------------------------------------------------
+# diffusers: a small UNet2DConditionModel and an AutoencoderKL decoder from configs, torch.onnx.export
+# (TorchScript exporter, opset 17) with dynamic batch, height and width, as Stable Diffusion's ONNX
+# exports take them.
+
+
+def _script_diffusers(kind: str, opset: int) -> None:
+    import torch
+    from diffusers import AutoencoderKL, UNet2DConditionModel
+
+    torch.manual_seed(0)
+    if kind == "unet":
+        model = UNet2DConditionModel(
+            sample_size=16, in_channels=4, out_channels=4, layers_per_block=1, block_out_channels=(32, 64),
+            down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"), up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"),
+            cross_attention_dim=32, attention_head_dim=8, norm_num_groups=8,
+        ).eval()
+
+        class Denoiser(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.unet = model
+
+            def forward(self, sample, timestep, encoder_hidden_states):
+                return self.unet(sample, timestep, encoder_hidden_states, return_dict=False)[0]
+
+        module = Denoiser()
+        example = (torch.randn(2, 4, 16, 16), torch.tensor([10, 500]), torch.randn(2, 8, 32))
+        names = ["sample", "timestep", "encoder_hidden_states"]
+        axes = {"sample": {0: "batch", 2: "height", 3: "width"}, "timestep": {0: "batch"},
+                "encoder_hidden_states": {0: "batch", 1: "sequence"}, "out_sample": {0: "batch", 2: "height", 3: "width"}}
+        outputs = ["out_sample"]
+    elif kind == "vae-decoder":
+        model = AutoencoderKL(
+            in_channels=3, out_channels=3, down_block_types=("DownEncoderBlock2D",) * 2,
+            up_block_types=("UpDecoderBlock2D",) * 2, block_out_channels=(32, 64), latent_channels=4,
+            norm_num_groups=8, layers_per_block=1, sample_size=32,
+        ).eval()
+
+        class Decoder(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.vae = model
+
+            def forward(self, latent_sample):
+                return self.vae.decode(latent_sample, return_dict=False)[0]
+
+        module = Decoder()
+        example = (torch.randn(1, 4, 16, 16),)
+        names = ["latent_sample"]
+        axes = {"latent_sample": {0: "batch", 2: "height", 3: "width"}, "sample": {0: "batch", 2: "height", 3: "width"}}
+        outputs = ["sample"]
+    else:
+        raise ValueError(kind)
+    with torch.no_grad():
+        torch.onnx.export(module, example, "model.onnx", dynamo=False, opset_version=opset, input_names=names,
+                          output_names=outputs, dynamic_axes=axes)
+
+
+def build_diffusers(directory: Path, kind: str, opset: int) -> Path:
+    run_script("diffusers", directory, _script_diffusers, kind=kind, opset=opset)
+    return directory / "model.onnx"
+
+
+def inputs_for_diffusers(rng: np.random.Generator, kind: str, **_) -> dict:
+    """The UNet: batch 3 of 24x40 latents N(0, 1), a timestep per sample in [0, 1000), 11 tokens of
+    text-encoder states; the decoder: latents divided by Stable Diffusion's scaling factor (0.18215),
+    as a pipeline feeds them, at 2x4x24x40 (exported at 16x16)."""
+    if kind == "unet":
+        return {"sample": rng.standard_normal((3, 4, 24, 40), dtype=np.float32),
+                "timestep": rng.integers(0, 1000, 3, dtype=np.int64),
+                "encoder_hidden_states": rng.standard_normal((3, 11, 32), dtype=np.float32)}
+    return {"latent_sample": (rng.standard_normal((2, 4, 24, 40)) / 0.18215).astype(np.float32)}
+
+
+def _diffusers_entries() -> list[WildModel]:
+    def entry(kind, description):
+        return WildModel(
+            name=f"diffusers-{kind}", family="vision", exporter="diffusers", dynamic=True, slice=False,
+            builder=build_diffusers, make_inputs=inputs_for_diffusers, parameters={"kind": kind, "opset": 17},
+            description=description, producer="diffusers==0.42.1 (torch.onnx TorchScript exporter, torch 2.13.0)",
+            licence="Apache-2.0 (diffusers)",
+            source=f"diffusers==0.42.1 {kind} from a config, torch.manual_seed(0), torch.onnx.export(dynamo=False, "
+            "opset_version=17) in its own environment",
+        )
+
+    return [
+        entry("unet", "a small UNet2DConditionModel (block_out_channels 32/64, one CrossAttnDownBlock2D and DownBlock2D, "
+              "the mirror up, cross-attention to 32-wide text states, GroupNorm 8, random weights): sinusoidal "
+              "timestep embedding, ResNet blocks, spatial transformers (self- and cross-attention, GEGLU), "
+              "nearest upsampling; dynamic batch, height, width and text length (exported at 2x4x16x16, tested "
+              "at 3x4x24x40 with 11 text tokens)"),
+        entry("vae-decoder", "the decoder of a small AutoencoderKL (block_out_channels 32/64, 4 latent channels, "
+              "GroupNorm 8, random weights): post_quant_conv, a mid-block with single-head attention over every "
+              "pixel, UpDecoderBlock2D with nearest upsampling; dynamic batch, height and width (exported at "
+              "1x4x16x16, tested at 2x4x24x40)"),
+    ]
+
+
+# --------------------------------------------------------------------------------------------------
 
 # What goes into these models' cache keys besides each entry's builder and inputs: this whole file
 # (the scripts, the tables and constants) and environments.py (the pinned environments).
@@ -788,4 +887,4 @@ SHARED_BUILD_CODE = (sys.modules[__name__], environments)
 
 
 def models() -> list[WildModel]:
-    return [*_sklearn_entries(), *_tf2onnx_entries(), *_graph_tool_entries(), *_quantizer_entries(), *_genai_entries()]
+    return [*_sklearn_entries(), *_tf2onnx_entries(), *_graph_tool_entries(), *_quantizer_entries(), *_genai_entries(), *_diffusers_entries()]
