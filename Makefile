@@ -41,6 +41,8 @@ $(STAMP): pyproject.toml externals/mlir-wheels.toml
 	@# torch first and exactly 2.13.0 (the local CPU build): any other request pulls CUDA wheels.
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@# Arm's TOSA tools (runtime/tosa_reference.py): binaries only, its metadata's numpy<2.2 would break our pins.
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps tosa-tools==2026.8.0
 	@touch $(STAMP)
 
 demo: venv

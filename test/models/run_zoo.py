@@ -150,7 +150,18 @@ def xla_available() -> str | None:
     return None
 
 
-CONSUMER_AVAILABLE = {"iree": iree_available, "xla": xla_available}
+def tosa_reference_available() -> str | None:
+    """None when tosa-tools' reference model is installed, else why not."""
+    try:
+        from onnx_torch_mlir.runtime.tosa_reference import tool_path
+
+        tool_path("tosa_reference_model")
+    except Exception as error:  # not installed, or the module cannot be imported
+        return str(error)
+    return None
+
+
+CONSUMER_AVAILABLE = {"iree": iree_available, "xla": xla_available, "tosa-reference": tosa_reference_available}
 
 
 def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configuration: str, backend: str,

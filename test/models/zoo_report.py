@@ -30,10 +30,10 @@ BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 CONFIGURATIONS = ("ours", "ours-dims", "torch-mlir")
 # Configuration "ours-dims" (dims fixed at the test sizes) runs where a fixed size can matter.
 FIXED_DIMS_BACKENDS = ("tosa", "stablehlo")
-CONSUMERS = ("reference", "iree", "xla")
-# Consumers that take one backend's output only: XLA runs StableHLO.
-CONSUMER_BACKENDS = {"xla": ("stablehlo",)}
-CONSUMER_TITLES = {"reference": "reference runner", "iree": "IREE", "xla": "XLA"}
+CONSUMERS = ("reference", "iree", "xla", "tosa-reference")
+# Consumers that take one backend's output only: XLA runs StableHLO, Arm's TOSA reference model TOSA.
+CONSUMER_BACKENDS = {"xla": ("stablehlo",), "tosa-reference": ("tosa",)}
+CONSUMER_TITLES = {"reference": "reference runner", "iree": "IREE", "xla": "XLA", "tosa-reference": "TOSA reference model"}
 
 
 def consumers_of(backend: str, consumers=CONSUMERS) -> list[str]:

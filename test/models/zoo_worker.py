@@ -1,8 +1,9 @@
 """The zoo harness's child processes: one compiles a model, one runs a compiled module on a consumer.
 
-Consumers: our reference runner, IREE, and XLA (StableHLO only; it runs the module as
+Consumers: our reference runner, IREE, XLA (StableHLO only; it runs the module as
 `compile --entry-name main --weights inline` writes it, which the compile child writes beside the
-module with --xla-output).
+module with --xla-output) and Arm's TOSA reference model (TOSA only; the module serialized to the
+TOSA flatbuffer with tosa-tools' tosa-opt).
 
     python zoo_worker.py compile --model M.onnx --configuration ours --backend tosa --output m.mlirbc --record r.json
     python zoo_worker.py run --module m.mlirbc --model M.onnx --backend tosa --consumer iree \\
@@ -32,7 +33,7 @@ CONFIGURATIONS = {
     "ours-dims": {},  # and `dims`/`input_shapes`: every dynamic dim fixed at the size the model is tested at
     "torch-mlir": {"importer": "torch-mlir", "converter": "torch-mlir"},
 }
-CONSUMERS = ("reference", "iree", "xla")
+CONSUMERS = ("reference", "iree", "xla", "tosa-reference")
 
 
 def compile_model(args) -> dict:
@@ -116,6 +117,14 @@ def _load_consumer(consumer: str, backend: str):
         except Exception as error:  # jax missing: the consumer is unavailable
             return None, f"XLA cannot be used: {first_error_line(error)}"
         return compile_with_xla, None
+    if consumer == "tosa-reference":
+        try:
+            from onnx_torch_mlir.runtime.tosa_reference import compile_with_tosa_reference, tool_path
+
+            tool_path("tosa_reference_model")
+        except Exception as error:  # tosa-tools missing: the consumer is unavailable
+            return None, f"the TOSA reference model cannot be used: {first_error_line(error)}"
+        return compile_with_tosa_reference, None
     try:
         from onnx_torch_mlir.runtime.iree import compile_with_iree
     except Exception as error:  # not written yet, or IREE missing: the consumer is unavailable

@@ -1,0 +1,192 @@
+"""Arm's TOSA reference model as a consumer of our TOSA (runtime/tosa_reference.py): the module
+serialized to the TOSA flatbuffer by tosa-tools' tosa-opt, validated against the profiles and
+extensions it needs, run on .npy files; and the forms of our TOSA output the specification asks for
+(transforms/tosa_integer_powers.py, tosa_constants.py, tosa_isolated_conditionals.py), with the
+numbers on the reference model, our reference runner and IREE against onnxruntime."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnx_torch_mlir
+from onnx_torch_mlir.runtime import tosa_reference
+
+try:
+    tosa_reference.tool_path("tosa_reference_model")
+except tosa_reference.TosaReferenceError as error:
+    pytest.skip(str(error), allow_module_level=True)
+
+from onnx_torch_mlir.runtime.tosa_reference import TosaReferenceError, compile_with_tosa_reference  # noqa: E402
+from onnx_torch_mlir.transforms.tosa_constants import tensor_constants_as_tosa_const  # noqa: E402
+from onnx_torch_mlir.transforms.tosa_integer_powers import integer_powers_as_products  # noqa: E402
+from onnx_torch_mlir.transforms.tosa_isolated_conditionals import isolate_conditionals  # noqa: E402
+
+from consumers import program  # noqa: E402
+from onnxruntime_reference import expected  # noqa: E402
+
+F = TensorProto.FLOAT
+
+
+def _model(nodes, inputs, outputs, initializers=(), name="graph"):
+    model = helper.make_model(helper.make_graph(nodes, name, inputs, outputs, list(initializers)),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def _tosa(model, rewrite=True):
+    """Our TOSA for `model`, with the rewrites of this change where the TOSA route will run them:
+    after torch-mlir's TOSA pipeline, after isolate_while_loops (they are idempotent, so this holds
+    once the route runs them too)."""
+    module = onnx_torch_mlir.compile(model, output_type="tosa")
+    if rewrite:
+        integer_powers_as_products(module)
+        isolate_conditionals(module)
+        tensor_constants_as_tosa_const(module)
+    return module
+
+
+def _check_consumers(model, module, arrays, consumers=("tosa-reference", "reference", "iree"), rtol=1e-5, atol=1e-5):
+    want = expected(model, arrays)
+    for consumer in consumers:
+        run = compile_with_tosa_reference(module) if consumer == "tosa-reference" else program(module, "tosa", consumer)
+        got = run(*arrays)
+        assert len(got) == len(want), consumer
+        for value, wanted in zip(got, want):
+            assert np.asarray(value).shape == wanted.shape, consumer
+            np.testing.assert_allclose(value, wanted, rtol=rtol, atol=atol, err_msg=consumer)
+
+
+def _powers_model():
+    """GPT-2's tanh GELU (x^3), an RMS norm's x^2, x^-2, x^0 and x^0.5 of |x|, on negative bases."""
+    exponents = {"three": 3.0, "two": 2.0, "minus_two": -2.0, "zero": 0.0, "five": 5.0}
+    nodes, initializers = [], []
+    for name, value in exponents.items():
+        initializers.append(numpy_helper.from_array(np.array(value, np.float32), f"e_{name}"))
+        nodes.append(helper.make_node("Pow", ["x", f"e_{name}"], [f"p_{name}"]))
+    initializers.append(numpy_helper.from_array(np.array(0.5, np.float32), "e_half"))
+    nodes += [helper.make_node("Abs", ["x"], ["magnitude"]), helper.make_node("Pow", ["magnitude", "e_half"], ["p_half"])]
+    outputs = [helper.make_tensor_value_info(f"p_{name}", F, [2, 8]) for name in [*exponents, "half"]]
+    return _model(nodes, [helper.make_tensor_value_info("x", F, [2, 8])], outputs, initializers)
+
+
+def _negative_and_positive():
+    return np.linspace(-3, 3, 16, dtype=np.float32).reshape(2, 8) + 0.1
+
+
+def test_pow_of_a_negative_base_stops_the_reference_model_without_the_rewrite():
+    model = _powers_model()
+    with pytest.raises(TosaReferenceError, match=r"^TOSA reference model: REQUIRE\(\) fails .*ewise_binary.*\(x >= 0\)"):
+        compile_with_tosa_reference(_tosa(model, rewrite=False))(_negative_and_positive())
+
+
+def test_whole_number_powers_are_products_on_every_consumer():
+    model = _powers_model()
+    module = _tosa(model)
+    text = str(module)
+    assert text.count("tosa.pow") == 1  # only x^0.5 keeps its pow (of a base >= 0)
+    assert "tosa.reciprocal" in text
+    _check_consumers(model, module, [_negative_and_positive()])
+
+
+def test_tensor_arith_constants_are_serialized_as_tosa_const():
+    """torch-mlir's TOSA pipeline leaves a Shape's value and a ViT-like embedding an arith.constant,
+    which the serializer cannot write."""
+    embedding = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(1, 2, 3), "embedding")
+    model = _model([helper.make_node("Shape", ["x"], ["shape"]),
+                    helper.make_node("Concat", ["embedding", "x"], ["joined"], axis=1)],
+                   [helper.make_tensor_value_info("x", F, [1, 2, 3])],
+                   [helper.make_tensor_value_info("shape", TensorProto.INT64, [3]),
+                    helper.make_tensor_value_info("joined", F, [1, 4, 3])], [embedding])
+    unchanged = _tosa(model, rewrite=False)
+    if "arith.constant" in str(unchanged):
+        with pytest.raises(TosaReferenceError, match=r"^TOSA (validate|serialize)\b.*\barith\b"):
+            compile_with_tosa_reference(unchanged)
+    module = _tosa(model)
+    assert "arith.constant" not in str(module)
+    _check_consumers(model, module, [np.ones((1, 2, 3), np.float32)])
+
+
+def _if_model():
+    """An If whose branches give different shapes (a cond_if, not a select) and read the graph's x
+    and a weight from outside."""
+    weight = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w")
+    then = helper.make_graph([helper.make_node("Add", ["x", "w"], ["t"])], "then", [],
+                             [helper.make_tensor_value_info("t", F, [2, 3])])
+    otherwise = helper.make_graph([helper.make_node("Concat", ["x", "x"], ["e"], axis=0)], "else", [],
+                                  [helper.make_tensor_value_info("e", F, [4, 3])])
+    return _model([helper.make_node("If", ["c"], ["chosen"], then_branch=then, else_branch=otherwise),
+                   helper.make_node("ReduceSum", ["chosen"], ["y"], keepdims=0)],
+                  [helper.make_tensor_value_info("c", TensorProto.BOOL, []), helper.make_tensor_value_info("x", F, [2, 3])],
+                  [helper.make_tensor_value_info("y", F, [])], [weight])
+
+
+def test_cond_if_branches_are_isolated_from_above():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    import tosa_validation
+
+    model = _if_model()
+    unchanged = _tosa(model, rewrite=False)
+    assert "isolated from above" in (tosa_validation.validation_error(unchanged) or "")
+    module = _tosa(model)
+    assert tosa_validation.validation_error(module) is None
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    for condition in (True, False):
+        _check_consumers(model, module, [np.array(condition), x], consumers=("reference", "iree"))
+    # Serialized now; the reference model then holds the If to the specification, whose branches
+    # give the op's own shape: this If's branches give two shapes.
+    with pytest.raises(TosaReferenceError, match=r"^TOSA reference model: ERROR_IF\(\) fails .*then_block_output"):
+        compile_with_tosa_reference(module)(np.array(True), x)
+
+
+def test_every_graph_input_and_output_is_kept():
+    """An unused input, an input returned as it is, a value returned twice, an int64 output."""
+    model = _model([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Identity", ["y"], ["y_again"]),
+                    helper.make_node("Add", ["ids", "ids"], ["twice"])],
+                   [helper.make_tensor_value_info("unused", F, [4]), helper.make_tensor_value_info("x", F, [2, 3]),
+                    helper.make_tensor_value_info("ids", TensorProto.INT64, [3])],
+                   [helper.make_tensor_value_info("y", F, [2, 3]), helper.make_tensor_value_info("x", F, [2, 3]),
+                    helper.make_tensor_value_info("y_again", F, [2, 3]),
+                    helper.make_tensor_value_info("twice", TensorProto.INT64, [3])])
+    arrays = [np.zeros(4, np.float32), np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3),
+              np.array([1, -2, 2**40], np.int64)]
+    _check_consumers(model, _tosa(model), arrays, consumers=("tosa-reference",))
+
+
+def test_required_target_and_validation_errors():
+    model = _model([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.DOUBLE)],
+                   [helper.make_tensor_value_info("x", F, [2])], [helper.make_tensor_value_info("y", TensorProto.DOUBLE, [2])])
+    with pytest.raises(TosaReferenceError, match=r"^TOSA validate \(specification_version=1.0 profiles=pro_fp level=none\): "
+                                                 r".*'f64' is not legal"):
+        compile_with_tosa_reference(_tosa(model))
+    module = _tosa(_if_model())
+    assert tosa_reference.required_target(module) == "specification_version=1.0 profiles=pro_fp extensions=controlflow level=none"
+    ids = _model([helper.make_node("Add", ["ids", "ids"], ["y"])], [helper.make_tensor_value_info("ids", TensorProto.INT64, [3])],
+                 [helper.make_tensor_value_info("y", TensorProto.INT64, [3])])
+    assert tosa_reference.required_target(_tosa(ids)) == \
+        "specification_version=1.1.draft profiles=pro_fp extensions=int64 level=none"
+
+
+def test_dynamic_dims_are_refused_with_the_dim_hint():
+    model = _model([helper.make_node("Relu", ["x"], ["y"])], [helper.make_tensor_value_info("x", F, ["batch", 3])],
+                   [helper.make_tensor_value_info("y", F, ["batch", 3])])
+    with pytest.raises(TosaReferenceError, match=r"^TOSA serialize: .*dynamic dims.*--dim NAME=SIZE"):
+        compile_with_tosa_reference(_tosa(model))
+    module = onnx_torch_mlir.compile(model, output_type="tosa", dims={"batch": 2})
+    _check_consumers(model, module, [np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)], consumers=("tosa-reference",))
+
+
+def test_the_zoo_harness_has_the_consumer_for_tosa_only():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+    import zoo_report
+    import zoo_worker
+
+    assert "tosa-reference" in zoo_report.consumers_of("tosa")
+    assert "tosa-reference" not in zoo_report.consumers_of("linalg-on-tensors")
+    assert "tosa-reference" not in zoo_report.consumers_of("stablehlo")
+    make_program, unavailable = zoo_worker._load_consumer("tosa-reference", "tosa")
+    assert unavailable is None and make_program is compile_with_tosa_reference
