@@ -1,5 +1,11 @@
 """Importer forms that other people's tools write, each in its smallest model built with onnx.helper.
 
+- **An If decided by a rank** (`if x.dim() == 2:` exported as `Equal(Size(Shape(x)), 2)` or
+  `Equal(Shape(Shape(x)), [2])`): the rank is known when the sizes are not, so the If is replaced
+  by its taken branch (`importer/static_if`), whose rank may differ from the other's.
+- **An If whose branches yield one rank with different sizes** gets their common type, `?` where
+  they differ (`importer/if_types`), also over a declaration of one branch's sizes (an exporter's
+  value_info or a branch output declared with the example's sizes).
 - **A declared dim of -1** (paddle2onnx writes `dim_value: -1` for a dynamic dim) is a dynamic dim
   without a name: `--input-shape` fixes it, `--dim` fixes the named dims next to it, and the rest
   stays dynamic (`importer/fixed_dims.without_negative_dims`).
@@ -217,3 +223,99 @@ def test_a_contradicting_element_type_is_still_refused():
 def test_contradicted_declarations_match_onnxruntime(backend, consumer, declare):
     dims = {"seqlen": 5} if backend == "tosa" else None
     _check(_old_export_model(declare), backend, consumer, _old_export_feeds(), dims=dims)
+
+
+# -- If decided by a rank; If whose branches differ in sizes ------------------------------------
+def _rank_if_model(form: str, dims) -> onnx.ModelProto:
+    """`if x.dim() == 2: y = -x.unsqueeze(0) else: y = x`, then `y * 2`: the branches differ in rank."""
+    then_branch = helper.make_graph(
+        [helper.make_node("Unsqueeze", ["x", "zero"], ["unsqueezed"]), helper.make_node("Neg", ["unsqueezed"], ["negated"])],
+        "then", [], [helper.make_tensor_value_info("negated", TensorProto.FLOAT, None)],
+    )
+    else_branch = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["same"])], "else", [], [helper.make_tensor_value_info("same", TensorProto.FLOAT, None)],
+    )
+    if form == "size":  # Size(Shape(x)) == 2
+        rank = [helper.make_node("Shape", ["x"], ["shape"]), helper.make_node("Size", ["shape"], ["rank"]), _constant("two", 2)]
+    else:  # Shape(Shape(x)) == [2]
+        rank = [helper.make_node("Shape", ["x"], ["shape"]), helper.make_node("Shape", ["shape"], ["rank"]), _constant("two", [2])]
+    nodes = [
+        _constant("zero", [0]), *rank,
+        helper.make_node("Equal", ["rank", "two"], ["is_matrix"]),
+        helper.make_node("If", ["is_matrix"], ["v"], then_branch=then_branch, else_branch=else_branch),
+        helper.make_node("Add", ["v", "v"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "rank_if", [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.parametrize("form", ("size", "shape_of_shape"))
+@pytest.mark.parametrize("dims", (["a", "b"], [None, None]), ids=("named", "unnamed"))
+def test_an_if_decided_by_a_rank_is_its_taken_branch(form, dims):
+    text = str(onnx_torch_mlir.compile(_rank_if_model(form, dims), "torch"))
+    assert "torch.prim.If" not in text and "torch.aten.neg" in text
+    assert "-> !torch.vtensor<[1,?,?],f32>" in text.splitlines()[1]
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_if_decided_by_a_rank_matches_onnxruntime(backend, consumer):
+    feeds = {"x": np.random.default_rng(2).standard_normal((3, 5)).astype(np.float32)}
+    dims = {"a": 3, "b": 5} if backend == "tosa" else None
+    _check(_rank_if_model("size", ["a", "b"]), backend, consumer, feeds, dims=dims)
+
+
+def _branch_sizes_model(declare: str) -> onnx.ModelProto:
+    """`y = relu(x[:, :2] if flag else x[:, :3])`; `declare`: none, the If's value_info as the
+    example's [2, 2], or the else branch's output declared [2, 2] as well."""
+    ints = lambda name, values: numpy_helper.from_array(np.array(values, np.int64), name)  # noqa: E731
+    branch_type = [2, 2] if declare == "branches" else None
+    then_branch = helper.make_graph(
+        [helper.make_node("Slice", ["x", "zero", "two", "one"], ["narrow"])], "then", [],
+        [helper.make_tensor_value_info("narrow", TensorProto.FLOAT, branch_type)],
+    )
+    else_branch = helper.make_graph(
+        [helper.make_node("Slice", ["x", "zero", "three", "one"], ["wide"])], "else", [],
+        [helper.make_tensor_value_info("wide", TensorProto.FLOAT, branch_type)],
+    )
+    graph = helper.make_graph(
+        [helper.make_node("If", ["flag"], ["z"], then_branch=then_branch, else_branch=else_branch, name="pick"),
+         helper.make_node("Relu", ["z"], ["y"])],
+        "branch_sizes",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4]), helper.make_tensor_value_info("flag", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [ints("zero", [0]), ints("one", [1]), ints("two", [2]), ints("three", [3])],
+        value_info=[helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 2])] if declare == "value_info" else [],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.filterwarnings("ignore::onnx_torch_mlir.errors.OnnxTorchMlirWarning")
+@pytest.mark.parametrize("declare", ("none", "value_info", "branches"))
+def test_branches_of_different_sizes_give_the_common_type(declare):
+    text = str(onnx_torch_mlir.compile(_branch_sizes_model(declare), "torch"))
+    assert "-> !torch.vtensor<[2,?],f32>" in text.splitlines()[1]
+
+
+def test_a_declared_if_output_of_one_branch_size_is_ignored_with_a_warning():
+    with pytest.warns(OnnxTorchMlirWarning, match=(
+        r"node 'pick' \(If\): value 'z' is declared float\[2,2\] but its branches yield float\[2,2\] and "
+        r"float\[2,3\]; the declaration is ignored")):
+        onnx_torch_mlir.compile(_branch_sizes_model("value_info"), "torch")
+
+
+@pytest.mark.filterwarnings("ignore::onnx_torch_mlir.errors.OnnxTorchMlirWarning")
+@pytest.mark.parametrize("declare", ("value_info", "branches"))
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_branches_of_different_sizes_match_onnxruntime(backend, consumer, declare):
+    model = _branch_sizes_model(declare)
+    x = np.random.default_rng(3).standard_normal((2, 4)).astype(np.float32)
+    run = program(onnx_torch_mlir.compile(model, backend), backend, consumer)
+    for flag in (True, False):
+        feeds = {"x": x, "flag": np.array(flag)}
+        (got,), (want,) = run(*feeds.values()), _expected(model, feeds)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, atol=1e-6)

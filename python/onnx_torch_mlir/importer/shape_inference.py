@@ -13,6 +13,7 @@ import onnx
 from ..errors import ImportError_
 from .constant_folding import type_through_folding
 from .contrib_inference import type_contrib_results
+from .if_types import relax_if_outputs
 from .shape_values import refine_types
 from .static_if import resolve_static_ifs
 from .subgraph_inference import infer_subgraph_types
@@ -71,7 +72,9 @@ def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
     (`contrib_inference`), an If whose condition the shape values decide is
     replaced by its branch (`static_if`), and the dims that shape tensors
     determine but ONNX's data propagation leaves unknown are filled in
-    (`shape_values`), and inference runs again for the ops downstream.
+    (`shape_values`), and inference runs again for the ops downstream. Subgraphs are
+    typed last (`subgraph_inference`), and an If's outputs then get the common type of
+    what its branches yield (`if_types`).
     """
     inferred = _infer(model, model_name)
     _release_unproven_static_dims(inferred, model_name)
@@ -82,7 +85,13 @@ def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
     if _has_subgraphs(refined.graph):
         infer_subgraph_types(refined, lambda lifted: infer_types(lifted, model_name))
         refined = _infer(refined, model_name)  # the results of If/Loop/Scan from their typed subgraphs
+        if relax_if_outputs(refined, _declared_types(model.graph), model_name):
+            refined = _infer(refined, model_name)
     return refined
+
+
+def _declared_types(graph: onnx.GraphProto) -> dict:
+    return {value.name: value.type for value in list(graph.value_info) + list(graph.output)}
 
 
 def _release_unproven_static_dims(inferred: onnx.ModelProto, model_name: str) -> None:

@@ -137,7 +137,12 @@ def _lift_and_infer(model, subgraph: onnx.GraphProto, types: dict, constants: di
     graph.initializer.extend(subgraph.initializer)
     graph.output.extend(subgraph.output)
     # The subgraph's value_info is left out: ONNX's first pass typed it without the enclosing
-    # values, and a type it got wrong would conflict with what the lifted inference finds.
+    # values, and a type it got wrong would conflict with what the lifted inference finds. The
+    # outputs are inferred without their declared shapes, which ONNX would keep over a
+    # contradicting inferred one (an exporter declares one branch's sizes for both branches).
+    for output in graph.output:
+        if output.type.WhichOneof("value") == "tensor_type":
+            output.type.tensor_type.ClearField("shape")
     try:
         typed = infer(lifted)
     except Exception:  # a subgraph inference cannot type is left as ONNX typed it
@@ -148,8 +153,10 @@ def _lift_and_infer(model, subgraph: onnx.GraphProto, types: dict, constants: di
     del subgraph.value_info[:]
     subgraph.value_info.extend(value for value in typed.graph.value_info if value.name not in outer)
     for output, typed_output in zip(subgraph.output, typed.graph.output):
-        if _more_specific(typed_output.type, output.type):
+        if _more_specific(typed_output.type, output.type) or _shapes_contradict(output.type, typed_output.type):
             output.type.CopyFrom(typed_output.type)
+        else:
+            _take_static_dims(output.type, typed_output.type)
     for index, typed_input in enumerate(typed.graph.input[: len(subgraph.input)]):
         if _more_specific(typed_input.type, subgraph.input[index].type):
             subgraph.input[index].type.CopyFrom(typed_input.type)
@@ -169,6 +176,27 @@ def _more_specific(candidate: onnx.TypeProto, current: onnx.TypeProto) -> bool:
     if _rank(current) is None and _rank(candidate) is not None:
         return True
     return False
+
+
+def _shapes_contradict(declared: onnx.TypeProto, inferred: onnx.TypeProto) -> bool:
+    """Two ranked tensor types of different ranks, or with different static sizes in one dim."""
+    if _rank(declared) is None or _rank(inferred) is None:
+        return False
+    if _rank(declared) != _rank(inferred):
+        return True
+    return any(
+        a.HasField("dim_value") and b.HasField("dim_value") and a.dim_value != b.dim_value
+        for a, b in zip(declared.tensor_type.shape.dim, inferred.tensor_type.shape.dim)
+    )
+
+
+def _take_static_dims(current: onnx.TypeProto, inferred: onnx.TypeProto) -> None:
+    """Give `current`'s dims without a size the sizes `inferred` (of the same rank) found."""
+    if _rank(current) is None or _rank(current) != _rank(inferred):
+        return
+    for dim, found in zip(current.tensor_type.shape.dim, inferred.tensor_type.shape.dim):
+        if not dim.HasField("dim_value") and found.HasField("dim_value"):
+            dim.dim_value = found.dim_value
 
 
 def _type_loop_carried_inputs(node: onnx.NodeProto, body: onnx.GraphProto, types: dict) -> None:

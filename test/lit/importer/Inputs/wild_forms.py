@@ -40,7 +40,27 @@ def contradicted_output():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
 
-MODELS = {f.__name__: f for f in (minus_one_dims, contradicted_output)}
+def branch_sizes():
+    """`relu(x[:, :2] if flag else x[:, :3])` with the If's result declared [2, 2], the size of the
+    branch the exporter's example took."""
+    ints = lambda name, values: numpy_helper.from_array(np.array(values, np.int64), name)  # noqa: E731
+    then_branch = helper.make_graph([helper.make_node("Slice", ["x", "zero", "two", "one"], ["narrow"])], "then", [],
+                                    [helper.make_tensor_value_info("narrow", TensorProto.FLOAT, None)])
+    else_branch = helper.make_graph([helper.make_node("Slice", ["x", "zero", "three", "one"], ["wide"])], "else", [],
+                                    [helper.make_tensor_value_info("wide", TensorProto.FLOAT, None)])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["flag"], ["z"], then_branch=then_branch, else_branch=else_branch, name="pick"),
+         helper.make_node("Relu", ["z"], ["y"], name="relu")],
+        "branch_sizes",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4]), helper.make_tensor_value_info("flag", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [ints("zero", [0]), ints("one", [1]), ints("two", [2]), ints("three", [3])],
+        value_info=[helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 2])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+MODELS = {f.__name__: f for f in (minus_one_dims, contradicted_output, branch_sizes)}
 
 if __name__ == "__main__":
     name, output = sys.argv[1], sys.argv[2]
