@@ -317,7 +317,18 @@ def test_zipmap_is_refused_naming_the_option():
     model.graph.output.append(helper.make_value_info(
         "output_probability", helper.make_sequence_type_proto(helper.make_map_type_proto(INT64, helper.make_tensor_type_proto(FLOAT, [])))))
     message = _error(model)
-    assert "ZipMap" in message and "zipmap=False" in message and len(message.strip().splitlines()) == 1
+    assert "ZipMap (ai.onnx.ml opset 1)" in message and "zipmap=False" in message
+    assert len(message.strip().splitlines()) == 1
+
+
+def test_map_inputs_are_refused():
+    node = helper.make_node("CastMap", ["M"], ["Y"], domain=ML, cast_to="TO_FLOAT", map_form="DENSE")
+    graph = helper.make_graph(
+        [node], "cast_map", [helper.make_value_info("M", helper.make_map_type_proto(INT64, helper.make_tensor_type_proto(FLOAT, [])))],
+        [helper.make_tensor_value_info("Y", FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(ML, 1)], ir_version=8)
+    message = _error(model)
+    assert "CastMap (ai.onnx.ml opset 1) reads a map" in message and len(message.strip().splitlines()) == 1
 
 
 def test_string_class_labels_are_a_clear_error():

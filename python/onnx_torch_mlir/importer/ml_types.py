@@ -173,13 +173,15 @@ ML_RESULT_TYPES = {
 }
 
 
-def map_problem(op_type: str) -> str | None:
+def map_problem(op_type: str, opset: int | None) -> str | None:
     """Why an ai.onnx.ml op of maps cannot be imported (None for other ops)."""
+    where = f"ai.onnx.ml opset {opset}"
     if op_type == "ZipMap":
-        return ("ZipMap gives a sequence of maps, which torch cannot carry; converting the classifier with "
-                "zipmap=False in skl2onnx (options={id(model): {'zipmap': False}}) gives the probabilities as a tensor")
+        return (f"ZipMap ({where}) gives a sequence of maps, which torch cannot carry; converting the classifier "
+                "with zipmap=False in skl2onnx (options={id(model): {'zipmap': False}}) gives the probabilities "
+                "as a tensor")
     if op_type in ("CastMap", "DictVectorizer"):
-        return (f"{op_type} reads a map, which torch cannot carry; convert the model from tensors "
+        return (f"{op_type} ({where}) reads a map, which torch cannot carry; convert the model from tensors "
                 "(in skl2onnx, zipmap=False and no DictVectorizer step)")
     return None
 

@@ -98,7 +98,7 @@ def check_graph_structure(graph: onnx.GraphProto, versions: dict[str, int], mode
         schema = node_schema(node, versions)
         problem = _structure_problem(schema, node) if schema is not None else None
         if node.domain == ML_DOMAIN:
-            problem = problem or map_problem(node.op_type)
+            problem = problem or map_problem(node.op_type, versions.get(ML_DOMAIN))
         if problem:
             raise ImportError_(f"{model_name}: {label}: {problem}")
         for attribute in node.attribute:
