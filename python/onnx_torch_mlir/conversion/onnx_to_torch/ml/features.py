@@ -12,7 +12,8 @@
 - OneHotEncoder(X): float [..., categories]: 1 where X equals the category (`cats_int64s`;
   `zeros=0` and a value in no category: onnxruntime fails at run time, here it is a row of zeros).
 - LabelEncoder(X) on numbers (versions 2 and 4: `keys_*`/`values_*`, `*_tensor`): the value of
-  the key X equals, else the default; a NaN key matches NaN.
+  the key X equals, else the default; a NaN key matches NaN. Version 1 maps integers to strings
+  and back: the importer refuses it (`importer/ml_types.py`).
 - FeatureVectorizer(X1, X2, ...): the inputs' columns side by side, each input cut or padded with
   zeros to its `inputdimensions` entry, float.
 
@@ -160,12 +161,6 @@ def _encoder_table(node: OnnxNode, side: str):
     if node.attr_strings(f"{side}s_strings", None):
         return None, "string"
     return None, None
-
-
-@converts("LabelEncoder", since=1, domain=ML)
-def label_encoder_strings(node: OnnxNode, b: TorchBuilder):
-    """Version 1 maps int64 to strings and back (`classes_strings`): torch has no string tensors."""
-    node.fail("version 1 maps integers to strings ('classes_strings'), and torch has no string tensors")
 
 
 @converts("LabelEncoder", since=2, domain=ML)
