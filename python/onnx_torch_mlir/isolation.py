@@ -118,10 +118,12 @@ class ChildDeath:
     def __init__(self, how: str, ordinal: int, step: str, reproduce: str, detail: str):
         self.how, self.ordinal, self.step, self.reproduce, self.detail = how, ordinal, step, reproduce, detail
 
+    after_interrupt = False  # the parent had a SIGINT while it waited
+
     @property
     def interrupted(self) -> bool:
-        """Ended by Ctrl-C during an `interruptible()` native call: not a crash."""
-        return self.how == signal_name(signal.SIGINT)
+        """Ended by Ctrl-C (during an `interruptible()` native call, or by what it set off): not a crash."""
+        return self.after_interrupt or self.how == signal_name(signal.SIGINT)
 
     def message(self, reproducer: str | None) -> str:
         where = f"in pipeline step '{self.step}'" if self.step else "before the first pipeline step"
@@ -147,6 +149,7 @@ def _fork_child(work, stderr_descriptor: int | None):
     if pid == 0:
         status = 1
         try:
+            _HeldInterrupts.release_in_child()
             _progress, _ordinal = region, 0
             if stderr_descriptor is not None:
                 os.dup2(stderr_descriptor, 2)
@@ -222,21 +225,58 @@ def run_isolated(work, *, replayable: bool = True):
 
     The child's stderr passes through this process (its last lines are kept to name a native
     crash); stdout is shared. On a crash the reproducer is made by a replay (see the module
-    docstring) when `replayable`.
+    docstring) when `replayable`. A child that dies after a Ctrl-C (of SIGINT, or of anything
+    an interrupt set off, such as an abort in a native module it was loading) was interrupted,
+    not a crash: status 130, no replay.
     """
     read_end, write_end = os.pipe()
-    pid, region = _fork_child(work, write_end)
-    os.close(write_end)
-    tail = _pass_through(read_end, child=pid)
-    _, wait_status = _wait(pid)
+    with _HeldInterrupts() as interrupts:  # from before the fork: a Ctrl-C during it is not lost
+        pid, region = _fork_child(work, write_end)
+        os.close(write_end)
+        tail = _pass_through(read_end, child=pid, interrupts=interrupts)
+        _, wait_status = _wait(pid)
     death = _death(wait_status, region, tail)
     if death is None:
         return os.WEXITSTATUS(wait_status), None
+    death.after_interrupt = interrupts.first is not None
     if death.interrupted:
         death.reproducer = None
         return INTERRUPTED, death
     death.reproducer = replay_for_reproducer(work, death.ordinal) if replayable else None
     return 3, death
+
+
+class _HeldInterrupts:
+    """While this process waits for a child, a SIGINT is noted instead of raised.
+
+    A KeyboardInterrupt raised as `os.read` returns would drop the bytes it read (the child's
+    own "interrupted" line, most often). Only the main thread handles signals, and a SIGINT
+    handler other than Python's default is left alone (then the interrupt is raised as usual).
+    """
+
+    def __init__(self):
+        self.first: float | None = None
+        self._installed = False
+
+    def note(self, *_) -> None:
+        self.first = self.first or time.monotonic()
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, self.note)
+            self._installed = True
+        return self
+
+    @staticmethod
+    def release_in_child() -> None:
+        """In a forked child: Ctrl-C raises KeyboardInterrupt again (a parent's holding is inherited)."""
+        if isinstance(getattr(signal.getsignal(signal.SIGINT), "__self__", None), _HeldInterrupts):
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def __exit__(self, *_):
+        if self._installed:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _wait(pid: int):
@@ -249,27 +289,36 @@ def _wait(pid: int):
             os.kill(pid, signal.SIGINT)
 
 
-def _pass_through(descriptor: int, keep: int = 4096, child: int | None = None) -> str:
+# How often the parent looks whether a SIGINT it got should be passed to the child.
+_POLL_SECONDS = 0.25
+
+
+def _pass_through(descriptor: int, keep: int = 4096, child: int | None = None, interrupts=None) -> str:
     """Copy everything from `descriptor` to stderr until EOF; the last `keep` bytes as text.
 
     A Ctrl-C at the terminal reaches the child too; a SIGINT sent to this process alone is passed
     on to `child` if the child has not ended within a moment (passing it at once could interrupt
     the child's own clean-up of the first)."""
+    interrupts = interrupts or _HeldInterrupts()
     tail = b""
-    interrupted_at = None
     try:
         while True:
+            timeout = None
+            if child is not None and interrupts.first is not None:
+                timeout = interrupts.first + _INTERRUPT_GRACE_SECONDS - time.monotonic()
+                if timeout <= 0:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(child, signal.SIGINT)
+                    child = None
+                    continue
+            elif child is not None:
+                timeout = _POLL_SECONDS
             try:
-                if interrupted_at is not None and child is not None:
-                    waiting = interrupted_at + _INTERRUPT_GRACE_SECONDS - time.monotonic()
-                    if not select.select([descriptor], [], [], max(waiting, 0))[0]:
-                        with contextlib.suppress(ProcessLookupError):
-                            os.kill(child, signal.SIGINT)
-                        child = None
-                        continue
+                if timeout is not None and not select.select([descriptor], [], [], timeout)[0]:
+                    continue
                 chunk = os.read(descriptor, 65536)
-            except KeyboardInterrupt:
-                interrupted_at = interrupted_at or time.monotonic()
+            except KeyboardInterrupt:  # not held (see _HeldInterrupts)
+                interrupts.note()
                 continue
             if not chunk:
                 break
@@ -339,11 +388,14 @@ def compile_isolated(model, output_type: str = "torch", *, context=None, **optio
 
     try:
         read_end, write_end = os.pipe()
-        pid, region = _fork_child(work, write_end)
-        os.close(write_end)
-        tail = _pass_through(read_end)
-        _, wait_status = _wait(pid)
+        with _HeldInterrupts() as interrupts:
+            pid, region = _fork_child(work, write_end)
+            os.close(write_end)
+            tail = _pass_through(read_end, child=pid, interrupts=interrupts)
+            _, wait_status = _wait(pid)
         death = _death(wait_status, region, tail)
+        if interrupts.first is not None and (death is not None or os.WEXITSTATUS(wait_status) != 0):
+            raise KeyboardInterrupt
         if death is not None and death.interrupted:
             raise KeyboardInterrupt
         if death is not None:

@@ -290,6 +290,31 @@ def test_ctrl_c_while_the_program_runs(command, to, tmp_path):
     assert sorted(path.name for path in tmp_path.iterdir()) == ["endless.npy", "endless.onnx", "few.npy"]
 
 
+@pytest.mark.parametrize("command", ["import", "compile"])
+def test_ctrl_c_at_any_moment_is_one_line(command, tmp_path):
+    """While the tool starts, forks, imports or compiles: the interrupted line and 130 (or, too
+    late, the normal end), never a traceback, a lost line or a crash report."""
+    import signal
+    import time
+
+    model = _endless_model(tmp_path)
+    output = tmp_path / "out.mlir"
+    for delay in (0.2, 0.6, 0.9, 1.2, 1.5, 2.0):
+        process = subprocess.Popen(
+            [str(BIN / "onnx-torch-mlir"), command, str(model), "-o", str(output)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        )
+        time.sleep(delay)
+        os.killpg(process.pid, signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        if process.returncode == 0:
+            output.unlink()
+            continue
+        assert (process.returncode, stderr) == (130, "onnx-torch-mlir: error: interrupted\n"), delay
+        assert not output.exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["endless.npy", "endless.onnx", "few.npy"]
+
+
 def test_ctrl_c_in_the_python_api_is_a_keyboard_interrupt_after_the_call(tmp_path):
     """Not isolated, the call cannot be stopped, but the interrupt is not lost in a callback."""
     model = _endless_model(tmp_path)

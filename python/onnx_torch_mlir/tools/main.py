@@ -14,7 +14,7 @@ import importlib
 import sys
 
 from .. import __version__, config, progress
-from .cli_support import OneLineErrorParser, run_guarded
+from .cli_support import OneLineErrorParser, fail, run_guarded
 
 PROG = "onnx-torch-mlir"
 SUBCOMMANDS = ("import", "compile", "run", "verify", "conformance", "list-ops", "demo")
@@ -59,6 +59,13 @@ def build_parser(modules, chosen: str | None = None) -> OneLineErrorParser:
 
 
 def main(argv=None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # while loading the subcommand's modules, before run_guarded
+        return fail(PROG, "interrupted", 130)
+
+
+def _main(argv) -> int:
     words = sys.argv[1:] if argv is None else argv
     modules = _load_subcommands()
     parser = build_parser(modules, chosen_subcommand(words) or "")

@@ -20,7 +20,7 @@ from ..isolation import begin_step
 from ..errors import OnnxTorchMlirError
 from ..mlir_passes import TORCH_TO_BACKEND
 from .cli_support import (
-    EXIT_ERROR, EXIT_OK, OneLineErrorParser, atomic_output, check_output_path, run_guarded, warn_if_large_text,
+    EXIT_ERROR, EXIT_OK, OneLineErrorParser, atomic_output, check_output_path, fail, run_guarded, warn_if_large_text,
 )
 
 PROG = "onnx-mlir-opt"
@@ -294,6 +294,13 @@ def run(args) -> int:
 
 
 def main(argv=None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # while loading the passes, before run_guarded
+        return fail(PROG, "interrupted", 130)
+
+
+def _main(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     # The command line runs in a child process, so a crash inside MLIR is reported, not suffered.
