@@ -36,3 +36,17 @@ func.func @scan8_dynamic_rows(%init: !torch.vtensor<[2,?],f32>, %x: !torch.vtens
   }
   return %0#0, %0#1 : !torch.vtensor<[2,?],f32>, !torch.vtensor<[2,3,?],f32>
 }
+
+// -----
+
+// Branches of different ranks on a run-time condition (an If the importer's shape values could not
+// decide: silero-vad's `x.squeeze(-1)` when a dynamic dim is 1): the error names the way out.
+// CHECK: error: node 'squeeze_if_one' (If, domain 'ai.onnx', opset 17): output 0 has different ranks (2, 3), which torch cannot carry; the condition is known only at run time (fixing the dynamic dims it reads with --dim or --input-shape can decide it at import)
+func.func @if_branch_ranks(%c: !torch.vtensor<[],i1>, %x: !torch.vtensor<[2,?],f32>, %y: !torch.vtensor<[2,?,1],f32>) -> !torch.vtensor<*,f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  %0 = torch.operator "onnx.If"(%c) {onnx_node_name = "squeeze_if_one"} : (!torch.vtensor<[],i1>) -> !torch.vtensor<*,f32> {
+    torch.operator_terminator %y : !torch.vtensor<[2,?,1],f32>
+  }, {
+    torch.operator_terminator %x : !torch.vtensor<[2,?],f32>
+  }
+  return %0 : !torch.vtensor<*,f32>
+}

@@ -85,6 +85,13 @@ def _checked_block(node: OnnxNode, index: int) -> ir.Block:
     return block
 
 
+# An If whose condition the importer can decide (a rank, sizes it knows) is its branch by now.
+_RUN_TIME_CONDITION = (
+    "; the condition is known only at run time (fixing the dynamic dims it reads with --dim or --input-shape "
+    "can decide it at import)"
+)
+
+
 def _prim_if(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: ir.Block) -> list[ir.Value]:
     """`torch.prim.If`, except for outputs both branches only pick (a value from outside or a
     literal): those are an `aten.where` in front. torch-mlir's Linalg pipeline would turn them
@@ -93,7 +100,7 @@ def _prim_if(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: 
     then_values, else_values, layout = _expanded(
         node, yielded_values(b, then_block), yielded_values(b, else_block), builders)
     types = [
-        join_types(b, node, [value_type(t), value_type(e)], f"output {i}")
+        join_types(b, node, [value_type(t), value_type(e)], f"output {i}", _RUN_TIME_CONDITION)
         for i, (t, e) in enumerate(zip(then_values, else_values))
     ]
     results: list = [None] * len(types)

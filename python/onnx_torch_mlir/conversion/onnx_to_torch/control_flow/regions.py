@@ -183,10 +183,11 @@ def _remap_operands(root: ir.Operation, mapping: dict) -> None:
     root.walk(visit)
 
 
-def join_types(b: TorchBuilder, node: OnnxNode, types: Sequence[ir.Type | None], what: str) -> ir.Type:
+def join_types(b: TorchBuilder, node: OnnxNode, types: Sequence[ir.Type | None], what: str, rank_hint: str = "") -> ir.Type:
     """The most static `!torch.vtensor` type all `types` fit (a dim that differs becomes `?`).
 
-    Element types must agree; an unranked type takes the others' rank."""
+    Element types must agree; an unranked type takes the others' rank. `rank_hint` ends the
+    error for different ranks (the way out, where there is one)."""
     infos = [tensor_info(to_vtensor_type(t) if is_builtin_tensor(t) else t) for t in types if t is not None]
     infos = [info for info in infos if info is not None]
     if not infos:
@@ -199,7 +200,7 @@ def join_types(b: TorchBuilder, node: OnnxNode, types: Sequence[ir.Type | None],
         node.fail(f"{what} needs a known rank")
     ranks = {info.rank for info in ranked}
     if len(ranks) != 1:
-        node.fail(f"{what} has different ranks ({', '.join(map(str, sorted(ranks)))}), which torch cannot carry")
+        node.fail(f"{what} has different ranks ({', '.join(map(str, sorted(ranks)))}), which torch cannot carry{rank_hint}")
     sizes = []
     for dim in range(ranked[0].rank):
         seen = {info.sizes[dim] for info in ranked}
