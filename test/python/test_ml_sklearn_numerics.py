@@ -282,6 +282,35 @@ def test_sklearn_form_on_iree(name):
     _check(build, arrays(), "linalg-on-tensors", consumer="iree")
 
 
+def _single(op, attributes, element, output_element, ml_opset=1):
+    def build(static):
+        node = helper.make_node(op, ["X"], ["Y"], domain=ML, **attributes)
+        return _model([node], [("X", element, [3])], [("Y", output_element)], ml_opset=ml_opset, static=static)
+
+    return build
+
+
+INTEGERS = np.array([[1, -1, 3], [0, 5, -1]] * 6, np.int64)
+NAN_KEYS = np.array([[0.5, np.nan, 1.0]] * ROWS, np.float32)
+OTHER_TYPES = {
+    "imputer-int64": (_single("Imputer", dict(imputed_value_int64s=[7, 8, 9], replaced_value_int64=-1), INT64, INT64),
+                      INTEGERS),
+    "normalizer-max-int64": (_single("Normalizer", dict(norm="MAX"), INT64, FLOAT), INTEGERS),
+    # A NaN key matches NaN from LabelEncoder 4 on; before, as in onnxruntime, nothing equals NaN.
+    "label-encoder-2-nan-key": (_single("LabelEncoder", dict(keys_floats=[0.5, float("nan")], values_int64s=[3, 4],
+                                                             default_int64=9), FLOAT, INT64, ml_opset=2), NAN_KEYS),
+    "label-encoder-4-nan-key": (_single("LabelEncoder", dict(keys_floats=[0.5, float("nan")], values_int64s=[3, 4],
+                                                             default_int64=9), FLOAT, INT64, ml_opset=4), NAN_KEYS),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(OTHER_TYPES))
+def test_integer_inputs_and_nan_keys_match_onnxruntime(name, backend):
+    build, array = OTHER_TYPES[name]
+    _check(build, [array], backend)
+
+
 # -- types and errors --------------------------------------------------------------------------
 def test_results_are_typed_without_declarations():
     """skl2onnx's graphs leave the scores' shape (and SVM's and Scaler's types) to inference."""

@@ -12,7 +12,8 @@
 - OneHotEncoder(X): float [..., categories]: 1 where X equals the category (`cats_int64s`;
   `zeros=0` and a value in no category: onnxruntime fails at run time, here it is a row of zeros).
 - LabelEncoder(X) on numbers (versions 2 and 4: `keys_*`/`values_*`, `*_tensor`): the value of
-  the key X equals, else the default; a NaN key matches NaN. Version 1 maps integers to strings
+  the key X equals, else the default; from version 4 a NaN key matches NaN (before, as in
+  onnxruntime, nothing equals NaN). Version 1 maps integers to strings
   and back: the importer refuses it (`importer/ml_types.py`).
 - FeatureVectorizer(X1, X2, ...): the inputs' columns side by side, each input cut or padded with
   zeros to its `inputdimensions` entry, float.
@@ -180,8 +181,8 @@ def label_encoder(node: OnnxNode, b: TorchBuilder):
     sizes = [*info.sizes, len(keys)]
     key_literal = b.literal(keys.astype(np.float32 if key_element == "f32" else np.int64), key_element)
     matches = b.op("aten.eq.Tensor", b.tensor_type(sizes, "i1"), flat, key_literal)
-    if key_element == "f32" and np.isnan(keys).any():
-        both_nan = b.binary("aten.logical_and", b.op("aten.isnan", b.tensor_type(info.sizes + [1], "i1"), flat),
+    if key_element == "f32" and np.isnan(keys).any() and node.opset >= 4:
+        both_nan = b.binary("aten.logical_and", b.op("aten.isnan", b.tensor_type([*info.sizes, 1], "i1"), flat),
                             b.literal(np.isnan(keys), "i1"))
         matches = b.binary("aten.logical_or", matches, both_nan)
     # The first matching key: its index among [keys..., default].
