@@ -1,8 +1,9 @@
 """Importer forms that other people's tools write, each in its smallest model built with onnx.helper.
 
-- **An If decided by a rank** (`if x.dim() == 2:` exported as `Equal(Size(Shape(x)), 2)` or
-  `Equal(Shape(Shape(x)), [2])`): the rank is known when the sizes are not, so the If is replaced
-  by its taken branch (`importer/static_if`), whose rank may differ from the other's.
+- **An If decided by a rank** (`if x.dim() == 2:` exported as `Equal(Size(Shape(x)), 2)`,
+  `Equal(Shape(Shape(x)), [2])`, or onnxscript's `Equal(Size(Shape(x)), CastLike(2.0, rank))`,
+  whose constant's dtype comes from the rank's type): the rank is known when the sizes are not, so
+  the If is replaced by its taken branch (`importer/static_if`), whose rank may differ.
 - **An If whose branches yield one rank with different sizes** gets their common type, `?` where
   they differ (`importer/if_types`), also over a declaration of one branch's sizes (an exporter's
   value_info or a branch output declared with the example's sizes).
@@ -237,6 +238,10 @@ def _rank_if_model(form: str, dims) -> onnx.ModelProto:
     )
     if form == "size":  # Size(Shape(x)) == 2
         rank = [helper.make_node("Shape", ["x"], ["shape"]), helper.make_node("Size", ["shape"], ["rank"]), _constant("two", 2)]
+    elif form == "castlike":  # onnxscript: Equal(Size(Shape(x)), CastLike(2.0, ...)), the dtype from the rank's type
+        two = helper.make_node("Constant", [], ["two_float"], value=numpy_helper.from_array(np.array(2.0, np.float32), "two_float"))
+        rank = [helper.make_node("Shape", ["x"], ["shape"]), helper.make_node("Size", ["shape"], ["rank"]), two,
+                helper.make_node("CastLike", ["two_float", "rank"], ["two"])]
     else:  # Shape(Shape(x)) == [2]
         rank = [helper.make_node("Shape", ["x"], ["shape"]), helper.make_node("Shape", ["shape"], ["rank"]), _constant("two", [2])]
     nodes = [
@@ -249,10 +254,10 @@ def _rank_if_model(form: str, dims) -> onnx.ModelProto:
         nodes, "rank_if", [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
     )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], ir_version=8)
 
 
-@pytest.mark.parametrize("form", ("size", "shape_of_shape"))
+@pytest.mark.parametrize("form", ("size", "shape_of_shape", "castlike"))
 @pytest.mark.parametrize("dims", (["a", "b"], [None, None]), ids=("named", "unnamed"))
 def test_an_if_decided_by_a_rank_is_its_taken_branch(form, dims):
     text = str(onnx_torch_mlir.compile(_rank_if_model(form, dims), "torch"))
@@ -265,7 +270,7 @@ def test_an_if_decided_by_a_rank_is_its_taken_branch(form, dims):
 def test_an_if_decided_by_a_rank_matches_onnxruntime(backend, consumer):
     feeds = {"x": np.random.default_rng(2).standard_normal((3, 5)).astype(np.float32)}
     dims = {"a": 3, "b": 5} if backend == "tosa" else None
-    _check(_rank_if_model("size", ["a", "b"]), backend, consumer, feeds, dims=dims)
+    _check(_rank_if_model("castlike", ["a", "b"]), backend, consumer, feeds, dims=dims)
 
 
 def _branch_sizes_model(declare: str) -> onnx.ModelProto:

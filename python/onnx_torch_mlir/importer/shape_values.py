@@ -219,15 +219,23 @@ class _Evaluator:
         return _elementwise(pick, *inputs)
 
     def _op_Cast(self, node, inputs):
-        if inputs[0] is None:
+        return self._cast(inputs[0], _attribute(node, "to", None))
+
+    def _op_CastLike(self, node, inputs):
+        """To the element type of input 1, known from its type when its value is not (onnxscript
+        writes `IsScalar(x)` as `Equal(Size(Shape(x)), CastLike(0, ...))`)."""
+        return self._cast(inputs[0], self.element_type(node.input[1]) if len(node.input) > 1 else None)
+
+    @staticmethod
+    def _cast(values, to):
+        if values is None:
             return None
-        to = _attribute(node, "to", None)
         if to == onnx.TensorProto.BOOL:
-            return _elementwise(cast_to_bool, inputs[0])
+            return _elementwise(cast_to_bool, values)
         if to in _INTEGER_TYPES:
-            return _elementwise(cast_to_int, inputs[0])
+            return _elementwise(cast_to_int, values)
         if to in _FLOAT_TYPES:
-            return _elementwise(lambda x: cast_to_float(x, _FLOAT_TYPES[to]), inputs[0])
+            return _elementwise(lambda x: cast_to_float(x, _FLOAT_TYPES[to]), values)
         return None
 
     def _op_Identity(self, node, inputs):
