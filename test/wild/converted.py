@@ -880,6 +880,156 @@ def _diffusers_entries() -> list[WildModel]:
 
 
 # --------------------------------------------------------------------------------------------------
+# ultralytics: YOLOv8n from its yaml (random weights), exported to ONNX without and with NMS in the graph
+
+# A stand-in for torchvision 0.28.0 (the release for torch 2.13), put on the export script's path:
+# PyPI's torchvision is built against the CUDA torch and its operators do not load next to the CPU
+# build. ultralytics' ONNX export needs of torchvision only its version (package metadata) and, with
+# nms=True, `torchvision.ops.nms`: the operator torchvision::nms, traced as a call, and torchvision's
+# ONNX symbolic for it. The symbolic below is torchvision 0.28.0's (torchvision/ops/
+# _register_onnx_ops.py, BSD-3-Clause), so the exported graph is what a user with the real
+# torchvision gets: Unsqueeze, Cast, NonMaxSuppression (max_output_boxes_per_class = 2^63 - 1, the
+# IoU threshold as a constant), Gather of the box indices, Squeeze. The CPU kernel, which only runs
+# while tracing, is a plain-torch greedy NMS.
+_TORCHVISION_STANDIN = {
+    "torchvision-0.28.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.28.0\n",
+    "torchvision/__init__.py": "__version__ = '0.28.0'\nfrom . import ops  # noqa: F401\n",
+    "torchvision/ops/__init__.py": '''import sys
+
+import torch
+from torch.onnx import symbolic_opset11 as opset11
+from torch.onnx.symbolic_helper import parse_args
+
+torch.library.define("torchvision::nms", "(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+
+
+@torch.library.impl("torchvision::nms", "CPU")
+def _nms_cpu(dets, scores, iou_threshold):
+    order = scores.argsort(descending=True)
+    x1, y1, x2, y2 = dets.unbind(1)
+    areas = (x2 - x1) * (y2 - y1)
+    keep, suppressed = [], torch.zeros(len(order), dtype=torch.bool)
+    for position, index in enumerate(order.tolist()):
+        if suppressed[position]:
+            continue
+        keep.append(index)
+        rest = order[position + 1:]
+        w = (torch.minimum(x2[index], x2[rest]) - torch.maximum(x1[index], x1[rest])).clamp(min=0)
+        h = (torch.minimum(y2[index], y2[rest]) - torch.maximum(y1[index], y1[rest])).clamp(min=0)
+        inter = w * h
+        suppressed[position + 1:] |= inter / (areas[index] + areas[rest] - inter) > iou_threshold
+    return torch.tensor(keep, dtype=torch.int64)
+
+
+def nms(boxes, scores, iou_threshold):
+    return torch.ops.torchvision.nms(boxes, scores, iou_threshold)
+
+
+@parse_args("v", "v", "f")
+def symbolic_multi_label_nms(g, boxes, scores, iou_threshold):
+    boxes = opset11.unsqueeze(g, boxes, 0)
+    scores = opset11.unsqueeze(g, opset11.unsqueeze(g, scores, 0), 0)
+    max_output_per_class = g.op("Constant", value_t=torch.tensor([sys.maxsize], dtype=torch.long))
+    iou_threshold = g.op("Constant", value_t=torch.tensor([iou_threshold], dtype=torch.float))
+
+    # Cast boxes and scores to float32 in case they are float64 inputs
+    nms_out = g.op(
+        "NonMaxSuppression",
+        g.op("Cast", boxes, to_i=torch.onnx.TensorProtoDataType.FLOAT),
+        g.op("Cast", scores, to_i=torch.onnx.TensorProtoDataType.FLOAT),
+        max_output_per_class,
+        iou_threshold,
+    )
+    return opset11.squeeze(
+        g, opset11.select(g, nms_out, 1, g.op("Constant", value_t=torch.tensor([2], dtype=torch.long))), 1
+    )
+
+
+torch.onnx.register_custom_op_symbolic("torchvision::nms", symbolic_multi_label_nms, 11)
+''',
+}
+
+
+def _script_ultralytics(nms: bool, imgsz: int) -> None:
+    """YOLO("yolov8n.yaml") after torch.manual_seed(0), with batch-norm statistics drawn, the class
+    biases spread around -3 (so some anchors pass the 0.25 confidence) and the box branch's last
+    convolutions scaled (so the distance distributions are not uniform), exported as a user does:
+    model.export(format="onnx", dynamic=True, nms=NMS, simplify=True (onnxslim, the default))."""
+    import os
+    import sys
+
+    os.environ["YOLO_CONFIG_DIR"] = os.path.abspath("ultralytics-config")  # not the user's ~/.config
+    sys.path.insert(0, os.path.abspath("standin"))
+    import torch
+    from torch import nn
+    from ultralytics import YOLO
+
+    torch.manual_seed(0)
+    model = YOLO("yolov8n.yaml")
+    detect = model.model.model[-1]
+    with torch.no_grad():
+        for module in model.model.modules():
+            if isinstance(module, nn.BatchNorm2d):
+                module.running_mean.normal_(0.0, 0.1)
+                module.running_var.uniform_(0.5, 1.5)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.normal_(0.0, 0.1)
+        for branch in detect.cv3:
+            branch[-1].bias.normal_(-3.0, 1.5)
+        for branch in detect.cv2:
+            branch[-1].weight.mul_(8.0)
+    exported = model.export(format="onnx", imgsz=imgsz, dynamic=True, nms=nms, simplify=True, device="cpu")
+    os.replace(exported, "model.onnx")
+
+
+def build_ultralytics(directory: Path, nms: bool, imgsz: int) -> Path:
+    import shutil
+
+    for member, text in _TORCHVISION_STANDIN.items():
+        path = directory / "standin" / member
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    run_script("ultralytics", directory, _script_ultralytics, nms=nms, imgsz=imgsz)
+    for scratch in ("standin", "ultralytics-config"):
+        shutil.rmtree(directory / scratch, ignore_errors=True)
+    return directory / "model.onnx"
+
+
+def inputs_for_ultralytics(rng: np.random.Generator, nms: bool, **_) -> dict:
+    """An RGB image scaled to [0, 1], NCHW, at 192x256 (a letterboxed size, multiple of 32; exported at
+    160x160). With NMS in the graph the file's batch is 1 (ultralytics unrolls its loop over the batch)."""
+    return {"images": rng.uniform(0.0, 1.0, (1 if nms else 2, 3, 192, 256)).astype(np.float32)}
+
+
+def _ultralytics_entries() -> list[WildModel]:
+    def entry(nms, description):
+        return WildModel(
+            name=f"yolov8n-ultralytics{'-nms' if nms else ''}", family="vision", exporter="ultralytics", dynamic=True,
+            slice=False, builder=build_ultralytics, make_inputs=inputs_for_ultralytics,
+            parameters={"nms": nms, "imgsz": 160}, description=description,
+            producer="ultralytics==8.4.190 (torch.onnx TorchScript exporter, torch 2.13.0; onnxslim 0.1.98)",
+            licence="AGPL-3.0 (ultralytics)",
+            source=f"ultralytics==8.4.190 YOLO('yolov8n.yaml'), torch.manual_seed(0), model.export(format='onnx', "
+            f"imgsz=160, dynamic=True, nms={nms}, simplify=True) with a stand-in torchvision 0.28.0 (see "
+            "_TORCHVISION_STANDIN)",
+        )
+
+    return [
+        entry(False, "YOLOv8n (3.2M parameters, random weights, 80 classes) as ultralytics exports it by default "
+              "(opset 18, onnxslim-simplified, Conv+BatchNorm fused): SiLU as Sigmoid and Mul, C2f blocks (Split, "
+              "Concat), SPPF MaxPools, nearest Resize, the DFL box decoding (Softmax over 16 bins, a 1x1 Conv) and "
+              "anchor grids built from the input's shape; output [batch, 84, anchors]; dynamic batch and image "
+              "size (tested at 2x3x192x256)"),
+        entry(True, "YOLOv8n as above, exported with nms=True: the decoded boxes, the best class's score and index, a "
+              "confidence filter (0.25) and class-offset boxes into ONNX NonMaxSuppression (IoU 0.7; torchvision's "
+              "symbolic, see _TORCHVISION_STANDIN), the kept detections padded to 300: output [1, 300, 6] (box, "
+              "score, class); the loop over the batch is unrolled at batch 1, height and width dynamic (tested at "
+              "1x3x192x256, about 150 detections). Many scores lie within 1e-4 of each other, so a program that "
+              "sums in another order may order or keep boxes differently"),
+    ]
+
+
+# --------------------------------------------------------------------------------------------------
 
 # What goes into these models' cache keys besides each entry's builder and inputs: this whole file
 # (the scripts, the tables and constants) and environments.py (the pinned environments).
@@ -887,4 +1037,4 @@ SHARED_BUILD_CODE = (sys.modules[__name__], environments)
 
 
 def models() -> list[WildModel]:
-    return [*_sklearn_entries(), *_tf2onnx_entries(), *_graph_tool_entries(), *_quantizer_entries(), *_genai_entries(), *_diffusers_entries()]
+    return [*_sklearn_entries(), *_tf2onnx_entries(), *_graph_tool_entries(), *_quantizer_entries(), *_genai_entries(), *_diffusers_entries(), *_ultralytics_entries()]

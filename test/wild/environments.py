@@ -8,7 +8,8 @@ pinned with `==`, dependencies included (the lists below are `pip freeze` of the
 first resolved), so an environment made today and one made next year hold the same code.
 
 An environment is made once: `python3.11 -m venv` into a scratch directory beside the final one,
-`pip install` of the `first` group (torch, from the local CPU build) then of the requirements, and a
+`pip install` of the `first` group (torch, from the local CPU build), of the requirements and of
+any packages to install without their dependencies, and a
 rename to the final name when everything succeeded. A failed install removes the scratch directory,
 so nothing half-made is ever reused. A file lock keeps two builds from making the same environment
 at once. The environments are run as `venv/bin/python -m ...` or `venv/bin/python script.py`,
@@ -42,8 +43,9 @@ PYTHON = "python3.11"
 # (pip finds 2.13.0+cpu in the machine's wheel directory; PyPI's 2.13.0 would pull CUDA).
 TORCH = ("torch==2.13.0",)
 
-# Each environment: (packages installed first, the pinned requirements). Dependencies are pinned too.
-ENVIRONMENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+# Each environment: (packages installed first, the pinned requirements[, packages installed last
+# with --no-deps]). Dependencies are pinned too.
+ENVIRONMENTS: dict[str, tuple[tuple[str, ...], ...]] = {
     # scikit-learn, LightGBM and XGBoost models with their converters (onnxmltools uses skl2onnx's
     # machinery for pipelines, so one environment serves both).
     "sklearn": ((), (
@@ -94,14 +96,29 @@ ENVIRONMENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         "PyYAML==6.0.4", "regex==2026.12.2", "requests==2.34.2", "safetensors==0.8.0", "sympy==1.14.0",
         "tqdm==4.70.1", "truststore==0.10.5", "typing_extensions==4.16.0", "urllib3==2.8.0", "zipp==4.1.2",
     )),
+    # ultralytics, installed without its dependencies: they name torchvision (PyPI's build needs the
+    # CUDA torch libraries and does not load next to the CPU torch) and opencv-python (GUI libraries);
+    # what its ONNX export imports is here instead, with opencv-python-headless, and onnx, onnxruntime
+    # and onnxslim at the versions its export checks for (so it never pip-installs them itself).
+    # converted.py gives it a stand-in torchvision (see _TORCHVISION_STANDIN).
+    "ultralytics": (TORCH, (
+        "certifi==2026.10.19.post1", "charset-normalizer==3.5.3", "colorama==0.4.6", "contourpy==1.3.3",
+        "cycler==0.12.1", "filelock==4.3.2", "flatbuffers==25.12.19", "fonttools==4.69.1", "fsspec==2026.9.0",
+        "idna==3.21", "Jinja2==3.1.6", "kiwisolver==1.5.1", "MarkupSafe==3.0.4", "matplotlib==3.11.2",
+        "ml_dtypes==0.7.0", "mpmath==1.3.0", "networkx==3.6.1", "numpy==2.4.6", "onnx==1.20.1",
+        "onnxruntime==1.31.1", "onnxslim==0.1.98", "opencv-python-headless==5.1.0.95", "packaging==26.4",
+        "pillow==13.0.0", "protobuf==7.36.2", "psutil==7.2.2", "pyparsing==3.3.3", "python-dateutil==4.0.0",
+        "PyYAML==6.0.4", "requests==2.34.2", "sympy==1.14.0", "typing_extensions==4.16.0", "tzdata==2026.6",
+        "ultralytics-thop==2.2.3", "urllib3==2.8.0",
+    ), ("ultralytics==8.4.190",)),
 }
 
 
-def _key(first: tuple[str, ...], requirements: tuple[str, ...]) -> str:
-    for requirement in (*first, *requirements):
+def _key(first: tuple[str, ...], requirements: tuple[str, ...], no_deps: tuple[str, ...]) -> str:
+    for requirement in (*first, *requirements, *no_deps):
         if "==" not in requirement:
             raise ValueError(f"unpinned requirement {requirement!r}: pin every package with ==")
-    text = "\n".join([PYTHON, *first, "--", *sorted(requirements)])
+    text = "\n".join([PYTHON, *first, "--", *sorted(requirements), *(["--no-deps", *sorted(no_deps)] if no_deps else [])])
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -115,8 +132,9 @@ def _pip(python: Path, arguments: list[str]) -> None:
 
 def environment(name: str) -> Path:
     """The Python interpreter of environment `name` (see ENVIRONMENTS), made if it does not exist."""
-    first, requirements = ENVIRONMENTS[name]
-    final = cache_root() / "venvs" / f"{name}-{_key(first, requirements)}"
+    first, requirements, *rest = ENVIRONMENTS[name]
+    no_deps = rest[0] if rest else ()
+    final = cache_root() / "venvs" / f"{name}-{_key(first, requirements, no_deps)}"
     python = final / "bin" / "python"
     if python.exists():
         return python
@@ -132,6 +150,8 @@ def environment(name: str) -> Path:
             if first:
                 _pip(scratch / "bin" / "python", list(first))
             _pip(scratch / "bin" / "python", [*requirements, *first])  # first again: keeps pip from replacing it
+            if no_deps:
+                _pip(scratch / "bin" / "python", ["--no-deps", *no_deps])
         except BaseException:
             shutil.rmtree(scratch, ignore_errors=True)
             raise
