@@ -102,7 +102,10 @@ def release_contradicted_declarations(model: onnx.ModelProto, typed: onnx.ModelP
     for output in bare.graph.output:
         if output.name in declared:
             output.type.tensor_type.ClearField("shape")
-    inferred = _infer(bare, model_name).graph
+    try:
+        inferred = _infer(bare, model_name).graph
+    except ImportError_:  # the model was typed with its declarations; this second look is only a check
+        return None
     found_types = {value.name: value.type for value in list(inferred.value_info) + list(inferred.output)}
     producers = _producers(model.graph)
     contradicted = set()
