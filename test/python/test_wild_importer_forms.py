@@ -102,6 +102,26 @@ def test_minus_one_dims_left_dynamic_match_onnxruntime(backend, consumer):
     _check(_paddle_model(), backend, consumer, _paddle_feeds((2, 3, 5, 7)))
 
 
+def test_minus_one_dims_in_subgraph_declarations_are_dynamic():
+    """paddle2onnx writes -1 in an If's branch outputs too."""
+    branches = [
+        helper.make_graph([helper.make_node(op, ["x"], [name])], name, [],
+                          [helper.make_tensor_value_info(name, TensorProto.FLOAT, [-1, 3])])
+        for op, name in (("Neg", "negated"), ("Relu", "rectified"))
+    ]
+    graph = helper.make_graph(
+        [helper.make_node("If", ["flag"], ["y"], then_branch=branches[0], else_branch=branches[1])], "paddle_if",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [-1, 3]), helper.make_tensor_value_info("flag", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [-1, 3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    module = onnx_torch_mlir.compile(model, "linalg-on-tensors", input_shapes={"x": (2, 3)})
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 3
+    run = program(module, "linalg-on-tensors", "reference")
+    for flag in (True, False):
+        np.testing.assert_array_equal(np.asarray(run(x, np.array(flag))[0]), -x if flag else np.maximum(x, 0))
+
+
 def test_made_up_inputs_give_a_minus_one_dim_size_one():
     from argparse import Namespace
 
