@@ -90,3 +90,48 @@ def test_unknown_weights_form_and_taken_entry_name_are_errors(tmp_path):
         onnx_torch_mlir.compile(path, output_type="stablehlo", weights="outside")
     module = onnx_torch_mlir.compile(path, output_type="linalg-on-tensors", entry_name="renamed")
     assert "func.func @renamed(" in str(module)
+
+
+def _cli(*arguments):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "onnx_torch_mlir.tools.main", *arguments], capture_output=True, text=True)
+
+
+def test_the_command_line_writes_a_portable_artifact_xla_runs(tmp_path):
+    from jax._src.lib import xla_client
+    from jax.extend import backend
+
+    from onnx_torch_mlir.runtime.xla import XlaProgram, xla_stablehlo_version
+
+    path = _model(str(tmp_path / "m.onnx"))
+    artifact = tmp_path / "m.vhlo"
+    done = _cli("compile", path, "--to", "stablehlo", "--entry-name", "main", "--emit-portable-artifact",
+                xla_stablehlo_version(), "-o", str(artifact))
+    assert done.returncode == 0, done.stderr
+    client = backend.get_backend("cpu")
+    executable = client.compile_and_load(artifact.read_bytes(), client.devices()[:1], xla_client.CompileOptions())
+    outputs = XlaProgram(executable, client)(*_inputs())
+    np.testing.assert_allclose(outputs[0], expected(onnx.load(path), _inputs())[0], rtol=1e-5, atol=1e-5)
+    refused = _cli("compile", path, "--to", "tosa", "--emit-portable-artifact", "1.17.0", "-o", str(tmp_path / "t"))
+    assert refused.returncode == 1 and "needs --to stablehlo, not tosa" in refused.stderr
+    assert not (tmp_path / "t").exists()
+
+
+def test_generic_tosa_text_loads_in_iree(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    iree_compile = Path(sys.executable).parent / "iree-compile"
+    if not iree_compile.exists() and not shutil.which("iree-compile"):
+        pytest.skip("iree-compile is not installed")
+    path = _model(str(tmp_path / "m.onnx"))
+    text = tmp_path / "m.mlir"
+    assert _cli("compile", path, "--to", "tosa", "--print-generic", "-o", str(text)).returncode == 0
+    done = subprocess.run([str(iree_compile), str(text), "--iree-input-type=tosa", "--iree-hal-target-device=local",
+                           "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=generic",
+                           "-o", str(tmp_path / "m.vmfb")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[:500]

@@ -258,18 +258,19 @@ def model_argument(args):
 LARGE_TEXT_BYTES = 200 * 2**20
 
 
-def write_module_text(stream, module, *, print_locations: bool = False, streamed: bool = False) -> None:
+def write_module_text(stream, module, *, print_locations: bool = False, streamed: bool = False,
+                      generic: bool = False) -> None:
     """`module` as MLIR text on `stream`; a one-line warning suggests --emit-bytecode when it is large.
 
     `streamed`: printed in pieces, never as one string (slower, but the text of an imported model
     can be as large as the model); its size is then known only on a file, not on a pipe."""
     if not streamed:
-        text = module.operation.get_asm(enable_debug_info=print_locations)
+        text = module.operation.get_asm(enable_debug_info=print_locations, print_generic_op_form=generic)
         stream.write(text)
         warn_if_large_text(len(text))
         return
     start = _position(stream)
-    module.operation.print(file=stream, enable_debug_info=print_locations)
+    module.operation.print(file=stream, enable_debug_info=print_locations, print_generic_op_form=generic)
     end = _position(stream)
     if start is not None and end is not None:
         warn_if_large_text(end - start)

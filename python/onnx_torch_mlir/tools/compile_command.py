@@ -10,6 +10,11 @@ default to linalg-on-tensors, which the reference runner takes.)
 A model with large weights is best written with --emit-bytecode: as text every
 weight is printed in hex, twice its size and slow to read back.
 
+For XLA (docs/consumers-xla.md): --to stablehlo --entry-name main --weights inline,
+and --emit-portable-artifact VERSION for XLA's older StableHLO. For IREE from TOSA
+text: --print-generic (IREE 3.13 cannot parse torch-mlir's custom TOSA syntax;
+bytecode also loads).
+
 When nodes cannot be converted, every one of them is reported (one line each,
 at the node's location) and the exit status is 1.
 """
@@ -40,6 +45,16 @@ def add_arguments(parser) -> None:
                         help="write MLIR bytecode instead of text (for large weights: smaller and much faster)")
     parser.add_argument("--print-locations", action="store_true",
                         help="print op locations (the ONNX node names) in the text")
+    parser.add_argument("--print-generic", action="store_true",
+                        help="print ops in MLIR's generic form (TOSA text that IREE 3.13 parses)")
+    parser.add_argument("--entry-name", metavar="NAME",
+                        help="name of the entry function (default: the ONNX graph's name; XLA runs main)")
+    parser.add_argument("--weights", choices=("resources", "inline"), default="resources",
+                        help="weights as dense_resource blobs (default) or as literal dense<...> constants "
+                        "(XLA, StableHLO portable artifacts)")
+    parser.add_argument("--emit-portable-artifact", metavar="VERSION",
+                        help="with --to stablehlo: write a StableHLO portable artifact for StableHLO VERSION "
+                        "(e.g. 1.17.0, what jaxlib 0.10.2 reads); implies --weights inline")
     parser.add_argument("--backend-legal-ops", default="",
                         help="comma-separated torch ops kept undecomposed (aten.foo,...); on a backend they "
                         "become its custom ops (docs/custom-ops.md)")
@@ -72,6 +87,8 @@ def run(args) -> int:
     from .. import progress, timing
 
     check_output_path(args.output, model=args.model)
+    if args.emit_portable_artifact and args.output_type != "stablehlo":
+        raise PipelineError(f"--emit-portable-artifact writes StableHLO; it needs --to stablehlo, not {args.output_type}")
     started = time.perf_counter()
     with timing.record() as times, progress.shown(enabled=not args.quiet):
         status = _compile_and_write(args)
@@ -90,7 +107,8 @@ def _compile_and_write(args) -> int:
         module = compile_model(
             model_argument(args), args.output_type, backend_legal_ops=legal, keep_onnx_ops=keep,
             custom_op_encoding=args.custom_op_encoding, importer=args.importer, converter=args.converter,
-            dims=args.dim, input_shapes=args.input_shape,
+            dims=args.dim, input_shapes=args.input_shape, entry_name=args.entry_name,
+            weights="inline" if args.emit_portable_artifact else args.weights,
         )
     except ConversionError as error:
         # All failing nodes, not only the first line run_guarded would print.
@@ -104,9 +122,17 @@ def _compile_and_write(args) -> int:
         if name in str(error):
             raise
         raise PipelineError(f"{name}: {error}") from None
-    with timing.stage("writing"), atomic_output(args.output, binary=args.emit_bytecode) as stream:
-        if args.emit_bytecode:
+    artifact = None
+    if args.emit_portable_artifact:
+        from ..transforms.output_form import portable_artifact
+
+        artifact = portable_artifact(module, args.emit_portable_artifact)
+    binary = args.emit_bytecode or artifact is not None
+    with timing.stage("writing"), atomic_output(args.output, binary=binary) as stream:
+        if artifact is not None:
+            stream.write(artifact)
+        elif args.emit_bytecode:
             module.operation.write_bytecode(stream)
         else:
-            write_module_text(stream, module, print_locations=args.print_locations)
+            write_module_text(stream, module, print_locations=args.print_locations, generic=args.print_generic)
     return EXIT_OK
