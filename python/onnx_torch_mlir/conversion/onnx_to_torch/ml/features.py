@@ -112,7 +112,8 @@ def imputer(node: OnnxNode, b: TorchBuilder):
         replaced = node.attr_int("replaced_value_int64", 0)
         imputed = node.attr_ints("imputed_value_int64s", None)
     if not imputed:
-        node.fail(f"'imputed_value_{'floats' if info.is_float else 'int64s'}' is required for input type {info.element}")
+        which = "floats" if info.is_float else "int64s"
+        node.fail(f"'imputed_value_{which}' is required for input type {info.element}")
     values = _per_feature(node, imputed, "imputed values")
     mask_type = b.tensor_type(info.sizes, "i1")
     if info.is_float and np.isnan(replaced):

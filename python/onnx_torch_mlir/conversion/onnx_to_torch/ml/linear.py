@@ -18,23 +18,23 @@ import numpy as np
 from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
-from .scores import (ML, PROBIT, best_labels, binary_columns, choose, features, float_rows, int_labels, plus_constant,
-                     post_transform, post_transform_code, single_score_probit, times_constant)
+from .scores import (ML, PROBIT, best_labels, binary_columns, check_width, choose, float_rows, int_labels,
+                     plus_constant, post_transform, post_transform_code, single_score_probit, times_constant)
 
 
 def _linear_scores(node: OnnxNode, b: TorchBuilder, count: int):
-    """(X, scores [N, count]) of X @ coefficients^T + intercepts."""
+    """Scores [N, count] = X @ coefficients^T + intercepts."""
     coefficients = np.asarray(node.attr_floats("coefficients"), dtype=np.float64)
     if count == 0 or len(coefficients) % count:
         node.fail(f"{len(coefficients)} coefficients do not split into {count} rows")
     matrix = coefficients.reshape(count, -1)
     x = float_rows(node, b)
-    features(node, x, matrix.shape[1], "the coefficients give")
+    check_width(node, matrix.shape[1], "the coefficients give")
     scores = times_constant(b, x, matrix.T)
     intercepts = node.attr_floats("intercepts", None)
     if intercepts:
         scores = plus_constant(b, scores, np.asarray(intercepts))
-    return x, scores
+    return scores
 
 
 @converts("LinearClassifier", since=1, domain=ML)
@@ -43,7 +43,7 @@ def linear_classifier(node: OnnxNode, b: TorchBuilder):
     labels = int_labels(node, "classlabels_ints", "classlabels_strings")
     intercepts = node.attr_floats("intercepts", None) or []
     count = len(intercepts) or len(labels)
-    _, scores = _linear_scores(node, b, count)
+    scores = _linear_scores(node, b, count)
     transform = post_transform_code(node)
     if count == 1:
         label_pair = labels if len(labels) == 2 else np.array([0, 1])
@@ -64,7 +64,7 @@ def linear_classifier(node: OnnxNode, b: TorchBuilder):
 def linear_regressor(node: OnnxNode, b: TorchBuilder):
     """Y [N, targets] = post_transform(X @ coefficients^T + intercepts)."""
     targets = node.attr_int("targets", 1)
-    _, scores = _linear_scores(node, b, targets)
+    scores = _linear_scores(node, b, targets)
     transform = post_transform_code(node)
     if targets > 1 or transform == PROBIT:  # onnxruntime transforms a single target only with PROBIT
         scores = post_transform(node, b, scores, transform)

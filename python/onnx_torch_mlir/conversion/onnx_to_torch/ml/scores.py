@@ -32,7 +32,7 @@ def float_rows(node: OnnxNode, b: TorchBuilder, index: int = 0) -> ir.Value:
     return b.unsqueeze(x, 0) if info.rank == 1 else x
 
 
-def features(node: OnnxNode, x: ir.Value, count: int, what: str) -> None:
+def check_width(node: OnnxNode, count: int, what: str) -> None:
     """Fail when X's static feature count is not `count` (what the attributes give)."""
     width = node.input_info(0).sizes[-1]
     if width is not None and width != count:

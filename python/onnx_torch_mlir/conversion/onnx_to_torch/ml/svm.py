@@ -32,7 +32,7 @@ from torch_mlir import ir
 from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
-from .scores import (ML, NONE, PROBIT, best_labels, binary_columns, choose, column, features, float_rows, int_labels,
+from .scores import (ML, NONE, PROBIT, best_labels, binary_columns, choose, column, check_width, float_rows, int_labels,
                      labels_at, plus_constant, post_transform, post_transform_code, single_score_probit, times_constant)
 
 PROBABILITY_ROUNDS = 12
@@ -196,7 +196,7 @@ def svm_classifier(node: OnnxNode, b: TorchBuilder):
     if vectors.size % sum(counts):
         node.fail(f"{vectors.size} support vector values do not split into {sum(counts)} vectors")
     vectors = vectors.reshape(sum(counts), -1)
-    features(node, x, vectors.shape[1], "the support vectors have")
+    check_width(node, vectors.shape[1], "the support vectors have")
     decisions = _decisions(node, b, _kernel_values(node, b, x, vectors), counts, coefficients, rho)
     label = _voted_labels(b, decisions, classes, labels)
     if len(_attribute_array(node, "prob_a")):
@@ -219,7 +219,7 @@ def _linear_svm_classifier(node: OnnxNode, b: TorchBuilder, x: ir.Value, labels:
     if coefficients.size == 0 or coefficients.size % classes:
         node.fail(f"{coefficients.size} coefficients do not split into {classes} classes")
     matrix = coefficients.reshape(classes, -1)
-    features(node, x, matrix.shape[1], "the coefficients give")
+    check_width(node, matrix.shape[1], "the coefficients give")
     scores = times_constant(b, x, matrix.T)
     if len(rho):
         scores = b.op("aten.add.Scalar", b.type_like(scores), scores, b.constant_float(float(rho[0])),
@@ -250,10 +250,10 @@ def svm_regressor(node: OnnxNode, b: TorchBuilder):
             node.fail(f"{vectors.size} support vector values and {coefficients.size} coefficients for "
                       f"{supports} support vectors")
         vectors = vectors.reshape(supports, -1)
-        features(node, x, vectors.shape[1], "the support vectors have")
+        check_width(node, vectors.shape[1], "the support vectors have")
         values = times_constant(b, _kernel_values(node, b, x, vectors), coefficients[:supports].reshape(-1, 1))
     else:
-        features(node, x, coefficients.size, "the coefficients give")
+        check_width(node, coefficients.size, "the coefficients give")
         values = times_constant(b, x, coefficients.reshape(-1, 1))
     if len(rho):
         values = b.op("aten.add.Scalar", b.type_like(values), values, b.constant_float(float(rho[0])),
