@@ -27,6 +27,9 @@ from pathlib import Path
 import numpy as np
 
 import environments
+import zoo_control
+import zoo_deployment
+import zoo_models
 from environments import run_script
 from wild_sources import WildModel
 
@@ -1032,8 +1035,12 @@ def _ultralytics_entries() -> list[WildModel]:
 # --------------------------------------------------------------------------------------------------
 
 # What goes into these models' cache keys besides each entry's builder and inputs: this whole file
-# (the scripts, the tables and constants) and environments.py (the pinned environments).
-SHARED_BUILD_CODE = (sys.modules[__name__], environments)
+# (the scripts, the tables and constants), environments.py (the pinned environments) and the zoo's
+# builders of the models the graph tools and quantizers start from.
+SHARED_BUILD_CODE = (
+    sys.modules[__name__], environments, zoo_control, zoo_deployment, zoo_models.build_torch_export,
+    zoo_models.inputs_for_torch_export,
+)
 
 
 def models() -> list[WildModel]:
