@@ -311,6 +311,25 @@ def test_integer_inputs_and_nan_keys_match_onnxruntime(name, backend):
     _check(build, [array], backend)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_many_support_vectors_match_onnxruntime(backend):
+    """300 RBF support vectors of 16 features: distances by one product, not [N, V, F] differences."""
+    rng = np.random.default_rng(11)
+    vectors, width = 300, 16
+    attributes = dict(
+        classlabels_ints=[0, 1, 2], vectors_per_class=[100, 120, 80], kernel_type="RBF", kernel_params=[0.05, 0.0, 3.0],
+        support_vectors=list(np.round(rng.normal(size=vectors * width), 3)),
+        coefficients=list(np.round(rng.uniform(-1, 1, size=2 * vectors), 3)), rho=[0.1, -0.2, 0.05],
+        prob_a=[-2.0, -1.5, -2.5], prob_b=[0.1, 0.0, -0.1])
+
+    def build(static):
+        node = helper.make_node("SVMClassifier", ["X"], ["label", "probabilities"], domain=ML, **attributes)
+        return _model([node], [("X", FLOAT, [width])], [("label", INT64), ("probabilities", FLOAT)], static=static)
+
+    x = np.round(np.random.default_rng(12).normal(size=(ROWS, width)), 2).astype(np.float32)
+    _check(build, [x], backend, rtol=1e-4, atol=1e-5)
+
+
 # -- types and errors --------------------------------------------------------------------------
 def test_results_are_typed_without_declarations():
     """skl2onnx's graphs leave the scores' shape (and SVM's and Scaler's types) to inference."""

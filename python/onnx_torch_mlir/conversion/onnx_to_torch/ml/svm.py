@@ -2,8 +2,8 @@
 (`svmclassifier.cc`, `svmregressor.cc`, `ml_common.h`), in float32.
 
 Kernels of X against the support vectors [V, F] (`kernel_params` = gamma, coef0, degree):
-LINEAR x.v, POLY (gamma x.v + coef0)^degree, RBF exp(-gamma |x - v|^2), SIGMOID
-tanh(gamma x.v + coef0).
+LINEAR x.v, POLY (gamma x.v + coef0)^degree, RBF exp(-gamma |x - v|^2) (`_squared_distances`:
+large sets of support vectors by one matrix product), SIGMOID tanh(gamma x.v + coef0).
 
 SVMClassifier with support vectors (libsvm's one-vs-one form): for each pair of classes i < j
 (in order: (0,1), (0,2), ..., (1,2), ...) the decision
@@ -36,6 +36,7 @@ from .scores import (ML, NONE, PROBIT, best_labels, binary_columns, choose, colu
                      labels_at, plus_constant, post_transform, post_transform_code, single_score_probit, times_constant)
 
 PROBABILITY_ROUNDS = 12
+BROADCAST_LIMIT = 4096  # support vector values up to which RBF distances are summed from differences
 KERNELS = ("LINEAR", "POLY", "RBF", "SIGMOID")
 
 
@@ -46,14 +47,8 @@ def _kernel_values(node: OnnxNode, b: TorchBuilder, x: ir.Value, vectors: np.nda
         node.fail(f"kernel_type '{kernel}' is not one of {', '.join(KERNELS)}")
     params = list(node.attr_floats("kernel_params", None) or []) + [0.0, 0.0, 0.0]
     gamma, coef0, degree = params[:3]
-    rows = b.info(x).sizes[0]
     if kernel == "RBF":
-        difference = b.binary("aten.sub.Tensor", b.unsqueeze(x, 1),
-                              b.literal(vectors.astype(np.float32)[None], "f32"))
-        squares = b.binary("aten.mul.Tensor", difference, difference)
-        distance = b.op("aten.sum.dim_IntList", b.tensor_type([rows, len(vectors)], "f32"), squares, b.int_list([2]),
-                        b.constant_bool(False), b.constant_none())
-        return b.unary("aten.exp", b.scalar_op("aten.mul.Scalar", distance, -gamma))
+        return b.unary("aten.exp", b.scalar_op("aten.mul.Scalar", _squared_distances(b, x, vectors), -gamma))
     dots = times_constant(b, x, vectors.T)
     if kernel == "LINEAR":
         return dots
@@ -68,6 +63,25 @@ def _kernel_values(node: OnnxNode, b: TorchBuilder, x: ir.Value, vectors: np.nda
             power = b.binary("aten.mul.Tensor", power, dots)
         return power
     return b.op("aten.pow.Tensor_Scalar", b.type_like(dots), dots, b.constant_float(degree))
+
+
+def _squared_distances(b: TorchBuilder, x: ir.Value, vectors: np.ndarray) -> ir.Value:
+    """|x - v|^2 [N, V]. Summed over the broadcast differences [N, V, F] as onnxruntime does while
+    V * F is at most `BROADCAST_LIMIT`; beyond, |x|^2 - 2 x.v + |v|^2 by one product (memory N x V,
+    not N x V x F; a rounding of the order of 1e-7 |x|^2 where x is close to v)."""
+    rows = b.info(x).sizes[0]
+    distance_type = b.tensor_type([rows, len(vectors)], "f32")
+    if vectors.size <= BROADCAST_LIMIT:
+        difference = b.binary("aten.sub.Tensor", b.unsqueeze(x, 1), b.literal(vectors.astype(np.float32)[None], "f32"))
+        squares = b.binary("aten.mul.Tensor", difference, difference)
+        return b.op("aten.sum.dim_IntList", distance_type, squares, b.int_list([2]), b.constant_bool(False),
+                    b.constant_none())
+    x_norms = b.op("aten.sum.dim_IntList", b.tensor_type([rows, 1], "f32"), b.binary("aten.mul.Tensor", x, x),
+                   b.int_list([1]), b.constant_bool(True), b.constant_none())
+    cross = times_constant(b, x, -2.0 * vectors.T)
+    vector_norms = (vectors.astype(np.float64) ** 2).sum(axis=1)
+    distance = plus_constant(b, b.binary("aten.add.Tensor", cross, x_norms), vector_norms)
+    return b.op("aten.clamp_min", distance_type, distance, b.constant_float(0.0))
 
 
 def _attribute_array(node: OnnxNode, name: str) -> np.ndarray:
