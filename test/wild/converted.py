@@ -243,9 +243,9 @@ def _sklearn_entries() -> list[WildModel]:
         entry("xgboost-classifier", {"ai.onnx": 15}, "XGBClassifier (40 trees, depth 4), binary: "
               "a lone TreeEnsembleClassifier (ai.onnx.ml 1, logistic post-transform); the file imports no "
               "default-domain opset", producer="onnxmltools==1.16.0",
-              licence=_ONNXMLTOOLS_LICENCE, trainer="xgboost==3.1.3"),
+              licence=_ONNXMLTOOLS_LICENCE, trainer="xgboost-cpu==3.1.3"),
         entry("xgboost-regressor", {"ai.onnx": 15}, "XGBRegressor (40 trees, depth 4): TreeEnsembleRegressor "
-              "(ai.onnx.ml)", producer="onnxmltools==1.16.0", licence=_ONNXMLTOOLS_LICENCE, trainer="xgboost==3.1.3"),
+              "(ai.onnx.ml)", producer="onnxmltools==1.16.0", licence=_ONNXMLTOOLS_LICENCE, trainer="xgboost-cpu==3.1.3"),
     ]
 
 

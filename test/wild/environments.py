@@ -47,11 +47,13 @@ TORCH = ("torch==2.13.0",)
 # with --no-deps]). Dependencies are pinned too.
 ENVIRONMENTS: dict[str, tuple[tuple[str, ...], ...]] = {
     # scikit-learn, LightGBM and XGBoost models with their converters (onnxmltools uses skl2onnx's
-    # machinery for pipelines, so one environment serves both).
+    # machinery for pipelines, so one environment serves both). xgboost-cpu is XGBoost's CPU-only
+    # wheel (the same library, import name and model format; the xgboost wheel adds 650 MB of CUDA
+    # code and NCCL).
     "sklearn": ((), (
-        "scikit-learn==1.8.0", "skl2onnx==1.20.0", "onnxmltools==1.16.0", "lightgbm==4.6.0", "xgboost==3.1.3",
+        "scikit-learn==1.8.0", "skl2onnx==1.20.0", "onnxmltools==1.16.0", "lightgbm==4.6.0", "xgboost-cpu==3.1.3",
         "onnx==1.20.1", "numpy==2.4.6", "scipy==1.17.1", "joblib==1.6.0", "threadpoolctl==3.8.0", "cloudpickle==3.1.3",
-        "protobuf==7.36.2", "ml_dtypes==0.7.0", "typing_extensions==4.16.0", "nvidia-nccl-cu12==2.32.3",
+        "protobuf==7.36.2", "ml_dtypes==0.7.0", "typing_extensions==4.16.0",
         "packaging==26.4",  # onnxmltools imports it without declaring it
     )),
     # Keras models through tf2onnx: TensorFlow 2.15 (tf.keras is Keras 2), the newest release that
