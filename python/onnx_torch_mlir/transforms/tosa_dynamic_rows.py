@@ -3,9 +3,10 @@ result leaving them is cut by a `tensor.extract_slice` with a dynamic size.
 
 TOSA's shapes are compile-time constants (a `tosa.slice` takes its sizes as `!tosa.shape`
 constants), so a result whose number of rows is only known at run time (NonMaxSuppression's
-selected boxes) has no TOSA form. Our conversion computes such a result padded to the most rows
-there can be, with the run-time count as a 0-d integer tensor, and cuts it with
-`aten.slice.Tensor(padded, dim, 0, aten.item(count), 1)` (conversion/onnx_to_torch/detection.py).
+selected boxes, NonZero's positions, Compress's slices) has no TOSA form. Our conversion computes
+such a result padded to the most rows there can be, with the run-time count as a 0-d integer
+tensor, and cuts it with `aten.slice.Tensor(padded, dim, 0, aten.item(count), 1)`
+(conversion/onnx_to_torch/detection.py, indexing.py).
 torch-mlir's TOSA lowering takes neither `aten.item` nor a slice to a run-time end, and most of
 its lowerings of the ops reading the rows (Gather, GatherND, RoiAlign's arithmetic) take only
 static shapes.
@@ -103,14 +104,22 @@ def mark_rows_cut_to_run_time_counts(module: ir.Module) -> int:
         for function in ops_named(module, ("func.func",)):
             marked += _compute_on_padded_rows(function)
         for op in ops_named(module, ("torch.aten.slice.Tensor",)):
-            # Only NonMaxSuppression's cut is named: other slices with run-time bounds are left to
-            # the transforms after this one and to torch-mlir's own diagnostic.
-            if _cut_at_run_time(op) and "NonMaxSuppression" in str(op.location):
+            # Only the cuts of data-dependent counts are named: other slices with run-time bounds are
+            # left to the transforms after this one and to torch-mlir's own diagnostic.
+            if not _cut_at_run_time(op):
+                continue
+            if "NonMaxSuppression" in str(op.location):
                 raise PipelineError(
                     f"torch-to-tosa: {op.location}: NonMaxSuppression's selected boxes are a number known only at "
                     "run time, and TOSA's shapes are compile-time constants: their rows are cut outside TOSA only "
                     "in a function's body, not inside an If or Loop body; declare selected_indices with a static "
                     "shape [num_selected, 3], or compile to linalg-on-tensors or stablehlo")
+            if "NonZero" in str(op.location) or "Compress" in str(op.location):
+                raise PipelineError(
+                    f"torch-to-tosa: {op.location}: the number of selected elements is known only at run time, and "
+                    "TOSA's shapes are compile-time constants: the rows are cut outside TOSA only in a function's "
+                    "body, not inside an If or Loop body; declare the result with a static shape, or compile to "
+                    "linalg-on-tensors or stablehlo")
     return marked
 
 

@@ -33,13 +33,27 @@ module attributes {onnx.opset_version = 10 : i64} {
 
 // CHECK-LABEL: func.func @nms_greedy_loop
 func.func @nms_greedy_loop(%boxes: !torch.vtensor<[1,70,4],f32>, %scores: !torch.vtensor<[1,1,70],f32>, %max: !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,3],si64> attributes {torch.onnx_meta.opset_version = 11 : si64} {
-  // Beyond 64 boxes the greedy choice runs in a loop over the 70 precedence ranks.
-  // CHECK: %[[KEEP:.*]] = torch.prim.Loop %int70{{.*}}, %true, init(%{{.*}}) {
-  // CHECK: torch.aten.gather {{.*}} -> !torch.vtensor<[1,70,1],f32>
-  // CHECK: torch.prim.Loop.condition %true, iter(%{{.*}} : !torch.vtensor<[1,1,70],f32>)
-  // CHECK: } : (!torch.int, !torch.bool, !torch.vtensor<[1,1,70],f32>) -> !torch.vtensor<[1,1,70],f32>
-  // CHECK: torch.aten.bmm %[[KEEP]]
+  // Beyond 64 boxes, the greedy loop itself: a tensor loop (its condition read from a 0-d tensor)
+  // whose step keeps each group's best box still alive and drops the boxes it suppresses.
+  // CHECK: %[[KEPT:.*]]:4 = torch.prim.Loop %int9223372036854775807, %{{.*}}, init(
+  // CHECK: torch.aten.argmax {{.*}} -> !torch.vtensor<[1,1],si64>
+  // CHECK: torch.prim.Loop.condition %{{.*}}, iter(%{{.*}} : !torch.vtensor<[1,70],i1>, !torch.vtensor<[1,70],si32>, !torch.vtensor<[1,1],si32>, !torch.vtensor<[],si32>)
+  // The row count is the number kept, read at run time.
+  // CHECK: %[[COUNT:.*]] = torch.aten.item {{.*}} : !torch.vtensor<[],si64> -> !torch.int
+  // CHECK: torch.aten.arange %[[COUNT]], {{.*}} -> !torch.vtensor<[?],si32>
+  // CHECK: torch.aten.cat {{.*}} -> !torch.vtensor<[?,3],si64>
   %0 = torch.operator "onnx.NonMaxSuppression"(%boxes, %scores, %max) : (!torch.vtensor<[1,70,4],f32>, !torch.vtensor<[1,1,70],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,3],si64>
+  return %0 : !torch.vtensor<[?,3],si64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @nms_dynamic_box_count
+func.func @nms_dynamic_box_count(%boxes: !torch.vtensor<[1,?,4],f32>, %scores: !torch.vtensor<[1,2,?],f32>, %max: !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,3],si64> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  // A box count known only at run time (Linalg): the same loop on [groups, ?] tensors.
+  // CHECK: torch.prim.Loop.condition %{{.*}}, iter(%{{.*}} : !torch.vtensor<[2,?],i1>, !torch.vtensor<[2,?],si32>, !torch.vtensor<[2,1],si32>, !torch.vtensor<[],si32>)
+  // CHECK: torch.aten.cat {{.*}} -> !torch.vtensor<[?,3],si64>
+  %0 = torch.operator "onnx.NonMaxSuppression"(%boxes, %scores, %max) : (!torch.vtensor<[1,?,4],f32>, !torch.vtensor<[1,2,?],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,3],si64>
   return %0 : !torch.vtensor<[?,3],si64>
 }
 

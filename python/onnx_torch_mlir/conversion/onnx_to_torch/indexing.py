@@ -19,6 +19,7 @@ from torch_mlir import ir
 
 from .builder import TorchBuilder
 from .node import OnnxNode
+from .padded_rows import padded_rows
 from .registry import converts
 from .types import highest_value, lowest_value
 
@@ -80,6 +81,9 @@ def gather(node: OnnxNode, b: TorchBuilder):
     data, indices = node.input(0), node.input(1)
     data_sizes, index_sizes = node.input_sizes(0), node.input_sizes(1)
     axis = node.axis(node.attr_int("axis"), len(data_sizes))
+    padded = _padded_rows_along(node, b, data, axis)
+    if padded is not None:
+        return _gather_from_padded_rows(node, b, padded, indices, axis)
     data_dims = b.dims(data)
     flat = b.flatten(_normalize_indices(b, indices, data_dims[axis]))
     selected_sizes = list(data_sizes)
@@ -90,6 +94,34 @@ def gather(node: OnnxNode, b: TorchBuilder):
     if len(index_sizes) == 1:
         return selected
     return b.reshape(selected, data_dims[:axis] + b.dims(indices) + data_dims[axis + 1 :])
+
+
+def _padded_rows_along(node: OnnxNode, b: TorchBuilder, data, axis: int):
+    """On StableHLO and TOSA, the padded rows of `data` when its dim `axis` is a data-dependent count
+    (`padded_rows`), else None."""
+    if node.target not in PADDED_COUNT_TARGETS or b.info(data).sizes[axis] is not None:
+        return None
+    rows = padded_rows(b, data)
+    return rows if rows is not None and rows.axis == axis else None
+
+
+def _gather_from_padded_rows(node: OnnxNode, b: TorchBuilder, rows, indices, axis: int):
+    """Gather along a data-dependent count (a detector's boxes picked by NonMaxSuppression's kept
+    indices): picked from the padded rows, which hold the same rows first, so no op computes on a
+    run-time size; a negative index counts from the run-time count."""
+    indices = _to_int64(b, indices)
+    info = b.info(indices)
+    negative = b.op("aten.lt.Scalar", b.tensor_type(info.sizes, "i1"), indices, b.constant_int(0))
+    wrapped = b.binary("aten.add.Tensor", indices, b.to_dtype(rows.count, "si64"))
+    flat = b.flatten(b.op("aten.where.self", indices.type, negative, wrapped, indices))
+    padded_sizes = list(b.info(rows.padded).sizes)
+    selected_sizes = list(padded_sizes)
+    selected_sizes[axis] = b.info(flat).sizes[0]
+    selected = b.op("aten.index_select", b.tensor_type(selected_sizes, b.info(rows.padded).element), rows.padded,
+                    b.constant_int(axis), flat)
+    if info.rank == 1:
+        return selected
+    return b.reshape(selected, padded_sizes[:axis] + b.dims(indices) + padded_sizes[axis + 1:])
 
 
 def _gather_of_dims(node: OnnxNode, b: TorchBuilder):
@@ -394,10 +426,8 @@ def non_zero(node: OnnxNode, b: TorchBuilder):
     """Indices of the non-zero elements, [rank, count] (aten.nonzero gives [count, rank])."""
     x = node.input(0)
     rank = node.rank(0)
-    if node.target == "tosa" and rank > 0:
-        return _non_zero_for_tosa(node, b, x)
-    if node.target == "stablehlo" and rank > 0 and None not in node.input_sizes(0):
-        return _non_zero_for_stablehlo(node, b, x)
+    if node.target in PADDED_COUNT_TARGETS and rank > 0:
+        return _non_zero_padded(node, b, x)
     found = b.op("aten.nonzero", b.tensor_type([None, rank], "si64"), x)
     # The declared result type may be more static than [rank, ?]: the driver casts to it.
     return b.op("aten.transpose.int", b.tensor_type([rank, None], "si64"), found, b.constant_int(0), b.constant_int(1))
@@ -415,25 +445,29 @@ def compress(node: OnnxNode, b: TorchBuilder):
     else:
         axis = node.axis(axis, rank)
     condition = b.flatten(condition)
-    if node.target == "tosa":
-        count = _declared_count(node, (node.result_info().sizes or [None] * (axis + 1))[axis])
-        chosen = _true_positions_for_tosa(node, b, b.to_dtype(condition, "i1"), count)
+    if node.target in PADDED_COUNT_TARGETS:
+        n = b.info(condition).sizes[0]
+        if n is None:
+            node.fail(f"the condition's length is known only at run time: on {node.target} the selected positions are "
+                      "computed padded to it, fix it with --dim NAME=SIZE")
+        hits = b.to_dtype(condition, "i1")
+        declared = (node.result_info().sizes or [None] * (axis + 1))[axis]
+        chosen = _true_positions(b, hits, n if declared is None else declared)
+        if declared is None:
+            chosen = _cut_to_count(b, chosen, 0, hits)
     else:
         chosen = b.flatten(b.op("aten.nonzero", b.tensor_type([None, 1], "si64"), condition))
     return b.op("aten.index_select", node.result_type(), x, b.constant_int(axis), chosen)
 
 
-# -- NonZero and Compress on TOSA -------------------------------------------------------------------
-# torch-mlir decomposes aten.nonzero into a cumsum and an aten.scatter_add, which its TOSA lowering
-# does not take. With the count of true elements fixed by the declared result type (TOSA needs static
-# shapes anyway), the positions are a comparison of prefix counts instead (_true_positions_for_tosa).
-
-
-def _declared_count(node: OnnxNode, count: int | None) -> int:
-    if count is None:
-        node.fail("the number of selected elements depends on the data; on tosa it must be fixed by the "
-                  "declared result type (TOSA needs static shapes)")
-    return count
+# -- NonZero and Compress on TOSA and StableHLO ---------------------------------------------------
+# torch-mlir decomposes aten.nonzero into a cumsum and an aten.scatter_add, which neither its TOSA nor
+# its StableHLO lowering takes. There the positions of the true elements are found with static shapes
+# (_true_positions), as many as the declared result has, else padded to every element and cut to the
+# number of true elements read at run time (the mechanism of NonMaxSuppression's selected rows:
+# `aten.slice.Tensor` to `aten.item` of a 0-d count; StableHLO's `real_dynamic_slice`, TOSA's
+# `tensor.extract_slice` after the ops that read the rows, transforms/tosa_dynamic_rows.py).
+PADDED_COUNT_TARGETS = ("tosa", "stablehlo")
 
 
 def _sum_as_int32(b: TorchBuilder, x, dim: int):
@@ -444,71 +478,80 @@ def _sum_as_int32(b: TorchBuilder, x, dim: int):
                 b.dtype("si32"))
 
 
-def _true_positions_for_tosa(node: OnnxNode, b: TorchBuilder, hits, count: int):
-    """The positions of the first `count` true elements of the 1-D i1 `hits` [n], as si64 [count]:
-    with prefix[i] the number of true elements in hits[0..i], the j-th true element sits at the number
-    of i with prefix[i] <= j. Two comparisons ([n, n] and [count, n]) and two sums; a model whose data
-    holds fewer true elements than it declares reads the last element instead of past the end."""
+def _inclusive_prefix_sum(b: TorchBuilder, x):
+    """prefix[i] = x[0] + ... + x[i] of a 1-D si32 tensor of static length n: log2(n) shifted sums
+    (Hillis and Steele), O(n log n) static ops where a triangular product is O(n^2)."""
+    n = b.info(x).sizes[0]
+    shift = 1
+    while shift < n:
+        head = b.full([shift], 0, "si32")
+        tail = b.slice_range(x, 0, 0, n - shift)
+        shifted = b.op("aten.cat", x.type, b.tensor_list([head, tail]), b.constant_int(0))
+        x = b.binary("aten.add.Tensor", x, shifted)
+        shift *= 2
+    return x
+
+
+def _true_positions(b: TorchBuilder, hits, count: int):
+    """The positions of the first `count` true elements of the 1-D i1 `hits` [n], as si64 [count].
+    With prefix[i] the number of true elements in hits[0..i], the j-th true element (from 0) sits at
+    the number of i with prefix[i] <= j, found by a binary search over the monotone prefix (one
+    gather of [count] positions per bit of n). A rank past the true elements gets the last position
+    (n - 1), so no op reads out of bounds on padding."""
     n = b.info(hits).sizes[0]
-    if n is None:
-        node.fail("needs a static condition length on tosa")
-    if n * max(n, count) > MASKED_SCATTER_LIMIT:
-        node.fail(f"on tosa the positions are found by comparing every element with every other, and "
-                  f"{n} elements are beyond {MASKED_SCATTER_LIMIT} pairs")
-    steps = b.arange(n, n, "si32")
-    upto = b.op("aten.le.Tensor", b.tensor_type([n, n], "i1"), b.unsqueeze(steps, 1), b.unsqueeze(steps, 0))
-    counted = b.op("aten.logical_and", b.tensor_type([n, n], "i1"), upto, b.unsqueeze(hits, 1))
-    prefix = _sum_as_int32(b, counted, 0)
-    ranks = b.unsqueeze(b.arange(count, count, "si32"), 1)
-    before = b.op("aten.le.Tensor", b.tensor_type([count, n], "i1"), b.unsqueeze(prefix, 0), ranks)
-    positions = _sum_as_int32(b, before, 1)
+    prefix = _inclusive_prefix_sum(b, b.to_dtype(hits, "si32"))
+    wanted = b.arange(count, count, "si32")  # j: find the first i with prefix[i] > j
+    position = b.full([count], 0, "si32")
+    step = 1
+    while step * 2 <= n:
+        step *= 2
+    while step >= 1:
+        candidate = b.op("aten.add.Scalar", position.type, position, b.constant_int(step), b.constant_int(1))
+        inside = b.op("aten.le.Scalar", b.tensor_type([count], "i1"), candidate, b.constant_int(n))
+        probe = b.op("aten.clamp", position.type, b.op("aten.sub.Scalar", position.type, candidate, b.constant_int(1),
+                                                        b.constant_int(1)), b.constant_int(0), b.constant_int(n - 1))
+        seen = b.op("aten.index_select", b.tensor_type([count], "si32"), prefix, b.constant_int(0),
+                    b.to_dtype(probe, "si64"))
+        before = b.op("aten.le.Tensor", b.tensor_type([count], "i1"), seen, wanted)
+        advance = b.op("aten.logical_and", b.tensor_type([count], "i1"), inside, before)
+        position = b.op("aten.where.self", position.type, advance, candidate, position)
+        step //= 2
     last = b.literal(np.array(max(n - 1, 0), np.int32), "si32")
-    positions = b.op("aten.minimum", positions.type, positions, last)
-    return b.to_dtype(positions, "si64")
+    position = b.op("aten.minimum", position.type, position, last)
+    return b.to_dtype(position, "si64")
 
 
-def _non_zero_for_tosa(node: OnnxNode, b: TorchBuilder, x):
-    """NonZero on TOSA: the flat positions of the non-zero elements pick rows of a literal table of
-    every element's coordinates ([n, rank]), transposed to ONNX's [rank, count]."""
+def _cut_to_count(b: TorchBuilder, padded, dim: int, hits):
+    """`padded` cut along `dim` to the number of true `hits`, read at run time."""
+    total = b.to_dtype(b.op("aten.sum", b.tensor_type([], "si32"), b.to_dtype(hits, "si32"), b.dtype("si32")), "si64")
+    sizes = list(b.info(padded).sizes)
+    sizes[dim] = None
+    return b.op("aten.slice.Tensor", b.tensor_type(sizes, b.info(padded).element), padded, b.constant_int(dim),
+                b.constant_int(0), b.item(total), b.constant_int(1))
+
+
+def _non_zero_padded(node: OnnxNode, b: TorchBuilder, x):
+    """NonZero on TOSA and StableHLO: the flat positions of the non-zero elements pick rows of a
+    literal table of every element's coordinates ([n, rank]), transposed to ONNX's [rank, count], as
+    many as the declared count, else padded to n and cut to the count."""
     sizes = node.input_sizes(0)
     if None in sizes:
-        node.fail("needs static input sizes on tosa")
+        node.fail(f"input sizes {sizes}: on {node.target} the positions are computed padded to the number of "
+                  "elements, which must be static: fix the dims with --dim NAME=SIZE (the number selected may stay "
+                  "data-dependent)")
     rank = len(sizes)
-    count = _declared_count(node, (node.result_info().sizes or [None, None])[1])
-    flat = b.flatten(x)
-    hits = b.op("aten.ne.Scalar", b.tensor_type(b.info(flat).sizes, "i1"), flat, b.constant_int(0))
-    positions = _true_positions_for_tosa(node, b, hits, count)
-    coordinates = np.stack(np.indices(sizes).reshape(rank, -1), axis=1).astype(np.int64)
-    table = b.literal(coordinates, "si64")
-    picked = b.op("aten.index_select", b.tensor_type([count, rank], "si64"), table, b.constant_int(0), positions)
-    return b.op("aten.transpose.int", b.tensor_type([rank, count], "si64"), picked, b.constant_int(0),
-                b.constant_int(1))
-
-
-def _non_zero_for_stablehlo(node: OnnxNode, b: TorchBuilder, x):
-    """NonZero on StableHLO (torch-mlir's aten.nonzero decomposition does not lower there): TOSA's
-    form, with as many rows as the declared count, else as many as elements, cut to the number of
-    non-zero elements read at run time (a `real_dynamic_slice`, as Unique's and NonMaxSuppression's)."""
-    sizes = node.input_sizes(0)
     n = int(np.prod(sizes))
     declared = (node.result_info().sizes or [None, None])[1]
-    count = declared if declared is not None else n
-    if n * max(n, count) > MASKED_SCATTER_LIMIT:
-        node.fail(f"on stablehlo the positions are found by comparing every element with every other, and "
-                  f"{n} elements are beyond {MASKED_SCATTER_LIMIT} pairs")
-    rank = len(sizes)
+    count = n if declared is None else declared
     flat = b.flatten(x)
     hits = b.op("aten.ne.Scalar", b.tensor_type([n], "i1"), flat, b.constant_int(0))
-    positions = _true_positions_for_tosa(node, b, hits, count)
+    positions = _true_positions(b, hits, count)
     coordinates = np.stack(np.indices(sizes).reshape(rank, -1), axis=1).astype(np.int64)
     picked = b.op("aten.index_select", b.tensor_type([count, rank], "si64"), b.literal(coordinates, "si64"),
                   b.constant_int(0), positions)
-    if declared is None:
-        total = b.op("aten.sum", b.tensor_type([], "si64"), b.to_dtype(hits, "si64"), b.constant_none())
-        picked = b.op("aten.slice.Tensor", b.tensor_type([None, rank], "si64"), picked, b.constant_int(0),
-                      b.constant_int(0), b.item(total), b.constant_int(1))
-    return b.op("aten.transpose.int", b.tensor_type([rank, declared], "si64"), picked, b.constant_int(0),
-                b.constant_int(1))
+    transposed = b.op("aten.transpose.int", b.tensor_type([rank, count], "si64"), picked, b.constant_int(0),
+                      b.constant_int(1))
+    return transposed if declared is not None else _cut_to_count(b, transposed, 1, hits)
 
 
 @converts("ReverseSequence", since=10)

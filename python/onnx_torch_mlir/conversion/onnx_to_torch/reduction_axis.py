@@ -9,12 +9,13 @@ the one the axis names.
 
 from __future__ import annotations
 
+import numpy as np
 from torch_mlir import ir
 
 from .builder import TorchBuilder
 from .node import OnnxNode
 from .registry import converts
-from .types import highest_value, lowest_value
+from .types import defining_op, highest_value, lowest_value
 
 
 # -- ArgMax, ArgMin -----------------------------------------------------------------
@@ -161,8 +162,115 @@ def _top_k(node: OnnxNode, b: TorchBuilder, k, largest: bool, sorted_: bool):
         return _top_k_by_selection(b, x, k, axis, largest)
     if node.target == "tosa" and isinstance(k, int) and 0 < k <= MAX_SELECTION_K and info.element.startswith("ui"):
         return _unsigned_top_k_by_selection(b, x, k, axis, largest)
+    if node.target == "tosa" and info.is_float and info.sizes is not None and None not in info.sizes:
+        return _top_k_by_sorting_network(b, x, k, axis, largest)
     return b.op("aten.topk", [values_type, indices_type], x, b.dim_value(k), b.constant_int(axis),
                 b.constant_bool(largest), b.constant_bool(sorted_))
+
+
+def _top_k_by_sorting_network(b: TorchBuilder, x: ir.Value, k, axis: int, largest: bool):
+    """TopK on TOSA beyond a few selections, or with a k known only at run time (torch-mlir's
+    sort-based topk reaches no TOSA program past small sizes): the whole axis sorted by a bitonic
+    network, then its first k. A k read at run time cuts the sorted axis to `aten.item` of a 0-d
+    count, the form of the other data-dependent sizes (transforms/tosa_dynamic_rows.py)."""
+    values, indices = _sorted_by_network(b, x, axis, largest)
+    info = b.info(values)
+    if isinstance(k, int):
+        return b.slice_range(values, axis, 0, k), b.slice_range(indices, axis, 0, k)
+    sizes = list(info.sizes)
+    sizes[axis] = None
+    item = defining_op(k)
+    if item is None or item.name != "torch.aten.item":
+        return b.op("aten.slice.Tensor", b.tensor_type(sizes, info.element), values, b.constant_int(axis),
+                    b.constant_int(0), k, b.constant_int(1)), \
+            b.op("aten.slice.Tensor", b.tensor_type(sizes, "si64"), indices, b.constant_int(axis), b.constant_int(0), k,
+                 b.constant_int(1))
+    count = b.to_dtype(item.operands[0], "si64")
+    cut = [b.op("aten.slice.Tensor", b.tensor_type(sizes, b.info(value).element), value, b.constant_int(axis),
+                b.constant_int(0), b.item(count), b.constant_int(1)) for value in (values, indices)]
+    return cut[0], cut[1]
+
+
+def _sorted_by_network(b: TorchBuilder, x: ir.Value, axis: int, largest: bool):
+    """(values, si64 indices) of the static `x` sorted along `axis`, largest (or smallest) first and
+    equal values in index order. A bitonic sorting network on the axis padded to a power of two P
+    (the padding sorts last): log2(P) (log2(P) + 1) / 2 stages of compare-exchanges between the two
+    halves of blocks of 2j positions (static reshapes and selects), on (value, index) pairs, so
+    the order is total and ties come out as ONNX wants them."""
+    info = b.info(x)
+    sizes = list(info.sizes)
+    rank = len(sizes)
+    if axis != rank - 1:
+        moved = list(sizes)
+        moved[axis], moved[-1] = moved[-1], moved[axis]
+        x = b.op("aten.transpose.int", b.tensor_type(moved, info.element), x, b.constant_int(axis), b.constant_int(-1))
+    moved_sizes = list(b.info(x).sizes)
+    n = moved_sizes[-1]
+    rows = int(np.prod(moved_sizes[:-1], dtype=np.int64))
+    values = b.reshape(x, [rows, n])
+    indices = b.op("aten.broadcast_to", b.tensor_type([rows, n], "si32"), b.unsqueeze(b.arange(n, n, "si32"), 0),
+                   b.int_list([rows, n]))
+    padded = 1
+    while padded < n:
+        padded *= 2
+    if padded > n:
+        sentinel = lowest_value(info.element) if largest else highest_value(info.element)
+        values = b.op("aten.cat", b.tensor_type([rows, padded], info.element),
+                      b.tensor_list([values, b.full([rows, padded - n], sentinel, info.element)]), b.constant_int(1))
+        tail = b.op("aten.broadcast_to", b.tensor_type([rows, padded - n], "si32"),
+                    b.unsqueeze(b.literal(np.arange(n, padded, dtype=np.int32), "si32"), 0),
+                    b.int_list([rows, padded - n]))
+        indices = b.op("aten.cat", b.tensor_type([rows, padded], "si32"), b.tensor_list([indices, tail]),
+                       b.constant_int(1))
+    block = 2
+    while block <= padded:
+        half = block // 2
+        while half >= 1:
+            values, indices = _compare_exchange(b, values, indices, block, half, largest)
+            half //= 2
+        block *= 2
+    values = b.reshape(b.slice_range(values, 1, 0, n), moved_sizes)
+    indices = b.reshape(b.to_dtype(b.slice_range(indices, 1, 0, n), "si64"), moved_sizes)
+    if axis != rank - 1:
+        values = b.op("aten.transpose.int", b.tensor_type(sizes, info.element), values, b.constant_int(axis),
+                      b.constant_int(-1))
+        indices = b.op("aten.transpose.int", b.tensor_type(sizes, "si64"), indices, b.constant_int(axis),
+                       b.constant_int(-1))
+    return values, indices
+
+
+def _compare_exchange(b: TorchBuilder, values, indices, block: int, half: int, largest: bool):
+    """One stage of the network: position p and p + half (p's bit `half` clear) are exchanged when
+    out of order, the order reversed where p's bit `block` is set (the descending half of a bitonic
+    sequence)."""
+    rows, padded = b.info(values).sizes
+    groups = padded // (2 * half)
+
+    def halves(value):
+        element = b.info(value).element
+        split = b.reshape(value, [rows, groups, 2, half])
+        return [b.op("aten.select.int", b.tensor_type([rows, groups, half], element), split, b.constant_int(2),
+                     b.constant_int(position)) for position in (0, 1)]
+
+    (low, high), (low_index, high_index) = halves(values), halves(indices)
+    mask = b.tensor_type([rows, groups, half], "i1")
+    better = b.op("aten.gt.Tensor" if largest else "aten.lt.Tensor", mask, low, high)
+    tie = b.op("aten.logical_and", mask, b.op("aten.eq.Tensor", mask, low, high),
+               b.op("aten.lt.Tensor", mask, low_index, high_index))
+    in_order = b.op("aten.logical_or", mask, better, tie)
+    descending = ((np.arange(groups) * 2 * half) & block) != 0
+    swap = b.op("aten.logical_xor", mask, b.op("aten.logical_not", mask, in_order),
+                b.literal(descending.reshape(1, groups, 1), "i1"))
+
+    def exchanged(first, second):
+        element = b.info(first).element
+        kept = b.op("aten.where.self", b.tensor_type([rows, groups, half], element), swap, second, first)
+        moved = b.op("aten.where.self", b.tensor_type([rows, groups, half], element), swap, first, second)
+        joined = b.op("aten.cat", b.tensor_type([rows, groups, 2 * half], element),
+                      b.tensor_list([kept, moved]), b.constant_int(2))
+        return b.reshape(joined, [rows, padded])
+
+    return exchanged(low, high), exchanged(low_index, high_index)
 
 
 def _top_k_by_selection(b: TorchBuilder, x: ir.Value, k: int, axis: int, largest: bool):

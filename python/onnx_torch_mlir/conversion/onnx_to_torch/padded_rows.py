@@ -1,0 +1,256 @@
+"""Rows of a data-dependent count, found again padded: for ops that cannot compute on a run-time size.
+
+On StableHLO and TOSA a result whose size depends on the data (NonZero's positions, Compress's
+slices, NonMaxSuppression's selected boxes) is computed padded to the most there can be, with the
+count as a 0-d integer tensor, and cut to it by `aten.slice.Tensor(padded, dim, 0, aten.item(count),
+1)`. The ops that read the cut rows one by one run on the padded rows in the end too (TOSA:
+transforms/tosa_dynamic_rows.py), but an op that reads the rows together (NonMaxSuppression
+comparing every box with every other, a Gather picking rows of them) needs the padded rows and the
+count at conversion time, to mask the padding itself. `padded_rows(value)` finds them: it follows
+`value` back through the ops from the cut that compute row by row and builds the same ops again on
+the padded rows (static types), whose first `count` rows are those of `value`.
+
+A padding row is one its producer could give (NonZero's repeats the last position), so an op
+computing on it reads nothing out of bounds; the ops built here keep that true.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from torch_mlir import ir
+
+from .builder import TorchBuilder
+from .types import defining_op, tensor_info
+
+
+@dataclass(frozen=True)
+class PaddedRows:
+    """`padded` (static sizes) holds the rows of a value along `axis`; the first `count` (a 0-d
+    integer tensor) are the value's rows."""
+
+    padded: ir.Value
+    count: ir.Value
+    axis: int
+
+
+# Same-shape ops of one tensor operand (and scalars): computed on padded rows as they are.
+_UNARY = {"torch.aten.to.dtype", "torch.aten.neg", "torch.aten.abs", "torch.aten.logical_not", "torch.aten.add.Scalar",
+          "torch.aten.sub.Scalar", "torch.aten.mul.Scalar", "torch.aten.lt.Scalar", "torch.aten.le.Scalar",
+          "torch.aten.gt.Scalar", "torch.aten.ge.Scalar", "torch.aten.eq.Scalar", "torch.aten.ne.Scalar",
+          "torch.aten.clamp", "torch.aten.remainder.Scalar", "torch.aten.floor", "torch.aten.sigmoid"}
+# Elementwise ops of several tensors, numpy-broadcast.
+_ELEMENTWISE = {"torch.aten.where.self", "torch.aten.add.Tensor", "torch.aten.sub.Tensor", "torch.aten.mul.Tensor",
+                "torch.aten.div.Tensor", "torch.aten.logical_and", "torch.aten.logical_or", "torch.aten.minimum",
+                "torch.aten.maximum", "torch.aten.lt.Tensor", "torch.aten.le.Tensor", "torch.aten.gt.Tensor",
+                "torch.aten.ge.Tensor", "torch.aten.eq.Tensor", "torch.aten.ne.Tensor",
+                "torch.aten.where.ScalarOther", "torch.aten.where.ScalarSelf"}
+
+
+def padded_rows(b: TorchBuilder, value: ir.Value) -> PaddedRows | None:
+    """The padded rows of `value`, built again in front of the node `b` converts, or None when
+    `value` does not come from a cut to a run-time count through row-wise ops."""
+    return _Finder(b).find(value)
+
+
+def same_count(first: ir.Value, second: ir.Value, depth: int = 40) -> bool:
+    """Whether two counts are the same number: the same value, or values computed by the same ops
+    from the same values (two Compress nodes with one condition each count its true elements)."""
+    if first == second:
+        return True
+    first_op, second_op = defining_op(first), defining_op(second)
+    if depth == 0 or first_op is None or second_op is None or first_op.name != second_op.name:
+        return False
+    if first.type != second.type or len(first_op.operands) != len(second_op.operands) or first_op.regions:
+        return False
+    if len(first_op.results) != 1 or len(second_op.results) != 1:
+        return False
+    if _attributes(first_op) != _attributes(second_op):
+        return False
+    return all(same_count(a, b, depth - 1) for a, b in zip(first_op.operands, second_op.operands))
+
+
+def _attributes(op: ir.Operation) -> dict:
+    named = [op.attributes[index] for index in range(len(op.attributes))]
+    return {attribute.name: str(attribute.attr) for attribute in named}
+
+
+def _sizes(value: ir.Value):
+    info = tensor_info(value.type)
+    return None if info is None or info.sizes is None else list(info.sizes)
+
+
+def _constant_int(value: ir.Value):
+    op = defining_op(value)
+    if op is None or op.name != "torch.constant.int":
+        return None
+    return ir.IntegerAttr(op.attributes["value"]).value
+
+
+def _is_tensor(value: ir.Value) -> bool:
+    return str(value.type).startswith("!torch.vtensor")
+
+
+class _Finder:
+    def __init__(self, b: TorchBuilder):
+        self.b = b
+        self.found: dict = {}
+
+    def find(self, value: ir.Value) -> PaddedRows | None:
+        if value not in self.found:
+            self.found[value] = self._find(value)
+        return self.found[value]
+
+    def _find(self, value: ir.Value) -> PaddedRows | None:
+        sizes = _sizes(value)
+        op = defining_op(value)
+        if sizes is None or sizes.count(None) != 1 or op is None:
+            return None
+        if op.name in ("torch.tensor_static_info_cast", "builtin.unrealized_conversion_cast"):
+            source = op.operands[0]
+            if not _is_tensor(source) or _sizes(source) is None or len(_sizes(source)) != len(sizes):
+                return None
+            return self.find(source)
+        if op.name == "torch.aten.slice.Tensor":
+            return self._cut(op, sizes) or self._slice_other_dim(op, sizes)
+        rule = _RULES.get(op.name)
+        if rule is not None:
+            return rule(self, op, sizes)
+        if op.name in _UNARY:
+            return self._rebuilt(op, sizes, {0})
+        if op.name in _ELEMENTWISE:
+            return self._rebuilt(op, sizes, {index for index, operand in enumerate(op.operands) if _is_tensor(operand)})
+        return None
+
+    def _rebuilt(self, op: ir.Operation, sizes: list, tensor_operands: set, axis: int | None = None):
+        """`op` again, on the padded rows of its operands in `tensor_operands` (the others must be
+        static and not span the rows: broadcast along them)."""
+        axis = sizes.index(None) if axis is None else axis
+        rank = len(sizes)
+        operands = list(op.operands)
+        count = None
+        rows_found = False
+        for index in tensor_operands:
+            operand = operands[index]
+            operand_sizes = _sizes(operand)
+            if operand_sizes is None:
+                return None
+            aligned = axis - (rank - len(operand_sizes))
+            if None in operand_sizes:
+                rows = self.find(operand)
+                if rows is None or rows.axis != aligned or (count is not None and not same_count(rows.count, count)):
+                    return None
+                count, operands[index], rows_found = rows.count, rows.padded, True
+            elif 0 <= aligned < len(operand_sizes) and operand_sizes[aligned] != 1:
+                return None
+        if not rows_found:
+            return None
+        for index, operand in enumerate(operands):
+            if index not in tensor_operands and defining_op(operand) is not None and \
+                    defining_op(operand).name == "torch.aten.size.int":
+                return None  # a size of the rows, known only at run time
+        padded_sizes = list(sizes)
+        padded_sizes[axis] = self._rows_of(operands, tensor_operands, axis, rank)
+        result_type = self.b.tensor_type(padded_sizes, tensor_info(op.results[0].type).element)
+        result = self.b.op(op.name.removeprefix("torch."), result_type, *operands)
+        return PaddedRows(result, count, axis)
+
+    def _rows_of(self, operands, tensor_operands, axis, rank):
+        for index in tensor_operands:
+            operand_sizes = _sizes(operands[index])
+            aligned = axis - (rank - len(operand_sizes))
+            if 0 <= aligned < len(operand_sizes) and operand_sizes[aligned] != 1:
+                return operand_sizes[aligned]
+        raise AssertionError("no operand along the rows")
+
+    def _cut(self, op: ir.Operation, sizes: list):
+        x, dim, start, end, step = list(op.operands)[:5]
+        item = defining_op(end)
+        x_sizes = _sizes(x)
+        if item is None or item.name != "torch.aten.item" or x_sizes is None or None in x_sizes:
+            return None
+        if _constant_int(start) != 0 or _constant_int(step) != 1 or _constant_int(dim) is None:
+            return None
+        count_info = tensor_info(item.operands[0].type)
+        if count_info is None or count_info.sizes != () or count_info.element not in ("si64", "si32"):
+            return None
+        return PaddedRows(x, item.operands[0], _constant_int(dim) % len(x_sizes))
+
+    def _slice_other_dim(self, op: ir.Operation, sizes: list):
+        dim = _constant_int(op.operands[1])
+        if dim is None or dim % len(sizes) == sizes.index(None):
+            return None
+        if any(_constant_int(bound) is None and defining_op(bound).name != "torch.constant.none"
+               for bound in list(op.operands)[2:5]):
+            return None
+        return self._rebuilt(op, sizes, {0})
+
+    def _transpose(self, op: ir.Operation, sizes: list):
+        x = op.operands[0]
+        rows = self.find(x)
+        first, second = _constant_int(op.operands[1]), _constant_int(op.operands[2])
+        if rows is None or first is None or second is None:
+            return None
+        rank = len(sizes)
+        permutation = list(range(rank))
+        permutation[first % rank], permutation[second % rank] = permutation[second % rank], permutation[first % rank]
+        axis = permutation.index(rows.axis)
+        padded_sizes = [_sizes(rows.padded)[position] for position in permutation]
+        result = self.b.op("aten.transpose.int", self.b.tensor_type(padded_sizes, tensor_info(x.type).element),
+                           rows.padded, op.operands[1], op.operands[2])
+        return PaddedRows(result, rows.count, axis)
+
+    def _select(self, op: ir.Operation, sizes: list):
+        """`select.int` along another dim, or `squeeze.dim` of another dim."""
+        x = op.operands[0]
+        rows = self.find(x)
+        dim = _constant_int(op.operands[1])
+        if rows is None or dim is None or dim % len(_sizes(x)) == rows.axis:
+            return None
+        dim %= len(_sizes(x))
+        padded_sizes = [size for position, size in enumerate(_sizes(rows.padded)) if position != dim]
+        result_type = self.b.tensor_type(padded_sizes, tensor_info(x.type).element)
+        result = self.b.op(op.name.removeprefix("torch."), result_type, rows.padded, *list(op.operands)[1:])
+        return PaddedRows(result, rows.count, rows.axis - (dim < rows.axis))
+
+    def _unsqueeze(self, op: ir.Operation, sizes: list):
+        rows = self.find(op.operands[0])
+        dim = _constant_int(op.operands[1])
+        if rows is None or dim is None:
+            return None
+        dim %= len(sizes)
+        padded_sizes = _sizes(rows.padded)
+        padded_sizes.insert(dim, 1)
+        result = self.b.op("aten.unsqueeze", self.b.tensor_type(padded_sizes, tensor_info(op.results[0].type).element),
+                           rows.padded, op.operands[1])
+        return PaddedRows(result, rows.count, rows.axis + (dim <= rows.axis))
+
+    def _index_select(self, op: ir.Operation, sizes: list):
+        """Rows of a 1-D index picking from a static source, or a static pick along another dim."""
+        source, dim_value, index = op.operands
+        dim = _constant_int(dim_value)
+        source_sizes, index_sizes = _sizes(source), _sizes(index)
+        if dim is None or source_sizes is None or index_sizes is None:
+            return None
+        dim %= len(source_sizes)
+        if None in index_sizes and None not in source_sizes:
+            rows = self.find(index)
+            if rows is None:
+                return None
+            padded_sizes = list(source_sizes)
+            padded_sizes[dim] = _sizes(rows.padded)[0]
+            result = self.b.op("aten.index_select", self.b.tensor_type(padded_sizes, tensor_info(source.type).element),
+                               source, dim_value, rows.padded)
+            return PaddedRows(result, rows.count, dim)
+        if None not in index_sizes and sizes.index(None) != dim:
+            return self._rebuilt(op, sizes, {0})
+        return None
+
+
+_RULES = {
+    "torch.aten.transpose.int": _Finder._transpose,
+    "torch.aten.select.int": _Finder._select,
+    "torch.aten.squeeze.dim": _Finder._select,
+    "torch.aten.unsqueeze": _Finder._unsqueeze,
+    "torch.aten.index_select": _Finder._index_select,
+}

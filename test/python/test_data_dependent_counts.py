@@ -1,0 +1,204 @@
+"""Sizes that depend on the data, as detectors exported with their post-processing in the graph
+have them (ultralytics `nms=True`, torchvision-style: scores -> threshold -> NonZero or Compress ->
+Gather of the candidate boxes -> NonMaxSuppression -> Gather of the kept boxes), on Linalg,
+StableHLO and TOSA, run on the reference CPU runner and on IREE and compared with onnxruntime.
+
+On StableHLO and TOSA each data-dependent count is computed padded to the most there can be and
+cut to the count read at run time (conversion/onnx_to_torch/padded_rows.py): NonZero and Compress
+pad to their input's elements, NonMaxSuppression takes its boxes padded (a box count known only at
+run time) and masks the padding out. One compiled module runs on inputs that select different
+numbers of candidates and detections, none included. A box count that is a dynamic graph input has
+no bound: Linalg takes it as it is, StableHLO and TOSA with the dim fixed by --dim (the data-dependent
+counts after it stay data-dependent).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnx_torch_mlir
+from consumers import program
+
+BACKENDS = ("linalg-on-tensors", "stablehlo", "tosa")
+CLASSES = 3
+
+
+def _detector(boxes: int | str, selection: str = "nonzero", limit: int = 5, opset: int = 13) -> onnx.ModelProto:
+    """boxes [1, N, 4] and scores [1, C, N]: the boxes whose best class score passes 0.5 (NonZero and
+    Gather, or Compress), NonMaxSuppression on them (IoU 0.5, score 0.5, `limit` per class), and the
+    kept boxes gathered again: selected [M, 3] and detections [1, M, 4]."""
+    n = helper.make_node
+    if selection == "nonzero":
+        candidates = [n("NonZero", ["passes"], ["positions"]),  # [2, K]
+                      n("Gather", ["positions", "one"], ["columns"], axis=0),  # [K]
+                      n("Gather", ["boxes", "columns"], ["candidate_boxes"], axis=1),  # [1, K, 4]
+                      n("Gather", ["scores", "columns"], ["candidate_scores"], axis=2)]  # [1, C, K]
+    else:
+        candidates = [n("Squeeze", ["passes", "zero"], ["flags"]),  # [N]
+                      n("Compress", ["boxes", "flags"], ["candidate_boxes"], axis=1),
+                      n("Compress", ["scores", "flags"], ["candidate_scores"], axis=2)]
+    nodes = [
+        n("ReduceMax", ["scores"], ["best"], axes=[1], keepdims=0),  # [1, N]
+        n("Greater", ["best", "threshold"], ["passes"]),
+        *candidates,
+        n("NonMaxSuppression", ["candidate_boxes", "candidate_scores", "limit", "iou", "threshold_1d"], ["selected"]),
+        n("Gather", ["selected", "two"], ["kept"], axis=1),  # [M]
+        n("Gather", ["candidate_boxes", "kept"], ["detections"], axis=1),  # [1, M, 4]
+    ]
+    constants = {"threshold": np.array(0.5, np.float32), "threshold_1d": np.array([0.5], np.float32),
+                 "one": np.array(1, np.int64), "two": np.array(2, np.int64), "zero": np.array([0], np.int64),
+                 "limit": np.array([limit], np.int64), "iou": np.array([0.5], np.float32)}
+    graph = helper.make_graph(
+        nodes, "detector",
+        [helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, boxes, 4]),
+         helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, CLASSES, boxes])],
+        [helper.make_tensor_value_info("selected", TensorProto.INT64, [None, 3]),
+         helper.make_tensor_value_info("detections", TensorProto.FLOAT, [1, None, 4])],
+        [numpy_helper.from_array(value, name) for name, value in constants.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+
+
+def _gather_nd_chain(length: int | str) -> onnx.ModelProto:
+    """x [2, L] -> x > 0.5 -> NonZero -> Transpose -> GatherND: the values that pass."""
+    n = helper.make_node
+    graph = helper.make_graph(
+        [n("Greater", ["x", "threshold"], ["mask"]), n("NonZero", ["mask"], ["positions"]),
+         n("Transpose", ["positions"], ["index"], perm=[1, 0]), n("GatherND", ["x", "index"], ["values"])],
+        "gather_nd_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, length])],
+        [helper.make_tensor_value_info("values", TensorProto.FLOAT, [None])],
+        [numpy_helper.from_array(np.array(0.5, np.float32), "threshold")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def _top_k_run_time_k(length: int) -> onnx.ModelProto:
+    """TopK of x [2, L] with k a graph input: values and indices [2, k]."""
+    graph = helper.make_graph(
+        [helper.make_node("TopK", ["x", "k"], ["values", "indices"], axis=-1)], "top_k",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, length]),
+         helper.make_tensor_value_info("k", TensorProto.INT64, [1])],
+        [helper.make_tensor_value_info("values", TensorProto.FLOAT, [2, None]),
+         helper.make_tensor_value_info("indices", TensorProto.INT64, [2, None])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def _detector_feeds(count: int, seed: int) -> dict:
+    """Boxes that overlap at many IoUs; scores whose power `seed` sets how many pass 0.5 (seed 3:
+    none)."""
+    rng = np.random.default_rng(seed)
+    corner = rng.uniform(0, 200, (1, count, 2))
+    size = rng.uniform(10, 60, (1, count, 2))
+    boxes = np.concatenate([corner, corner + size], axis=2).round(1).astype(np.float32)
+    scores = rng.uniform(0, 1, (1, CLASSES, count)) ** (1 + 2 * seed)
+    if seed == 3:
+        scores *= 0.4
+    return {"boxes": boxes, "scores": scores.astype(np.float32)}
+
+
+def _expected(model: onnx.ModelProto, feeds: dict) -> list:
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3
+    session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)
+
+
+def _assert_matches(outputs, expected):
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected):
+        got = np.asarray(got)
+        assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype, want.dtype)
+        np.testing.assert_array_equal(got, want)
+
+
+def _run_detector(model, backend: str, consumer: str, count: int, dims=None):
+    compiled = program(onnx_torch_mlir.compile(model, backend, dims=dims), backend, consumer)
+    detections = set()
+    for seed in (0, 1, 3):
+        feeds = _detector_feeds(count, seed)
+        expected = _expected(model, feeds)
+        _assert_matches(compiled(*feeds.values()), expected)
+        detections.add(expected[0].shape[0])
+    assert 0 in detections and len(detections) >= 2  # the count really changes with the data
+
+
+# The detector with 8400 candidate boxes (a YOLO head at 640x640), NonZero or Compress selecting them.
+# IREE compiles slowly: it runs the NonZero form on every backend.
+@pytest.mark.parametrize("selection, backend, consumer", [
+    (selection, backend, consumer) for selection in ("nonzero", "compress") for backend in BACKENDS
+    for consumer in ("reference", "iree") if consumer == "reference" or selection == "nonzero"])
+def test_detector_with_8400_boxes_matches_onnxruntime(selection, backend, consumer):
+    _run_detector(_detector(8400, selection), backend, consumer, 8400)
+
+
+# A dynamic box count: Linalg as it is, StableHLO and TOSA with it fixed (the candidates and the
+# detections stay data-dependent).
+@pytest.mark.parametrize("backend, consumer", [("linalg-on-tensors", "reference"), ("linalg-on-tensors", "iree"),
+                                               ("stablehlo", "reference"), ("tosa", "reference")])
+def test_detector_with_a_dynamic_box_count_matches_onnxruntime(backend, consumer):
+    model = _detector("boxes")
+    dims = None if backend == "linalg-on-tensors" else {"boxes": 300}
+    if backend == "linalg-on-tensors":  # one module, two box counts
+        compiled = program(onnx_torch_mlir.compile(model, backend), backend, consumer)
+        for count in (300, 77):
+            for seed in (0, 3):
+                feeds = _detector_feeds(count, seed)
+                _assert_matches(compiled(*feeds.values()), _expected(model, feeds))
+        return
+    _run_detector(model, backend, consumer, 300, dims)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nms_with_no_limit_keeps_every_surviving_box(backend):
+    """max_output_boxes_per_class as torchvision exports it (the largest int64): the loop runs as many
+    steps as a class keeps boxes, and the padded rows are every candidate of every class."""
+    model = _detector(500, limit=2**63 - 1)
+    _run_detector(model, backend, "reference", 500)
+
+
+@pytest.mark.parametrize("backend, length", [(backend, length) for backend in BACKENDS for length in (20, 8400)])
+def test_non_zero_transpose_gather_nd_matches_onnxruntime(backend, length):
+    model = _gather_nd_chain(length)
+    compiled = program(onnx_torch_mlir.compile(model, backend), backend, "reference")
+    counts = set()
+    for seed, scale in ((0, 1.0), (1, 0.6), (2, 0.4)):
+        feeds = {"x": (np.random.default_rng(seed).uniform(0, 1, (2, length)) * scale).astype(np.float32)}
+        expected = _expected(model, feeds)
+        _assert_matches(compiled(*feeds.values()), expected)
+        counts.add(expected[0].shape[0])
+    assert len(counts) == 3 and 0 in counts
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_top_k_with_a_run_time_k_matches_onnxruntime(backend):
+    model = _top_k_run_time_k(50)
+    compiled = program(onnx_torch_mlir.compile(model, backend), backend, "reference")
+    for k in (0, 3, 50):
+        feeds = {"x": np.random.default_rng(k).standard_normal((2, 50)).astype(np.float32),
+                 "k": np.array([k], np.int64)}
+        _assert_matches(compiled(*feeds.values()), _expected(model, feeds))
+
+
+def test_tosa_detector_is_static_tosa_with_cuts_outside_it():
+    """Every TOSA op static (the candidates padded to 8400 boxes, NonMaxSuppression's loop a
+    tosa.while_loop on them), the results cut by tensor.extract_slice, and the output validates."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    from tosa_validation import validation_error
+
+    module = onnx_torch_mlir.compile(_detector(8400), "tosa")
+    text = str(module)
+    assert "torch." not in text and "tosa.custom" not in text and "tosa.while_loop" in text
+    assert "tensor<?" not in "".join(line for line in text.splitlines() if "tosa." in line)
+    assert [line for line in text.splitlines() if "tensor.extract_slice" in line]
+    assert validation_error(module) is None
+
+
+@pytest.mark.parametrize("backend", ["stablehlo", "tosa"])
+def test_unbounded_box_count_is_refused_naming_the_way_out(backend):
+    with pytest.raises(Exception, match="NonZero.*--dim NAME=SIZE"):
+        onnx_torch_mlir.compile(_detector("boxes"), backend)
