@@ -275,11 +275,15 @@ def test_sklearn_form_matches_onnxruntime(name, backend):
     _check(build, arrays(), backend)
 
 
-@pytest.mark.parametrize("name", ["svc-3-rbf-probabilities", "boosting-binary-v3", "linear-multiclass-softmax-l1"])
-def test_sklearn_form_on_iree(name):
+IREE_CELLS = [("svc-3-rbf-probabilities", backend) for backend in BACKENDS] + [
+    ("boosting-binary-v3", "linalg-on-tensors"), ("linear-multiclass-softmax-l1", "stablehlo")]
+
+
+@pytest.mark.parametrize("name,backend", IREE_CELLS)
+def test_sklearn_form_on_iree(name, backend):
     pytest.importorskip("iree.compiler")
     build, arrays = CASES[name]
-    _check(build, arrays(), "linalg-on-tensors", consumer="iree")
+    _check(build, arrays(), backend, consumer="iree")
 
 
 def _single(op, attributes, element, output_element, ml_opset=1):
