@@ -17,6 +17,11 @@ used so on TOSA and StableHLO, whose torch-mlir lowerings have no interpolation 
 On TOSA with more than one dynamic dim, where TorchToTosa's gather takes one, each resized axis
 is instead a matmul with its constant [out, in] interpolation matrix built from the same taps.
 
+A nearest Resize or Upsample by whole-number factors along a dynamic spatial dim (a YOLO neck's
+scales (1, 1, 2, 2), sizes Shape(x) * 2), where each output position k*i + r reads input position i,
+is per axis an unsqueeze, an expand and a collapse on every backend (`repeats.py`): no gather, no
+size computed in float (which IREE could not compile before a padded convolution).
+
 Otherwise (dynamic extents, scales computed at run time), and for Resize-10 and Upsample, the
 op becomes `aten.__interpolate.size_list_scale_list` over the spatial dimensions (2 and up).
 torch-mlir's lowering of that op reads the ONNX coordinate transformation and nearest rounding

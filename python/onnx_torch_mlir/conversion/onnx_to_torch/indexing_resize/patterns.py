@@ -8,6 +8,7 @@ from torch_mlir import ir
 from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
+from .repeats import repeated_upsample, scale_factors, whole_number_factors
 from .taps import (
     COORDINATE_MODES, DYNAMIC_TAPS_TARGETS, NEAREST_MODES, TORCH_MODES, Options, checked_options, resize_by_taps,
     run_time_element, static_plan,
@@ -127,6 +128,9 @@ def _resize(node: OnnxNode, b: TorchBuilder, *, scales_index: int, sizes_index: 
     if legacy:  # Resize-10: asymmetric coordinates, nearest rounds down.
         literal = node.constant_input(scales_index)
         kept = None if literal is None else _kept_upsample(node, b, mode, "asymmetric", "floor", list(literal)[2:])
+        if kept is None:
+            factors = whole_number_factors(node, scales_index, "scale", list(range(rank)))
+            kept = repeated_upsample(node, b, mode, "asymmetric", "floor", factors)
         kept = kept if kept is not None else _legacy_by_taps(node, b, mode, scales_index)
         if kept is not None:
             return kept
@@ -144,6 +148,12 @@ def _resize(node: OnnxNode, b: TorchBuilder, *, scales_index: int, sizes_index: 
             kept = _kept_upsample(node, b, mode, options.coordinate_mode, options.nearest_mode, scales)
             if kept is not None:
                 return kept
+    if not options.antialias and (options.policy == "stretch" or not use_sizes):
+        factors = whole_number_factors(node, sizes_index if use_sizes else scales_index, "size" if use_sizes else "scale",
+                                       options.axes)
+        repeated = repeated_upsample(node, b, mode, options.coordinate_mode, options.nearest_mode, factors)
+        if repeated is not None:
+            return repeated
     by_sizes = sizes_index if use_sizes else None
     # Where no interpolation of dynamic shape lowers (or this form has none): taps, the batch kept dynamic.
     keep_dynamic = node.target in DYNAMIC_TAPS_TARGETS or _interpolation_refusal(options, rank, by_sizes) is not None
@@ -230,10 +240,12 @@ def _kept_upsample(node: OnnxNode, b: TorchBuilder, mode: str, coordinate_mode: 
 
 def _legacy_by_taps(node: OnnxNode, b: TorchBuilder, mode: str, scales_index: int):
     """Resize-10 and Upsample-9 (asymmetric coordinates, nearest rounds down, output floor(in * scale))
-    by taps on TOSA and StableHLO when X has a dynamic dim (a dynamic batch) that the constant scales
-    leave as it is: torch-mlir lowers no interpolation of dynamic shape there. Else None."""
+    by taps on TOSA and StableHLO with constant scales: torch-mlir lowers no interpolation of dynamic
+    shape there (a dynamic batch the scales leave as it is), and on static shapes its TOSA
+    interpolation of a 5x6 image by 2 came out wrong and its StableHLO one failed to legalize the
+    scale constants. Else None."""
     sizes = node.input_info(0).sizes
-    if node.target not in DYNAMIC_TAPS_TARGETS or mode not in ("nearest", "linear") or None not in sizes:
+    if node.target not in DYNAMIC_TAPS_TARGETS or mode not in ("nearest", "linear") or sizes is None:
         return None
     if node.constant_input(scales_index) is None:
         return None
@@ -264,6 +276,9 @@ def upsample_7(node: OnnxNode, b: TorchBuilder):
         node.fail(f"resizing dimension 0 or 1 (batch or channel) is not supported: scales {scales[:2]}")
     mode_text, align = _upsample_mode(node)
     kept = _kept_upsample(node, b, node.attr_string("mode"), "asymmetric", "floor", scales[2:])
+    if kept is None:
+        kept = repeated_upsample(node, b, node.attr_string("mode"), "asymmetric", "floor",
+                                 scale_factors(scales, list(range(rank)), rank))
     if kept is not None:
         return kept
     return _interpolate(node, b, mode_text, b.constant_bool(align), None, [b.constant_float(s) for s in scales[2:]])
@@ -277,6 +292,9 @@ def upsample_9(node: OnnxNode, b: TorchBuilder):
     literal = node.constant_input(1)
     kept = None if literal is None else _kept_upsample(node, b, node.attr_string("mode"), "asymmetric", "floor",
                                                        list(literal)[2:])
+    if kept is None:
+        factors = whole_number_factors(node, 1, "scale", list(range(rank)))
+        kept = repeated_upsample(node, b, node.attr_string("mode"), "asymmetric", "floor", factors)
     if kept is None:
         kept = _legacy_by_taps(node, b, "nearest" if mode_text.startswith("nearest") else "linear", 1)
     if kept is not None:
