@@ -20,13 +20,18 @@ argument (an Identity graph) keeps that tensor's name: the names are read back f
 main block (with tosa-tools' flatbuffer reader) and every output is asked for by its name (the
 reference model writes nothing when one is missing).
 
+Before serializing, `tosa-opt --tosa-validate` checks the module against the target it needs
+(`required_target`: pro_fp and/or pro_int, the extensions of the types and ops it uses), as a TOSA
+user does before handing a graph on: an op the specification does not allow there fails as "TOSA
+validate (<target>): ..." rather than somewhere inside the tools (docs/consumers-tosa.md).
+
 The flatbuffer has no dynamic dims: a module whose signature has one is refused with the --dim hint.
 The reference model checks the specification's REQUIRE conditions while it computes (a POW of a
 negative base, a shift out of range): a graph that relies on behaviour the specification leaves
 undefined stops there, and the error names the condition.
 
-Every failure is a `TosaReferenceError` whose one-line message says the stage ("TOSA serialize" or
-"TOSA reference model") and the first meaningful line of the tool's diagnostic.
+Every failure is a `TosaReferenceError` whose one-line message says the stage ("TOSA validate", "TOSA
+serialize" or "TOSA reference model") and the first meaningful line of the tool's diagnostic.
 """
 
 from __future__ import annotations
