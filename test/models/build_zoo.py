@@ -162,7 +162,8 @@ def _check_declared_dims(model, names: list[str], inputs: list) -> None:
         if shape is None:
             continue
         for axis, dim in enumerate(shape.dim):
-            if dim.HasField("dim_value") and axis < value.ndim and dim.dim_value != value.shape[axis]:
+            # A dim_value <= 0 is a dynamic dim as some exporters write it (paddle2onnx's -1).
+            if dim.HasField("dim_value") and dim.dim_value > 0 and axis < value.ndim and dim.dim_value != value.shape[axis]:
                 fixed = [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in shape.dim]
                 raise ValueError(
                     f"the exported model fixes input {name} to shape {fixed}, the zoo runs it at {list(value.shape)} "
