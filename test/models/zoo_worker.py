@@ -75,6 +75,11 @@ def write_xla_form(module, path: str) -> str | None:
     return None
 
 
+def _fixed(dim) -> bool:
+    """Whether a declared dim is a size (a dim_value <= 0 is dynamic, as paddle2onnx writes it)."""
+    return dim.HasField("dim_value") and dim.dim_value > 0
+
+
 def test_size_dims(model_path: str, reference_path: str) -> tuple[dict[str, int], dict[str, list[int]]]:
     """({symbolic dim name: size}, {input: shape}) for the sizes the model is tested at: what a user
     who compiles for one input shape passes as `--dim NAME=SIZE` and, for an input with a dim no
@@ -91,13 +96,12 @@ def test_size_dims(model_path: str, reference_path: str) -> tuple[dict[str, int]
     shapes = [reference[f"input.{index}"].shape for index in range(len(inputs))]
     for value, shape in zip(inputs, shapes):
         for axis, dim in enumerate(value.type.tensor_type.shape.dim):
-            if dim.dim_param and not dim.HasField("dim_value"):
+            if dim.dim_param and not _fixed(dim):
                 sizes.setdefault(dim.dim_param, set()).add(int(shape[axis]))
     dims = {name: next(iter(found)) for name, found in sorted(sizes.items()) if len(found) == 1}
     input_shapes = {}
     for value, shape in zip(inputs, shapes):
-        unnamed = [dim for dim in value.type.tensor_type.shape.dim
-                   if not dim.HasField("dim_value") and dim.dim_param not in dims]
+        unnamed = [dim for dim in value.type.tensor_type.shape.dim if not _fixed(dim) and dim.dim_param not in dims]
         if unnamed:
             input_shapes[value.name] = [int(size) for size in shape]
     return dims, input_shapes
