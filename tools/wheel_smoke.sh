@@ -4,7 +4,8 @@
 #
 #     tools/wheel_smoke.sh [dist/onnx_torch_mlir-VERSION-py3-none-any.whl]
 #
-# Runs `onnx-torch-mlir --version` (must print the wheel's version), `onnx-torch-mlir demo`, a compile
+# Installs the wheel with its `verify` extra (onnxruntime), as `make demo`'s .venv-demo does, and fails
+# when that venv is over 700 MB. Runs `onnx-torch-mlir --version` (must print the wheel's version), `onnx-torch-mlir demo`, a compile
 # of a small generated model to torch and to each backend (text and bytecode), and the Python API
 # (compile, then run on the reference CPU runner against numpy). torch is not installed: the wheel
 # does not depend on it (only the Makefile's test extras do), and the test fails if pip pulls it in.
@@ -12,6 +13,7 @@
 set -euo pipefail
 REPOSITORY="$(cd "$(dirname "$0")/.." && pwd)"
 PYTHON="${PYTHON:-python3.11}"
+MAX_VENV_MB=700
 WHEEL="${1:-$(ls -t "$REPOSITORY"/dist/onnx_torch_mlir-*.whl 2>/dev/null | head -n 1)}"
 if [[ -z "$WHEEL" || ! -f "$WHEEL" ]]; then
   echo "wheel_smoke: no wheel (run make wheel, or pass its path)" >&2
@@ -31,9 +33,16 @@ step() { echo "wheel_smoke: [$((SECONDS - START))s] $*"; }
 step "fresh venv ($PYTHON), installing $(basename "$WHEEL")"
 "$PYTHON" -m venv venv
 BIN="$WORK/venv/bin"
-"$BIN/python" -m pip install --quiet --disable-pip-version-check "$WHEEL"
+"$BIN/python" -m pip install --quiet --disable-pip-version-check "$WHEEL[verify]"
 if "$BIN/python" -m pip show --quiet torch >/dev/null 2>&1; then
   echo "wheel_smoke: the wheel pulled in torch; it must not depend on it" >&2
+  exit 1
+fi
+# The install weight `make demo`'s .venv-demo has (the package and its `verify` extra): bounded.
+SIZE_MB="$(du -sm "$WORK/venv" | cut -f1)"
+echo "wheel_smoke: the venv with onnx-torch-mlir[verify] is $SIZE_MB MB (limit $MAX_VENV_MB MB)"
+if (( SIZE_MB > MAX_VENV_MB )); then
+  echo "wheel_smoke: the venv with onnx-torch-mlir[verify] is $SIZE_MB MB, over $MAX_VENV_MB MB" >&2
   exit 1
 fi
 
@@ -85,6 +94,9 @@ for target in torch linalg-on-tensors tosa stablehlo; do
   grep -q "func.func @" "smoke.$target.mlir"
   echo "  $target: $(wc -c < "smoke.$target.mlir") bytes of text, $(wc -c < "smoke.$target.mlirbc") of bytecode"
 done
+
+step "onnx-torch-mlir verify (the verify extra is enough)"
+"$BIN/onnx-torch-mlir" verify smoke.onnx | tail -n 1
 
 step "the Python API"
 "$BIN/python" - <<'EOF'

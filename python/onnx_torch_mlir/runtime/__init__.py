@@ -58,8 +58,8 @@ compiles any backend's output in-process with IREE's compiler for the host CPU
 (llvm-cpu) and returns an `IreeProgram` that runs on IREE's local-sync driver,
 independently of everything above; failures are `IreeError`s naming the stage.
 Results come back as this runner's do (signless integers signed), so
-`reinterpret_results` applies to them alike. IREE is a test extra
-(`pip install 'onnx-torch-mlir[test]'`); the command line's `run` and `verify`
+`reinterpret_results` applies to them alike. IREE is an extra
+(`pip install 'onnx-torch-mlir[iree]'`); the command line's `run` and `verify`
 use it with `--consumer iree`.
 """
 

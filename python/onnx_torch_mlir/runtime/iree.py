@@ -406,7 +406,7 @@ def _iree_runtime():
     try:
         import iree.runtime as runtime
     except ImportError:
-        raise IreeError("IREE is not installed: pip install 'onnx-torch-mlir[test]' (iree-base-runtime)") from None
+        raise IreeError("IREE is not installed: pip install 'onnx-torch-mlir[iree]' (iree-base-runtime)") from None
     return runtime
 
 
@@ -415,7 +415,7 @@ def _iree_compiler_api():
         from iree.compiler import api
         from iree.compiler.api import ctypes_dl
     except ImportError:
-        raise IreeError("IREE is not installed: pip install 'onnx-torch-mlir[test]' (iree-base-compiler)") from None
+        raise IreeError("IREE is not installed: pip install 'onnx-torch-mlir[iree]' (iree-base-compiler)") from None
     except (OSError, RuntimeError, ValueError) as error:
         raise IreeError(f"IREE compile: cannot load IREE's compiler library: {_first_line(str(error))}") from None
     dylib = ctypes_dl._dylib

@@ -37,7 +37,7 @@ def _client():
     try:
         from jax.extend import backend
     except ImportError as error:
-        raise XlaError(f"XLA is not installed ({error}); pip install jax==0.10.2 jaxlib==0.10.2") from None
+        raise XlaError(f"XLA is not installed ({error}); pip install 'onnx-torch-mlir[xla]'") from None
     return backend.get_backend("cpu")
 
 

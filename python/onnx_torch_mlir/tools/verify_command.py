@@ -81,7 +81,7 @@ def _run_onnxruntime(model, inputs):
     try:
         import onnxruntime
     except ImportError:
-        raise OnnxTorchMlirError("verify needs onnxruntime: pip install 'onnx-torch-mlir[test]'") from None
+        raise OnnxTorchMlirError("verify needs onnxruntime: pip install 'onnx-torch-mlir[verify]'") from None
     from ..conformance.cases import graph_input_names
     from ..isolation import interruptible
 
