@@ -95,3 +95,22 @@ def test_string_labels_are_typed_as_strings():
         pass
     types = {value.name: value.type.tensor_type.elem_type for value in [*model.graph.value_info, *model.graph.output]}
     assert types["label"] == STRING and types["scores"] == FLOAT
+
+
+def test_a_result_declared_with_another_element_type_is_refused():
+    """skl2onnx declares double scores on a version-1 classifier of a double input; onnxruntime
+    refuses the model, and so does the importer, in one line."""
+    import onnx_torch_mlir
+    from onnx_torch_mlir.errors import OnnxTorchMlirError
+
+    node = helper.make_node("TreeEnsembleClassifier", ["X"], ["label", "scores"], domain=ML, classlabels_int64s=[3, 4],
+                            class_treeids=[0], class_nodeids=[1], class_ids=[0], class_weights=[1.0], **TREE)
+    graph = helper.make_graph([node], "tree", [helper.make_tensor_value_info("X", DOUBLE, ["N", 4])],
+                              [helper.make_tensor_value_info("label", INT64, ["N"]),
+                               helper.make_tensor_value_info("scores", DOUBLE, ["N", 2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(ML, 1)])
+    with pytest.raises(OnnxTorchMlirError) as raised:
+        onnx_torch_mlir.compile(model, output_type="linalg-on-tensors")
+    message = str(raised.value)
+    assert "result 'scores' is declared double but TreeEnsembleClassifier gives float" in message
+    assert "opset 1" in message and len(message.strip().splitlines()) == 1

@@ -12,7 +12,7 @@ from .fixed_dims import (
 from .functions import DEFAULT_EXPAND_OPS, expand_function_ops, inline_expansions, inline_local_functions
 from .graph import GraphImporter
 from .loading import open_model
-from .ml_types import check_torch_carriable
+from .ml_types import check_declared_results, check_torch_carriable
 from .node_structure import opset_versions
 from .onnx_dialect import OnnxDialectEmitter
 from .progress import Progress
@@ -61,6 +61,7 @@ def import_onnx(
         opened, expand_ops, inline=functions == "inline", dims=parse_dim_options(dims),
         input_shapes=parse_input_shape_options(input_shapes),
     )
+    check_declared_results(typed.graph, opset_versions(typed), opened.name)
     if form == "torch-onnx":
         check_torch_carriable(typed.graph, opset_versions(typed), opened.name)
     context = context or make_context()

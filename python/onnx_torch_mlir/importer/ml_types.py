@@ -218,3 +218,39 @@ def check_torch_carriable(graph, versions: dict, model_name: str) -> None:
         if problem:
             label = node_label(index, node)
             raise ImportError_(f"{model_name}: {label[:-1]}, opset {versions.get(node.domain)}): {problem}")
+
+
+def check_declared_results(graph, versions: dict, model_name: str) -> None:
+    """Raise ImportError_ at the first ai.onnx.ml node whose declared result element type is not the
+    one the op gives (skl2onnx declares double scores on a version-1 classifier of a double input,
+    which onnxruntime refuses too). Inference only completes types, so it would not notice."""
+    import onnx
+
+    from ..errors import ImportError_
+    from .node_structure import node_label
+    from .types import element_type_name
+
+    declared = {}
+    for value in [*graph.input, *graph.value_info, *graph.output]:
+        if value.type.WhichOneof("value") == "tensor_type" and value.type.tensor_type.elem_type:
+            declared[value.name] = value.type.tensor_type.elem_type
+    for index, node in enumerate(graph.node):
+        function = ML_RESULT_TYPES.get(node.op_type) if node.domain == "ai.onnx.ml" else None
+        if function is None:
+            continue
+        if any(name and name not in declared for name in node.input):
+            continue  # typed from the inputs, which are not all known here
+        inputs = [TensorType(declared[name], None) if name else None for name in node.input]
+        try:
+            expected = function(ContribNode(node, inputs, lambda name: None))
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError, onnx.checker.ValidationError):
+            continue
+        for name, found in zip(node.output, expected):
+            if found is None or found.element_type is None or name not in declared:
+                continue
+            if declared[name] != found.element_type:
+                label = node_label(index, node)
+                raise ImportError_(
+                    f"{model_name}: {label[:-1]}, opset {versions.get(node.domain)}): result '{name}' is declared "
+                    f"{element_type_name(declared[name]).lower()} but {node.op_type} gives "
+                    f"{element_type_name(found.element_type).lower()}")
