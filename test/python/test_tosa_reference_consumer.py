@@ -190,3 +190,29 @@ def test_the_zoo_harness_has_the_consumer_for_tosa_only():
     assert "tosa-reference" not in zoo_report.consumers_of("stablehlo")
     make_program, unavailable = zoo_worker._load_consumer("tosa-reference", "tosa")
     assert unavailable is None and make_program is compile_with_tosa_reference
+
+
+def test_vela_compiles_an_int8_graph_of_ours_and_refuses_a_float_one(tmp_path):
+    """Vela 5.2 takes TOSA's integer profile only (docs/consumers-tosa.md)."""
+    import shutil
+    import subprocess
+
+    vela = shutil.which("vela") or str(Path(sys.executable).parent / "vela")
+    if not Path(vela).is_file():
+        pytest.skip("ethos-u-vela is not installed")
+    int8 = _model([helper.make_node("MaxPool", ["x"], ["pooled"], kernel_shape=[2, 2], strides=[2, 2]),
+                   helper.make_node("Transpose", ["pooled"], ["y"], perm=[0, 2, 3, 1])],
+                  [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 4, 8, 8])],
+                  [helper.make_tensor_value_info("y", TensorProto.INT8, [1, 4, 4, 4])])
+    floats = _model([helper.make_node("Relu", ["x"], ["y"])], [helper.make_tensor_value_info("x", F, [1, 4, 8, 8])],
+                    [helper.make_tensor_value_info("y", F, [1, 4, 8, 8])])
+    for name, model in (("int8", int8), ("floats", floats)):
+        tosa_reference.serialize(_tosa(model), tmp_path / f"{name}.tosa")
+    compiled = subprocess.run([vela, str(tmp_path / "int8.tosa"), "--accelerator-config", "ethos-u85-256",
+                               "--output-dir", str(tmp_path / "out")], capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
+    assert "NPU operators = 2 (100.0%)" in compiled.stdout
+    assert (tmp_path / "out" / "int8_vela.tflite").is_file()
+    refused = subprocess.run([vela, str(tmp_path / "floats.tosa"), "--accelerator-config", "ethos-u85-256",
+                              "--output-dir", str(tmp_path / "out")], capture_output=True, text=True)
+    assert refused.returncode != 0 and "data type not supported" in refused.stderr
