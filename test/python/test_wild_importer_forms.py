@@ -7,8 +7,8 @@
 - **An If whose branches yield one rank with different sizes** gets their common type, `?` where
   they differ (`importer/if_types`), also over a declaration of one branch's sizes (an exporter's
   value_info or a branch output declared with the example's sizes).
-- **A declared dim of -1** (paddle2onnx writes `dim_value: -1` for a dynamic dim) is a dynamic dim
-  without a name: `--input-shape` fixes it, `--dim` fixes the named dims next to it, and the rest
+- **A declared dim of -1** (paddle2onnx writes `dim_value: -1` for a dynamic dim), or one named "?"
+  (paddle2onnx's name for any other dynamic dim), is a dynamic dim without a name: `--input-shape` fixes it, `--dim` fixes the named dims next to it, and the rest
   stays dynamic (`importer/fixed_dims.without_negative_dims`).
 - **A declared shape that contradicts the graph** (an old torch export declares `[1, seqlen]` for an
   output the graph computes with rank 3, once an If its shape values decide is resolved): the
@@ -120,6 +120,41 @@ def test_minus_one_dims_in_subgraph_declarations_are_dynamic():
     run = program(module, "linalg-on-tensors", "reference")
     for flag in (True, False):
         np.testing.assert_array_equal(np.asarray(run(x, np.array(flag))[0]), -x if flag else np.maximum(x, 0))
+
+
+def _question_mark_dims_model() -> onnx.ModelProto:
+    """paddle2onnx's `[-1, 3, "?", "?"]`: is the image square? (two dims named "?" are not one size)"""
+    index = lambda name, value: numpy_helper.from_array(np.array(value, np.int64), name)  # noqa: E731
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "two"], ["height"]), helper.make_node("Gather", ["shape", "three"], ["width"]),
+        helper.make_node("Equal", ["height", "width"], ["square"]),
+        helper.make_node("Cast", ["square"], ["y"], to=TensorProto.FLOAT),
+    ]
+    graph = helper.make_graph(
+        nodes, "paddle_square", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [-1, 3, "?", "?"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])], [index("two", 2), index("three", 3)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.parametrize("backend", ("linalg-on-tensors", "stablehlo"))
+def test_dims_named_question_mark_are_not_one_size(backend):
+    model = _question_mark_dims_model()
+    run = program(onnx_torch_mlir.compile(model, backend), backend, "reference")
+    for height, width in ((48, 192), (8, 8)):
+        feeds = {"x": np.zeros((2, 3, height, width), np.float32)}
+        np.testing.assert_array_equal(np.asarray(run(feeds["x"])[0]), _expected(model, feeds)[0])
+
+
+def test_given_inputs_fit_minus_one_and_question_mark_dims(tmp_path):
+    from argparse import Namespace
+
+    from onnx_torch_mlir.tools.model_inputs import model_inputs
+
+    np.save(tmp_path / "x.npy", np.zeros((2, 3, 48, 192), np.float32))
+    args = Namespace(input=[f"x={tmp_path / 'x.npy'}"], dim=[], input_shape=[], seed=0)
+    assert model_inputs(_question_mark_dims_model(), args)[0].shape == (2, 3, 48, 192)
 
 
 def test_made_up_inputs_give_a_minus_one_dim_size_one():

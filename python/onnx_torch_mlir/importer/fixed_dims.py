@@ -11,8 +11,11 @@ decoders call both the new tokens and the attention mask `sequence_length`).
 
 A declared dim of -1 (paddle2onnx writes `dim_value: -1` for a dynamic dim) is a dynamic dim
 without a name: `without_negative_dims` clears it before anything reads the declarations, so
-`--input-shape` fixes it and validation compares nothing with it.
+`--input-shape` fixes it and validation compares nothing with it. So is a dim named "?"
+(paddle2onnx's name for every other dynamic dim: two dims named "?" are not one size).
 """
+
+UNNAMED_DIM_PARAMS = ("?",)
 
 import onnx
 
@@ -80,8 +83,8 @@ def fix_symbolic_dims(model: onnx.ModelProto, dims: dict[str, int], model_name: 
 
 
 def without_negative_dims(model: onnx.ModelProto) -> onnx.ModelProto:
-    """`model`, or a copy whose declared dims of -1 (any negative value) are unknown dims, in every
-    graph's inputs, outputs and value_info (`model` is untouched)."""
+    """`model`, or a copy whose declared dims of -1 (any negative value) or named "?" are unknown
+    dims, in every graph's inputs, outputs and value_info (`model` is untouched)."""
     if not _has_negative_dims(model.graph):
         return model
     result = _shallow_copy(model)
@@ -102,8 +105,12 @@ def _subgraphs(graph: onnx.GraphProto):
                 yield from attribute.graphs
 
 
+def _is_unnamed_dynamic(dim: onnx.TensorShapeProto.Dimension) -> bool:
+    return (dim.HasField("dim_value") and dim.dim_value < 0) or (dim.HasField("dim_param") and dim.dim_param in UNNAMED_DIM_PARAMS)
+
+
 def _has_negative_dims(graph: onnx.GraphProto) -> bool:
-    if any(dim.HasField("dim_value") and dim.dim_value < 0 for value in _declared_values(graph) for dim in _dims(value)):
+    if any(_is_unnamed_dynamic(dim) for value in _declared_values(graph) for dim in _dims(value)):
         return True
     return any(_has_negative_dims(subgraph) for subgraph in _subgraphs(graph))
 
@@ -111,7 +118,7 @@ def _has_negative_dims(graph: onnx.GraphProto) -> bool:
 def _clear_negative_dims(graph: onnx.GraphProto) -> None:
     for value in _declared_values(graph):
         for dim in _dims(value):
-            if dim.HasField("dim_value") and dim.dim_value < 0:
+            if _is_unnamed_dynamic(dim):
                 dim.Clear()
     for subgraph in _subgraphs(graph):
         _clear_negative_dims(subgraph)

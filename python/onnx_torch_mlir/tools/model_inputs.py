@@ -13,7 +13,7 @@ from onnx import helper
 
 from ..conformance.cases import graph_input_names
 from ..errors import OnnxTorchMlirError
-from ..importer.fixed_dims import parse_input_shape_options
+from ..importer.fixed_dims import UNNAMED_DIM_PARAMS, parse_input_shape_options
 
 
 def add_input_arguments(parser) -> None:
@@ -145,7 +145,7 @@ def _shape_mismatch(dims, got: tuple, sizes: dict, shape: list | None, bound: di
         if dim.HasField("dim_value") and dim.dim_value >= 0:
             if dim.dim_value != size:
                 return ""
-        elif dim.dim_param:
+        elif dim.dim_param and dim.dim_param not in UNNAMED_DIM_PARAMS:  # paddle2onnx names any dim "?"
             if dim.dim_param in sizes and sizes[dim.dim_param] != size:
                 return f"--dim fixes {dim.dim_param} to {sizes[dim.dim_param]}"
             earlier = bound.setdefault(dim.dim_param, (size, name))
