@@ -334,6 +334,28 @@ def test_many_support_vectors_match_onnxruntime(backend):
     _check(build, [x], backend, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_double_input_meets_double_thresholds(backend):
+    """TreeEnsembleClassifier 3 on a double input with double thresholds (what skl2onnx writes for
+    float64 data) compares in double: float32(0.1) is above the threshold 0.1, 0.1 is not."""
+    attributes = dict(
+        nodes_treeids=[0] * 5, nodes_nodeids=list(range(5)), nodes_featureids=[0, 0, 1, 0, 0],
+        nodes_modes=["BRANCH_LEQ", "LEAF", "BRANCH_LT", "LEAF", "LEAF"], nodes_truenodeids=[1, 0, 3, 0, 0],
+        nodes_falsenodeids=[2, 0, 4, 0, 0],
+        nodes_values_as_tensor=numpy_helper.from_array(np.array([0.1, 0, 0.7, 0, 0], np.float64)),
+        class_treeids=[0] * 9, class_nodeids=[1, 1, 1, 3, 3, 3, 4, 4, 4], class_ids=[0, 1, 2] * 3,
+        class_weights_as_tensor=numpy_helper.from_array(np.array([0.2, 0.3, 0.5, 0.6, 0.3, 0.1, 0.1, 0.1, 0.8])),
+        classlabels_int64s=[0, 1, 2])
+
+    def build(static):
+        node = helper.make_node("TreeEnsembleClassifier", ["X"], ["label", "scores"], domain=ML, **attributes)
+        return _model([node], [("X", TensorProto.DOUBLE, [2])], [("label", INT64), ("scores", FLOAT)], ml_opset=3,
+                      static=static)
+
+    x = np.array([[0.1, 0.7], [np.float32(0.1), 0.2], [0.3, 0.7], [0.3, np.float32(0.7)]] * 3, np.float64)
+    _check(build, [x], backend)
+
+
 # -- types and errors --------------------------------------------------------------------------
 def test_results_are_typed_without_declarations():
     """skl2onnx's graphs leave the scores' shape (and SVM's and Scaler's types) to inference."""

@@ -35,7 +35,7 @@ from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
 from .forest import aggregate, check_features, floats_or_tensor, leaf_rows, regressor_forest, walk_forest
-from .scores import (ML, LOGISTIC, PROBIT, best_labels, binary_columns, column, concat_columns, float_rows,
+from .scores import (ML, LOGISTIC, PROBIT, best_labels, binary_columns, column, concat_columns,
                      int_labels, post_transform, post_transform_code, single_score_probit)
 
 SUM = 1
@@ -54,11 +54,16 @@ def tree_ensemble_classifier(node: OnnxNode, b: TorchBuilder):
     """(label [N], scores [N, classes]): summed class weights of the leaves reached (module docstring)."""
     labels = int_labels(node, "classlabels_int64s", "classlabels_strings")
     classes = len(labels)
-    x = float_rows(node, b)
+    info = node.input_info(0)
+    if info.rank != 2:
+        node.fail(f"input 'X' must be [N, F] (rank 2), not rank {info.rank}")
+    # A double input is compared with the (double) thresholds in double, as onnxruntime does.
+    element = "f64" if info.element == "f64" else "f32"
+    x = b.to_dtype(node.input(0), element)
     forest, weights, has = regressor_forest(node, "class", classes)
     check_features(node, forest)
-    walk, leaves = walk_forest(b, x, forest, "f32")
-    scores = aggregate(node, walk, leaves, weights, has, SUM, "f32")
+    walk, leaves = walk_forest(b, x, forest, element)
+    scores = aggregate(node, walk, leaves, weights, has, SUM, element)
     rows = b.info(scores).sizes[0]
     reached = b.op("aten.any.dim", b.tensor_type([rows, classes], "i1"), leaf_rows(walk, leaves, has, "i1"),
                    b.constant_int(1), b.constant_bool(False))
@@ -71,7 +76,8 @@ def tree_ensemble_classifier(node: OnnxNode, b: TorchBuilder):
                 node.fail(f"'base_values' has {len(base)} entries for {classes} classes")
             padded = np.zeros(classes, dtype=np.float32)
             padded[: len(base)] = base
-            scores = b.binary("aten.add.Tensor", scores, b.literal(padded, "f32"))
+            scores = b.binary("aten.add.Tensor", scores, b.literal(padded.astype(np.float64 if element == "f64" else
+                                                                                np.float32), element))
             named = np.zeros((1, classes), dtype=bool)
             named[0, : len(base)] = True
             reached = b.binary("aten.logical_or", reached, b.literal(named, "i1"))
@@ -80,7 +86,7 @@ def tree_ensemble_classifier(node: OnnxNode, b: TorchBuilder):
         probabilities = post_transform(node, b, scores, transform)
     else:
         label, probabilities = _binary(node, b, scores, reached, weights, has, base, labels, transform)
-    return [b.cast_to(label, node.result_type(0)), b.cast_to(probabilities, node.result_type(1))]
+    return [b.cast_to(label, node.result_type(0)), b.cast_to(b.to_dtype(probabilities, "f32"), node.result_type(1))]
 
 
 def _binary(node: OnnxNode, b: TorchBuilder, scores, reached, weights, has, base, labels, transform: int):
