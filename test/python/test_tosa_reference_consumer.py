@@ -38,16 +38,49 @@ def _model(nodes, inputs, outputs, initializers=(), name="graph"):
     return model
 
 
-def _tosa(model, rewrite=True):
+def _tosa(model):
     """Our TOSA for `model`, with the rewrites of this change where the TOSA route will run them:
     after torch-mlir's TOSA pipeline, after isolate_while_loops (they are idempotent, so this holds
     once the route runs them too)."""
     module = onnx_torch_mlir.compile(model, output_type="tosa")
-    if rewrite:
-        integer_powers_as_products(module)
-        isolate_conditionals(module)
-        tensor_constants_as_tosa_const(module)
+    integer_powers_as_products(module)
+    isolate_conditionals(module)
+    tensor_constants_as_tosa_const(module)
     return module
+
+
+def _parse(text):
+    """A TOSA module written by hand: the forms the rewrites change, as torch-mlir's TOSA pipeline
+    leaves them (so these tests keep their "before" when the route runs the rewrites itself)."""
+    from onnx_torch_mlir.runtime import lowering
+    from torch_mlir import ir
+
+    with lowering.runner_context():
+        return ir.Module.parse(text)
+
+
+_POW_OF_A_NEGATIVE_BASE = """
+func.func @cube(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %three = "tosa.const"() <{values = dense<3.0> : tensor<1x1xf32>}> : () -> tensor<1x1xf32>
+  %cube = tosa.pow %x, %three : (tensor<2x8xf32>, tensor<1x1xf32>) -> tensor<2x8xf32>
+  return %cube : tensor<2x8xf32>
+}
+"""
+
+_COND_IF_READING_FROM_OUTSIDE = """
+func.func @chosen(%c: tensor<i1>, %x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %w = "tosa.const"() <{values = dense<1.5> : tensor<2x3xf32>}> : () -> tensor<2x3xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %y = tosa.cond_if %c : tensor<i1> -> tensor<2x3xf32> {
+    %t = tosa.add %x, %w : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    tosa.yield %t : tensor<2x3xf32>
+  } else {
+    %e = tosa.mul %x, %x, %shift : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<1xi8>) -> tensor<2x3xf32>
+    tosa.yield %e : tensor<2x3xf32>
+  }
+  return %y : tensor<2x3xf32>
+}
+"""
 
 
 def _check_consumers(model, module, arrays, consumers=("tosa-reference", "reference", "iree"), rtol=1e-5, atol=1e-5):
@@ -79,9 +112,13 @@ def _negative_and_positive():
 
 
 def test_pow_of_a_negative_base_stops_the_reference_model_without_the_rewrite():
-    model = _powers_model()
+    module = _parse(_POW_OF_A_NEGATIVE_BASE)
     with pytest.raises(TosaReferenceError, match=r"^TOSA reference model: REQUIRE\(\) fails .*ewise_binary.*\(x >= 0\)"):
-        compile_with_tosa_reference(_tosa(model, rewrite=False))(_negative_and_positive())
+        compile_with_tosa_reference(module)(_negative_and_positive())
+    integer_powers_as_products(module)
+    assert "tosa.pow" not in str(module)
+    x = _negative_and_positive()
+    np.testing.assert_allclose(compile_with_tosa_reference(module)(x)[0], x ** 3, rtol=1e-6)
 
 
 def test_whole_number_powers_are_products_on_every_consumer():
@@ -102,10 +139,18 @@ def test_tensor_arith_constants_are_serialized_as_tosa_const():
                    [helper.make_tensor_value_info("x", F, [1, 2, 3])],
                    [helper.make_tensor_value_info("shape", TensorProto.INT64, [3]),
                     helper.make_tensor_value_info("joined", F, [1, 4, 3])], [embedding])
-    unchanged = _tosa(model, rewrite=False)
-    if "arith.constant" in str(unchanged):
+    by_hand = _parse("""
+func.func @joined(%x: tensor<1x2x3xf32>) -> tensor<1x4x3xf32> {
+  %embedding = arith.constant dense<2.5> : tensor<1x2x3xf32>
+  %joined = tosa.concat %embedding, %x {axis = 1 : i32} : (tensor<1x2x3xf32>, tensor<1x2x3xf32>) -> tensor<1x4x3xf32>
+  return %joined : tensor<1x4x3xf32>
+}
+""")
+    for validate in (True, False):
         with pytest.raises(TosaReferenceError, match=r"^TOSA (validate|serialize)\b.*\barith\b"):
-            compile_with_tosa_reference(unchanged)
+            compile_with_tosa_reference(by_hand, validate=validate)
+    tensor_constants_as_tosa_const(by_hand)
+    assert compile_with_tosa_reference(by_hand)(np.ones((1, 2, 3), np.float32))[0][0, :, 0].tolist() == [2.5, 2.5, 1, 1]
     module = _tosa(model)
     assert "arith.constant" not in str(module)
     _check_consumers(model, module, [np.ones((1, 2, 3), np.float32)])
@@ -129,12 +174,17 @@ def test_cond_if_branches_are_isolated_from_above():
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
     import tosa_validation
 
+    by_hand = _parse(_COND_IF_READING_FROM_OUTSIDE)
+    assert "isolated from above" in (tosa_validation.validation_error(by_hand) or "")
+    isolate_conditionals(by_hand)
+    assert tosa_validation.validation_error(by_hand) is None
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    for condition, want in ((True, x + 1.5), (False, x * x)):
+        for run in (compile_with_tosa_reference(by_hand), program(by_hand, "tosa", "reference")):
+            np.testing.assert_allclose(run(np.array(condition), x)[0], want, rtol=1e-6)
     model = _if_model()
-    unchanged = _tosa(model, rewrite=False)
-    assert "isolated from above" in (tosa_validation.validation_error(unchanged) or "")
     module = _tosa(model)
     assert tosa_validation.validation_error(module) is None
-    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
     for condition in (True, False):
         _check_consumers(model, module, [np.array(condition), x], consumers=("reference", "iree"))
     # Serialized now; the reference model then holds the If to the specification, whose branches
