@@ -266,3 +266,48 @@ def test_vela_compiles_an_int8_graph_of_ours_and_refuses_a_float_one(tmp_path):
     refused = subprocess.run([vela, str(tmp_path / "floats.tosa"), "--accelerator-config", "ethos-u85-256",
                               "--output-dir", str(tmp_path / "out")], capture_output=True, text=True)
     assert refused.returncode != 0 and "data type not supported" in refused.stderr
+
+
+_COND_IF_IN_A_LOOP = """
+func.func @nested(%c: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> {
+  %w = "tosa.const"() <{values = dense<1.5> : tensor<3xf32>}> : () -> tensor<3xf32>
+  %zero = "tosa.const"() <{values = dense<0> : tensor<i32>}> : () -> tensor<i32>
+  %four = "tosa.const"() <{values = dense<4> : tensor<i32>}> : () -> tensor<i32>
+  %one = "tosa.const"() <{values = dense<1> : tensor<i32>}> : () -> tensor<i32>
+  %r:2 = tosa.while_loop (%i = %zero, %acc = %x) : (tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>) {
+    %go = tosa.greater %four, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    tosa.yield %go : tensor<i1>
+  } do {
+  ^bb0(%i: tensor<i32>, %acc: tensor<3xf32>):
+    %next = tosa.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %v = tosa.cond_if %c : tensor<i1> -> tensor<3xf32> {
+      %t = tosa.add %acc, %w : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+      %t2 = tosa.add %t, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+      tosa.yield %t2 : tensor<3xf32>
+    } else {
+      %e = tosa.sub %acc, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+      tosa.yield %e : tensor<3xf32>
+    }
+    tosa.yield %next, %v : tensor<i32>, tensor<3xf32>
+  }
+  return %r#1 : tensor<3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("order", ["loops first", "conditionals first"])
+def test_a_cond_if_in_a_while_loop_isolated_in_either_order(order):
+    """The cond_if reads the loop's carried value, the graph's x and a constant; either rewrite may run first."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    import tosa_validation
+    from onnx_torch_mlir.transforms.tosa_isolated_loops import isolate_while_loops
+
+    module = _parse(_COND_IF_IN_A_LOOP)
+    steps = [isolate_while_loops, isolate_conditionals]
+    for step in steps if order == "loops first" else reversed(steps):
+        step(module)
+    assert tosa_validation.validation_error(module) is None
+    x = np.array([1, -2, 3], np.float32)
+    for condition, want in ((True, x + 4 * (1.5 + x)), (False, x - 4 * x)):
+        for run in (compile_with_tosa_reference(module), program(module, "tosa", "reference")):
+            np.testing.assert_allclose(run(np.array(condition), x)[0], want, rtol=1e-6)
