@@ -20,6 +20,8 @@ The reshape is `tensor.expand_shape` with the run-time `OUT` sizes, which both c
 
 from __future__ import annotations
 
+import itertools
+
 from torch_mlir import ir
 
 from .stablehlo_window_emitter import DYNAMIC, Emitter
@@ -161,3 +163,52 @@ def _product(values: list[int]) -> int:
     for value in values:
         product *= value
     return product
+
+
+def whole_strides(windows: list[int], strides: list[int], dilations: list[int]) -> bool:
+    """Whether every window is a whole number of strides long (no dilation): the windows overlap
+    by whole blocks (a 1-D audio front end's 256-sample kernel at stride 128)."""
+    return all(w % s == 0 for w, s in zip(windows, strides)) and all(d == 1 for d in dilations)
+
+
+def strided_convolution_patches(emit: Emitter, padded: ir.Value, kernel: list[int], strides: list[int], outputs):
+    """The patches (`[N, OUT..., K*C]`, offsets row-major, then channels) of an ungrouped convolution
+    whose kernel is `M` strides long along each dim: `padded` (`[N, P..., C]`) cut into blocks of
+    the stride, `[N, B1, S1, ..., C]`, and for each block offset `J` (of `M...`) the `OUT...` blocks
+    from `J` on; stacked, they are laid out `[N, OUT..., J1, S1, J2, S2, ..., C]`, i.e. by kernel
+    offset `J * S + R`. `M1*M2...` slices instead of one per kernel position."""
+    count = len(kernel)
+    blocks, _, _ = blocked(emit, padded, [1, *strides, 1])  # [N, B1, S1, ..., Bn, Sn, C]
+    counts = [k // s for k, s in zip(kernel, strides)]
+    rank = blocks.type.rank
+    sizes = [(blocks.type.shape[0], emit.size(blocks, 0))]
+    for (out_static, out_size), stride in zip(outputs, strides):
+        sizes += [(out_static, out_size), (stride, emit.index_constant(stride))]
+    sizes.append((blocks.type.shape[-1], emit.size(blocks, rank - 1)))
+    piece_shape = [static for static, _ in sizes]
+    stacked_shape = [1] + piece_shape
+    pieces = []
+    for offsets in itertools.product(*(range(m) for m in counts)):
+        start = [0] + [value for offset in offsets for value in (offset, 0)] + [0]
+        piece = emit.window(blocks, start, sizes, [1] * rank)
+        pieces.append(emit.expand(piece, [[0, 1]] + [[d + 1] for d in range(1, rank)], stacked_shape,
+                                  [emit.index_constant(1)] + [size for _, size in sizes]))
+    total = _product(counts)
+    stacked = pieces[0] if total == 1 else emit.create(
+        "stablehlo.concatenate", ir.RankedTensorType.get([total] + piece_shape, padded.type.element_type), pieces,
+        dimension=ir.IntegerAttr.get(emit.i64, 0))
+    # [J, N, OUT1, S1, ..., C] -> [J1, ..., Jn, N, OUT1, S1, ..., C] -> [N, OUT..., J1, S1, ..., Jn, Sn, C].
+    expanded_shape = counts + piece_shape
+    split = emit.expand(stacked, [list(range(count))] + [[count + d] for d in range(rank)], expanded_shape,
+                        [emit.index_constant(m) for m in counts] + [size for _, size in sizes])
+    batch_axis = count
+    outs = [count + 1 + 2 * d for d in range(count)]
+    order = [batch_axis] + outs
+    for d in range(count):
+        order += [d, count + 2 + 2 * d]
+    order.append(count + rank - 1)
+    moved = emit.transpose(split, order)
+    depth = _product(kernel) * padded.type.shape[-1]
+    lead = 1 + count
+    return emit.collapse(moved, [[d] for d in range(lead)] + [list(range(lead, moved.type.rank))],
+                         list(moved.type.shape[:lead]) + [depth])

@@ -26,8 +26,11 @@ the kernel `w: [O, C/G, K...]` and G feature groups:
 Only convolutions with a dynamic spatial input dim, or grouped ones on a dynamic batch, are
 rewritten (an ungrouped one on a dynamic batch alone is lowered as a convolution). A kernel of more than MAX_WINDOW_POSITIONS positions is taken when its windows
 tile the input (as large as their stride, no dilation: EfficientNet's 320x320 ceil-mode pooler),
-as blocks of a reshape (stablehlo_dynamic_blocks.py); otherwise, or with a `batch_group_count`, the
-convolution is kept, and the consumers then refuse it by name (transforms/stablehlo_dynamic.py).
+as blocks of a reshape (stablehlo_dynamic_blocks.py), and, ungrouped, when it is a whole number of
+strides long (a 1-D audio front end's 256-sample kernel at stride 128), as blocks of the stride and
+one slice per block offset; otherwise, or with a `batch_group_count`, the convolution is kept, and
+the consumers then refuse it by name (transforms/stablehlo_dynamic.py). A dynamic input channel
+count (an export that names every dim) is first cast to the one the kernel implies.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ from torch_mlir import ir
 from torch_mlir._mlir_libs import _stablehlo
 
 from .stablehlo_dynamic_blocks import (
-    convolution_blocks, depth_to_space_convolution, fills_its_stride, is_ones_kernel, pool_blocks, tiles, window_sums)
+    convolution_blocks, depth_to_space_convolution, fills_its_stride, is_ones_kernel, pool_blocks,
+    strided_convolution_patches, tiles, whole_strides, window_sums)
 from .stablehlo_window_emitter import DYNAMIC, Emitter, edge_padding, integer, integers
 from .torch_rewriting import ops_named
 
@@ -55,10 +59,31 @@ def dynamic_convolutions_as_patches(module: ir.Module) -> int:
     rewritten = 0
     with module.context, ir.Location.unknown():
         for op in found:
+            _give_input_its_channels(op)
             if _qualifies(op):
                 _rewrite(op)
                 rewritten += 1
     return rewritten
+
+
+def _give_input_its_channels(op: ir.Operation) -> None:
+    """A dynamic input channel count made the static one the kernel implies (its input channels times
+    the groups), by a `tensor.cast`: an export that names every dim (a UNet's or a VAE decoder's
+    `tensor<?x?x?x?xf32>`) was refused, though no other count is valid."""
+    x, w = op.operands[0], op.operands[1]
+    if not isinstance(x.type, ir.RankedTensorType) or not isinstance(w.type, ir.RankedTensorType):
+        return
+    numbers = _stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    feature = numbers.input_feature_dimension
+    kernel_channels = w.type.shape[numbers.kernel_input_feature_dimension]
+    if not x.type.is_dynamic_dim(feature) or ir.ShapedType.is_dynamic_size(kernel_channels):
+        return
+    shape = list(x.type.shape)
+    shape[feature] = kernel_channels * integer(op, "feature_group_count")
+    with op.location, ir.InsertionPoint(op):
+        cast = ir.Operation.create("tensor.cast", results=[ir.RankedTensorType.get(shape, x.type.element_type)],
+                                   operands=[x])
+    op.operands[0] = cast.results[0]
 
 
 def _qualifies(op: ir.Operation) -> bool:
@@ -76,7 +101,7 @@ def _qualifies(op: ir.Operation) -> bool:
         return False
     if integer(op, "batch_group_count") != 1:
         return False
-    return not _large_kernel(op) or _kernel_tiles(op)
+    return not _large_kernel(op) or _kernel_tiles(op) or _kernel_of_whole_strides(op)
 
 
 def _large_kernel(op: ir.Operation) -> bool:
@@ -93,6 +118,21 @@ def _kernel_tiles(op: ir.Operation) -> bool:
     kernel = [op.operands[1].type.shape[d] for d in numbers.kernel_spatial_dimensions]
     return (integers(op, "lhs_dilation", count, 1) == [1] * count
             and tiles(kernel, integers(op, "window_strides", count, 1), integers(op, "rhs_dilation", count, 1)))
+
+
+def _kernel_of_whole_strides(op: ir.Operation) -> bool:
+    """Whether an ungrouped kernel with several output channels is a whole number (at most
+    MAX_WINDOW_POSITIONS in all) of strides of at least 2 long (strided_convolution_patches)."""
+    numbers = _stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    count = len(numbers.kernel_spatial_dimensions)
+    kernel = [op.operands[1].type.shape[d] for d in numbers.kernel_spatial_dimensions]
+    strides = integers(op, "window_strides", count, 1)
+    if integer(op, "feature_group_count") != 1 or op.operands[1].type.shape[numbers.kernel_output_feature_dimension] == 1:
+        return False
+    if integers(op, "lhs_dilation", count, 1) != [1] * count or min(strides) < 2:
+        return False
+    return (whole_strides(kernel, strides, integers(op, "rhs_dilation", count, 1))
+            and int(np.prod([k // s for k, s in zip(kernel, strides)])) <= MAX_WINDOW_POSITIONS)
 
 
 def _rewrite(op: ir.Operation) -> None:
@@ -121,8 +161,12 @@ def _rewrite(op: ir.Operation) -> None:
         result = _contract(emit, patches, w, groups, batched, outputs)  # [N, OUT..., O]
     elif groups == 1 and w.type.shape[0] == 1 and is_ones_kernel(op.operands[1]):
         result = window_sums(emit, padded, kernel)
-    else:
+    elif tiles(kernel, strides, dilations):
         patches, outputs = convolution_blocks(emit, padded, kernel, batched, groups)
+        result = _contract(emit, patches, w, groups, batched, outputs)
+    else:  # a whole number of strides (_kernel_of_whole_strides)
+        outputs = [_output_size(emit, padded, 1 + i, kernel[i], strides[i], dilations[i]) for i in range(count)]
+        patches = strided_convolution_patches(emit, padded, kernel, strides, outputs)
         result = _contract(emit, patches, w, groups, batched, outputs)
     _finish(op, emit, numbers, result)
 

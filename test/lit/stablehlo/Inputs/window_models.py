@@ -37,7 +37,17 @@ def transposed_convolution():
                                    pads=[1, 1, 1, 1]), 4, [_weight((4, 5, 3, 3))])
 
 
-MODELS = {"pooler": pooler, "up_convolution": up_convolution, "transposed_convolution": transposed_convolution}
+def audio_front_end():
+    """A 1-D audio front end: 256-sample kernel at stride 128 on a dynamic length."""
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], strides=[128])], "windows",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 1, "L"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [_weight((16, 1, 256))])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+MODELS = {"pooler": pooler, "up_convolution": up_convolution, "transposed_convolution": transposed_convolution,
+          "audio_front_end": audio_front_end}
 
 if __name__ == "__main__":
     onnx.save(MODELS[sys.argv[1]](), sys.argv[2])
