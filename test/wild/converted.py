@@ -301,9 +301,16 @@ def _script_tf2onnx(kind: str, opset: int) -> None:
         x = layers.Lambda(lambda t: tf.image.resize(t, (48, 64), method="bilinear"))(x)
         outputs = layers.Conv2D(5, 1, activation="softmax", name="segmentation")(x)
         signature = [tf.TensorSpec((None, 48, 64, 3), tf.float32, name="image")]
+    elif kind == "keras-mobilenetv3-saved-model":
+        # A Keras application as shipped (its own Rescaling preprocessing), random weights, saved as a
+        # SavedModel and converted with tf2onnx's command line, the route most users take.
+        model = tf.keras.applications.MobileNetV3Small(
+            input_shape=(96, 96, 3), alpha=0.75, weights=None, classes=10, include_preprocessing=True)
+        inputs = outputs = signature = None
     else:
         raise ValueError(kind)
-    model = tf.keras.Model(inputs, outputs)
+    if inputs is not None:
+        model = tf.keras.Model(inputs, outputs)
     rng = np.random.default_rng(0)
     for layer in model.layers:
         if isinstance(layer, layers.BatchNormalization):
@@ -312,9 +319,19 @@ def _script_tf2onnx(kind: str, opset: int) -> None:
                                rng.normal(0, 0.1, mean.shape), rng.uniform(0.5, 1.5, variance.shape)])
         elif isinstance(layer, layers.Embedding):  # Keras draws embeddings from U(-0.05, 0.05): near-zero states
             layer.set_weights([rng.normal(0.0, 1.0, layer.get_weights()[0].shape)])
-        elif layer.name in ("probabilities", "segmentation"):  # logits of order 1-5, so the softmax is not flat
+        elif layer.name in ("probabilities", "segmentation", "Logits"):  # logits of order 1-5, so the softmax is not flat
             kernel, bias = layer.get_weights()
             layer.set_weights([kernel * 6.0, rng.normal(0.0, 0.5, bias.shape)])
+    if signature is None:
+        import shutil
+        import subprocess
+        import sys
+
+        tf.saved_model.save(model, "saved_model")
+        subprocess.run([sys.executable, "-m", "tf2onnx.convert", "--saved-model", "saved_model", "--output", "model.onnx",
+                        "--opset", str(opset)], check=True, capture_output=True)
+        shutil.rmtree("saved_model")
+        return
     tf2onnx.convert.from_keras(model, input_signature=signature, opset=opset, output_path="model.onnx")
 
 
@@ -328,6 +345,8 @@ def inputs_for_keras(rng: np.random.Generator, kind: str, **_) -> dict:
     right-padded token ids (0 pads) for the text classifier; images in [0, 1] for the resize model."""
     if kind == "keras-cnn":
         return {"image": rng.integers(0, 256, (2, 72, 56, 3)).astype(np.float32)}
+    if kind == "keras-mobilenetv3-saved-model":
+        return {"input_1": rng.integers(0, 256, (3, 96, 96, 3)).astype(np.float32)}
     if kind == "keras-lstm-gru":
         tokens = rng.integers(1, 500, (3, 13)).astype(np.int32)
         tokens[1, 9:] = 0
@@ -337,11 +356,11 @@ def inputs_for_keras(rng: np.random.Generator, kind: str, **_) -> dict:
 
 
 def _tf2onnx_entries() -> list[WildModel]:
-    def entry(kind, opset, family, description):
+    def entry(kind, opset, family, description, route="tf2onnx.convert.from_keras"):
         return WildModel(
             name=f"tf2onnx-{kind}", family=family, exporter="tf2onnx", dynamic=True, slice=False, builder=build_tf2onnx,
             make_inputs=inputs_for_keras, parameters={"kind": kind, "opset": opset},
-            description=f"{description}; tf2onnx.convert.from_keras at opset {opset}",
+            description=f"{description}; {route} at opset {opset}",
             producer="tf2onnx==1.17.0", licence="Apache-2.0 (tf2onnx, TensorFlow)",
             source=f"tf2onnx==1.17.0, tensorflow-cpu==2.15.1 (keras 2.15): {kind}, tf.keras.utils.set_random_seed(0)",
         )
@@ -360,6 +379,14 @@ def _tf2onnx_entries() -> list[WildModel]:
               "a small Keras segmentation head at 48x64 (NHWC, dynamic batch): strided convolutions, UpSampling2D "
               "(nearest: a Resize with the deprecated tf_half_pixel_for_nn coordinate mode) and two tf.image.resize "
               "(bilinear, half-pixel centers) in Lambda layers, a per-pixel softmax; NHWC with Transposes at the ends"),
+        entry("keras-mobilenetv3-saved-model", 13, "vision",
+              "tf.keras.applications.MobileNetV3Small(input_shape=(96, 96, 3), alpha=0.75, weights=None, classes=10) "
+              "with its own preprocessing (Rescaling of 0-255 pixels), random weights and batch-norm statistics, "
+              "saved with tf.saved_model.save: hard-swish and hard-sigmoid spelled as Add, Clip (ReLU6) and Mul, "
+              "squeeze-excite blocks (ReduceMean), depthwise convolutions with \"same\" padding (explicit Pad "
+              "before the strided ones), the 1x1-convolution head, softmax; 106 Transposes left between the NHWC "
+              "graph and the NCHW convolutions; dynamic batch (tested at 3x96x96x3)",
+              route="python -m tf2onnx.convert --saved-model"),
     ]
 
 
