@@ -130,24 +130,22 @@ def death_message(result: ChildResult, timeout: float) -> tuple[str, str]:
 # Jobs: one (model, configuration, backend): a compile, then one run per consumer
 
 
-def iree_available() -> str | None:
-    """None when the IREE consumer module exists, else why not."""
+def module_missing(name: str, missing: str) -> str | None:
+    """None when module `name` can be imported, else why not (`missing` when it is not installed)."""
     try:
-        if importlib.util.find_spec("onnx_torch_mlir.runtime.iree") is None:
-            return "onnx_torch_mlir.runtime.iree does not exist yet"
+        if importlib.util.find_spec(name) is None:
+            return missing
     except (ImportError, ValueError) as error:
-        return f"onnx_torch_mlir.runtime.iree cannot be found: {error}"
+        return f"{name} cannot be found: {error}"
     return None
+
+
+def iree_available() -> str | None:
+    return module_missing("onnx_torch_mlir.runtime.iree", "onnx_torch_mlir.runtime.iree does not exist yet")
 
 
 def xla_available() -> str | None:
-    """None when jax's XLA client can be imported, else why not."""
-    try:
-        if importlib.util.find_spec("jax") is None:
-            return "jax is not installed (pip install jax==0.10.2 jaxlib==0.10.2)"
-    except (ImportError, ValueError) as error:
-        return f"jax cannot be found: {error}"
-    return None
+    return module_missing("jax", "jax is not installed (pip install jax==0.10.2 jaxlib==0.10.2)")
 
 
 def tosa_reference_available() -> str | None:
