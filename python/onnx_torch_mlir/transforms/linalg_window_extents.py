@@ -13,8 +13,8 @@ So each input that a structured op indexes by a sum of loops (`s * d0 + t * d1 +
 `tensor.extract_slice` to the extent its windows read, `s * (size0 - 1) + t * (size1 - 1) + c + 1`,
 the loop sizes read from the operands that index those loops alone (the output's spatial size, the
 kernel's): a constant where those sizes are static (no slice where it is the input's own size),
-`tensor.dim` and `arith` on index values where they are not. Cutting rows no window reads changes no
-result. Can go when torch-mlir's lowering sizes the input itself (StableHLO's path has its own
+`tensor.dim` and `arith` on index values where they are not (not at stride 1, where the windows
+always reach the end). Cutting rows no window reads changes no result. Can go when torch-mlir's lowering sizes the input itself (StableHLO's path has its own
 trim: stablehlo_convolution_padding.py).
 """
 
@@ -95,6 +95,8 @@ def _cut_inputs(operation: ir.Operation) -> int:
     if len(maps) != len(operation.operands):
         return 0
     sources = _loop_sources(operation, maps)
+    output_loops = {result.position for indexing_map in maps[input_count:] for result in indexing_map.results
+                    if isinstance(result, ir.AffineDimExpr)}
     cut = 0
     for position in range(input_count):
         operand = operation.operands[position]
@@ -105,6 +107,13 @@ def _cut_inputs(operation: ir.Operation) -> int:
         if not windows or any(loop not in sources for terms, _ in windows.values() for _, loop in terms):
             continue
         extents = {dim: _static_extent(window, sources) for dim, window in windows.items()}
+        # At stride 1 the output is as long as the windows leave room for: they reach the end.
+        exact = [dim for dim, (terms, _) in windows.items()
+                 if extents[dim] is None and any(coefficient == 1 and loop in output_loops for coefficient, loop in terms)]
+        windows = {dim: window for dim, window in windows.items() if dim not in exact}
+        extents = {dim: extent for dim, extent in extents.items() if dim not in exact}
+        if not windows:
+            continue
         shape = operand.type.shape
         if all(extent is not None and extent == shape[dim] for dim, extent in extents.items()):
             continue

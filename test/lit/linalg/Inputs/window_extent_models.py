@@ -40,6 +40,12 @@ def dynamic_length():
     return _model(helper.make_node("Conv", ["x", "w"], ["y"], strides=[2]), ["N", 3, "L"], [_weight((5, 3, 3))])
 
 
+def stride_one_dynamic():
+    """A padded 3x3 convolution at stride 1 on a dynamic image size: its windows reach the end."""
+    return _model(helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1]), ["N", 3, "H", "W"],
+                  [_weight((4, 3, 3, 3))])
+
+
 def dynamic_batch():
     """Kernel 3, stride 2 on length 4 with a dynamic batch."""
     return _model(helper.make_node("Conv", ["x", "w"], ["y"], strides=[2]), ["N", 3, 4], [_weight((5, 3, 3))])
@@ -51,7 +57,7 @@ def max_pool():
 
 
 MODELS = {function.__name__: function
-          for function in (strided_1d, padded_dilated_2d, exact_windows, dynamic_length, dynamic_batch, max_pool)}
+          for function in (strided_1d, padded_dilated_2d, exact_windows, dynamic_length, stride_one_dynamic, dynamic_batch, max_pool)}
 
 if __name__ == "__main__":
     onnx.save(MODELS[sys.argv[1]](), sys.argv[2])
