@@ -66,3 +66,22 @@ def test_channel_count_named_by_the_export(case, consumer):
     for shape in [(2, in_channels, 9, 11), (1, in_channels, 6, 5)]:
         x = rng.standard_normal(shape).astype(np.float32)
         assert_matches(run(x), expected(model, [x]), rtol=1e-4, atol=1e-4)
+
+
+def test_transposed_convolution_on_a_dynamic_batch():
+    """A ConvTranspose (stride 2, output padding) on a dynamic batch alone: the reference runner's
+    channels-last move left a dynamic `bufferization.to_tensor` it could not lower; rewritten like a
+    grouped one."""
+    weight = np.random.default_rng(0).standard_normal((3, 4, 3, 3)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2], pads=[1, 1, 1, 1],
+                          output_padding=[1, 1])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 4, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [numpy_helper.from_array(weight, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    module = onnx_torch_mlir.compile(model, output_type="stablehlo")
+    for consumer in ("reference", "iree"):
+        run = program(module, "stablehlo", consumer)
+        for batch in (2, 1):
+            x = np.random.default_rng(batch).standard_normal((batch, 3, 4, 5)).astype(np.float32)
+            assert_matches(run(x), expected(model, [x]), rtol=1e-4, atol=1e-4)

@@ -23,8 +23,8 @@ the kernel `w: [O, C/G, K...]` and G feature groups:
   product around a dynamic reshape it cannot lower);
 - the result goes back to the convolution's layout by a transpose.
 
-Only convolutions with a dynamic spatial input dim, or grouped ones on a dynamic batch, are
-rewritten (an ungrouped one on a dynamic batch alone is lowered as a convolution). A kernel of more than MAX_WINDOW_POSITIONS positions is taken when its windows
+Only convolutions with a dynamic spatial input dim, or grouped or transposed (input-dilated) ones on
+a dynamic batch, are rewritten (an ungrouped one on a dynamic batch alone is lowered as a convolution). A kernel of more than MAX_WINDOW_POSITIONS positions is taken when its windows
 tile the input (as large as their stride, no dilation: EfficientNet's 320x320 ceil-mode pooler),
 as blocks of a reshape (stablehlo_dynamic_blocks.py), and, ungrouped, when it is a whole number of
 strides long (a 1-D audio front end's 256-sample kernel at stride 128), as blocks of the stride and
@@ -95,7 +95,10 @@ def _qualifies(op: ir.Operation) -> bool:
     dynamic_spatial = any(types[0].is_dynamic_dim(d) for d in spatial)
     # Neither consumer lowers a grouped convolution on a dynamic batch either (IREE refuses it,
     # the runner's channels-last move leaves a dynamic `bufferization.to_tensor`).
-    grouped_dynamic_batch = (integer(op, "feature_group_count") > 1
+    # Nor does the runner lower a transposed one (an input dilation) there (the same to_tensor).
+    count = len(spatial)
+    grouped_dynamic_batch = ((integer(op, "feature_group_count") > 1
+                              or integers(op, "lhs_dilation", count, 1) != [1] * count)
                              and types[0].is_dynamic_dim(numbers.input_batch_dimension))
     if not (dynamic_spatial or grouped_dynamic_batch) or types[0].is_dynamic_dim(numbers.input_feature_dimension):
         return False
