@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import onnx
 
-from ..conformance.compare import mismatch
+from .output_comparison import compare_output
 
 PROBE_TIMEOUT_SECONDS = 900
 _CONTEXT = multiprocessing.get_context("spawn")
@@ -142,10 +142,11 @@ def _probe(sender, stderr_path, model_bytes, expected, inputs, args) -> None:
         actual = list(prepare_model(model, args).run(inputs))
         names = [output.name for output in model.graph.output]
         failure = None
+        steps = getattr(args, "quantization_steps", None) or {}
         for index, name in enumerate(names):
-            reason = mismatch([expected[index]], [actual[index]], args.rtol, args.atol)
-            if reason is not None:
-                failure = f"'{name}' MISMATCH {reason.removeprefix('output 0: ')}"
+            matched, text = compare_output(expected[index], actual[index], steps.get(name), args.rtol, args.atol)
+            if not matched:
+                failure = f"'{name}' {text}"
                 break
     except Exception as error:  # noqa: BLE001 - any failure is the probe's outcome
         text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
