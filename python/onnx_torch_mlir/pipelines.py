@@ -123,6 +123,12 @@ ROUTES = {
                  "pro_int computes and compares on i32 only"),
             Step("isolate-while-loops", "tosa_isolated_loops:isolate_while_loops",
                  "the TOSA specification's loop bodies read only their arguments"),
+            Step("integer-powers-as-products", "tosa_integer_powers:integer_powers_as_products",
+                 "TOSA's pow requires a base >= 0; TorchToTosa makes every Pow a tosa.pow"),
+            Step("isolate-conditionals", "tosa_isolated_conditionals:isolate_conditionals",
+                 "the TOSA specification's cond_if branches read only their operands"),
+            Step("tensor-constants-as-tosa-const", "tosa_constants:tensor_constants_as_tosa_const",
+                 "TorchToTosa leaves tensor arith.constants; TOSA's serializer knows only TOSA ops"),
         ),
     ),
     "stablehlo": Route(
