@@ -65,6 +65,55 @@ def _detector(boxes: int | str, selection: str = "nonzero", limit: int = 5, opse
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
 
 
+def _ultralytics_nms(boxes: int = 8400, classes: int = 80, max_det: int = 300) -> onnx.ModelProto:
+    """As ultralytics exports `nms=True`: the best class of each box, the boxes above conf 0.25
+    (NonZero, Transpose, GatherND), one NonMaxSuppression with the boxes offset by class, the first
+    max_det kept (Slice), their box, score and class concatenated, zero-padded to [max_det, 6] by a
+    Pad whose amount is max_det minus the run-time count: a static output."""
+    n = helper.make_node
+    nodes = [
+        n("ReduceMax", ["scores"], ["score"], axes=[2], keepdims=0),  # [1, N]
+        n("ArgMax", ["scores"], ["best_class"], axis=2, keepdims=0),
+        n("Greater", ["score", "conf"], ["mask"]),
+        n("NonZero", ["mask"], ["positions"]),  # [2, K]
+        n("Transpose", ["positions"], ["index"], perm=[1, 0]),
+        n("GatherND", ["boxes", "index"], ["box"]),  # [K, 4]
+        n("GatherND", ["score", "index"], ["box_score"]),  # [K]
+        n("GatherND", ["best_class", "index"], ["box_class"]),
+        n("Cast", ["box_class"], ["class_value"], to=TensorProto.FLOAT),
+        n("Unsqueeze", ["class_value", "last"], ["class_column"]),  # [K, 1]
+        n("Mul", ["class_column", "offset"], ["shift"]),
+        n("Add", ["box", "shift"], ["shifted"]),
+        n("Unsqueeze", ["shifted", "first"], ["nms_boxes"]),  # [1, K, 4]
+        n("Unsqueeze", ["box_score", "first_two"], ["nms_scores"]),  # [1, 1, K]
+        n("NonMaxSuppression", ["nms_boxes", "nms_scores", "max_det", "iou"], ["selected"]),
+        n("Gather", ["selected", "two"], ["kept_all"], axis=1),
+        n("Slice", ["kept_all", "first", "max_det"], ["kept"]),  # [min(M, max_det)]
+        n("Gather", ["box", "kept"], ["kept_boxes"], axis=0),
+        n("Gather", ["box_score", "kept"], ["kept_scores"], axis=0),
+        n("Gather", ["class_value", "kept"], ["kept_classes"], axis=0),
+        n("Unsqueeze", ["kept_scores", "last"], ["score_column"]),
+        n("Unsqueeze", ["kept_classes", "last"], ["kept_class_column"]),
+        n("Concat", ["kept_boxes", "score_column", "kept_class_column"], ["detections"], axis=1),  # [D, 6]
+        n("Shape", ["detections"], ["shape"]),
+        n("Gather", ["shape", "first"], ["count"], axis=0),
+        n("Sub", ["max_det", "count"], ["missing"]),
+        n("Concat", ["first", "first", "missing", "first"], ["pads"], axis=0),
+        n("Pad", ["detections", "pads"], ["output"]),  # [max_det, 6]
+    ]
+    constants = {"conf": np.array(0.25, np.float32), "offset": np.array(7680.0, np.float32),
+                 "last": np.array([-1], np.int64), "first": np.array([0], np.int64),
+                 "first_two": np.array([0, 1], np.int64), "two": np.array(2, np.int64),
+                 "max_det": np.array([max_det], np.int64), "iou": np.array([0.7], np.float32)}
+    graph = helper.make_graph(
+        nodes, "ultralytics_nms",
+        [helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, boxes, 4]),
+         helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, boxes, classes])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [max_det, 6])],
+        [numpy_helper.from_array(value, name) for name, value in constants.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
 def _gather_nd_chain(length: int | str) -> onnx.ModelProto:
     """x [2, L] -> x > 0.5 -> NonZero -> Transpose -> GatherND: the values that pass."""
     n = helper.make_node
@@ -153,6 +202,24 @@ def test_detector_with_a_dynamic_box_count_matches_onnxruntime(backend, consumer
     _run_detector(model, backend, consumer, 300, dims)
 
 
+@pytest.mark.parametrize("backend, consumer", [(backend, "reference") for backend in BACKENDS] + [("tosa", "iree")])
+def test_ultralytics_nms_export_matches_onnxruntime(backend, consumer):
+    """8400 boxes of 80 classes to a static [300, 6]: the candidates (a few hundred to thousands),
+    the detections (fewer than 300: zero rows after them) and none at all."""
+    model = _ultralytics_nms()
+    compiled = program(onnx_torch_mlir.compile(model, backend), backend, consumer)
+    for seed, power in ((0, 40), (2, 4000), (3, 0)):  # thousands of candidates, some hundred, none
+        rng = np.random.default_rng(seed)
+        corner = rng.uniform(0, 600, (1, 8400, 2))
+        boxes = np.concatenate([corner, corner + rng.uniform(10, 80, (1, 8400, 2))], axis=2).astype(np.float32)
+        scores = (rng.uniform(0, 1, (1, 8400, 80)) ** power * (power > 0)).astype(np.float32)
+        feeds = {"boxes": boxes, "scores": scores}
+        expected = _expected(model, feeds)
+        got = compiled(*feeds.values())
+        assert np.asarray(got[0]).shape == (300, 6)
+        np.testing.assert_allclose(got[0], expected[0], rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_nms_with_no_limit_keeps_every_surviving_box(backend):
     """max_output_boxes_per_class as torchvision exports it (the largest int64): the loop runs as many
@@ -174,13 +241,16 @@ def test_non_zero_transpose_gather_nd_matches_onnxruntime(backend, length):
     assert len(counts) == 3 and 0 in counts
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_top_k_with_a_run_time_k_matches_onnxruntime(backend):
-    model = _top_k_run_time_k(50)
-    compiled = program(onnx_torch_mlir.compile(model, backend), backend, "reference")
+# TOSA sorts by a bitonic network (8400 values: 105 compare-exchange stages on 16384 positions).
+@pytest.mark.parametrize("backend, consumer, length", [
+    *((backend, "reference", 50) for backend in BACKENDS), ("tosa", "iree", 50), ("tosa", "reference", 8400)])
+def test_top_k_with_a_run_time_k_matches_onnxruntime(backend, consumer, length):
+    model = _top_k_run_time_k(length)
+    compiled = program(onnx_torch_mlir.compile(model, backend), backend, consumer)
     for k in (0, 3, 50):
-        feeds = {"x": np.random.default_rng(k).standard_normal((2, 50)).astype(np.float32),
-                 "k": np.array([k], np.int64)}
+        x = np.random.default_rng(k).standard_normal((2, length)).astype(np.float32)
+        x[1, ::7] = x[1, 0]  # ties: in index order
+        feeds = {"x": x, "k": np.array([k], np.int64)}
         _assert_matches(compiled(*feeds.values()), _expected(model, feeds))
 
 

@@ -16,7 +16,8 @@ pipeline) follows the rows forward through the ops that compute row by row: elem
 (`_ELEMENTWISE`, other operands broadcast along the rows), and `_RULES`: unsqueeze, squeeze,
 slices and sums along other dims, gathers and concatenations of values with the same rows, an
 index_select by the rows (a static source) or of them (along another dim), views and broadcasts
-that keep the rows a dim of their own. Those ops get their static padded types (a size list that
+that keep the rows a dim of their own, the first rows (`x[:end]` with a constant end: rows of their
+own, min(rows, end) padded and min(count, end) real). Those ops get their static padded types (a size list that
 read the rows' `aten.size.int` gets the padded count), so TOSA takes them. Where a value along the
 rows meets any other op (the function's return, an op not known to be row-wise), that use gets
 the value cut to the count, as the marker
@@ -316,6 +317,10 @@ def _row_wise(op: ir.Operation, rows: dict):
         return None
     cut = cuts.pop()
     result_rows = _Rows(cut, axis)
+    if op.name == "torch.aten.slice.Tensor" and not listed:
+        first_rows = _first_rows(op, rows, axis)
+        if first_rows is not None:
+            return first_rows, {}
     if op.name in _ELEMENTWISE and not listed:
         return (result_rows, {}) if _broadcasts_rows(op, rows, axis, len(result_sizes)) else None
     rule = _RULES.get(op.name)
@@ -325,6 +330,24 @@ def _row_wise(op: ir.Operation, rows: dict):
     if op.name in _SIZED:  # the size list, static now
         new_lists[1] = [cut.rows if position == axis else size for position, size in enumerate(result_sizes)]
     return result_rows, new_lists
+
+
+def _first_rows(op: ir.Operation, rows: dict, axis: int):
+    """The _Rows of `x[:end]` along the rows of `x` with a constant end (`selected[:max_det]`): the
+    first min(rows, end) padded rows, a cut of its own whose count is min(count, end)."""
+    x, dim, start, end, step = list(op.operands)[:5]
+    x_rows = rows.get(x)
+    if x_rows is None or x_rows.axis != axis or _dim_operand(op, 1, len(vtensor_sizes(x.type)[0])) != axis:
+        return None
+    if constant_int(start) != 0 or constant_int(step) != 1 or constant_int(end) is None or constant_int(end) < 0:
+        return None
+    kept = min(x_rows.cut.rows, constant_int(end))
+    builder = TorchOpBuilder(op)
+    count = x_rows.cut.count
+    count_type = str(count.type)
+    _, element = vtensor_sizes(count.type)
+    count = builder.op("torch.aten.minimum", count_type, [count, builder.scalar_tensor(kept, element)])
+    return _Rows(_Cut(op.results[0], count, kept), axis)
 
 
 def _broadcasts_rows(op: ir.Operation, rows: dict, axis: int, rank: int) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from torch_mlir import ir
 
 from .builder import TorchBuilder
@@ -112,7 +113,7 @@ class _Finder:
                 return None
             return self.find(source)
         if op.name == "torch.aten.slice.Tensor":
-            return self._cut(op, sizes) or self._slice_other_dim(op, sizes)
+            return self._cut(op, sizes) or self._slice_other_dim(op, sizes) or self._first_rows(op, sizes)
         rule = _RULES.get(op.name)
         if rule is not None:
             return rule(self, op, sizes)
@@ -185,6 +186,40 @@ class _Finder:
             return None
         return self._rebuilt(op, sizes, {0})
 
+    def _first_rows(self, op: ir.Operation, sizes: list):
+        """`x[:end]` along the rows with a constant end (`selected[:max_det]`): the first min(rows,
+        end) padded rows, min(count, end) of them real."""
+        x, dim, start, end, step = list(op.operands)[:5]
+        rows = self.find(x)
+        end = _constant_int(end)
+        if rows is None or _constant_int(dim) is None or _constant_int(dim) % len(sizes) != rows.axis:
+            return None
+        if _constant_int(start) != 0 or _constant_int(step) != 1 or end is None or end < 0:
+            return None
+        kept = min(_sizes(rows.padded)[rows.axis], end)
+        result = self.b.slice_range(rows.padded, rows.axis, 0, kept)
+        count_element = tensor_info(rows.count.type).element
+        count = self.b.op("aten.minimum", rows.count.type, rows.count, self.b.scalar_tensor_literal(kept, count_element))
+        return PaddedRows(result, count, rows.axis)
+
+    def _cat(self, op: ir.Operation, sizes: list):
+        """A concatenation along another dim of pieces with the same rows."""
+        construct = defining_op(op.operands[0])
+        dim = _constant_int(op.operands[1])
+        axis = sizes.index(None)
+        if construct is None or construct.name != "torch.prim.ListConstruct" or dim is None or dim % len(sizes) == axis:
+            return None
+        pieces = [self.find(piece) for piece in construct.operands]
+        if any(piece is None or piece.axis != axis or not same_count(piece.count, pieces[0].count) for piece in pieces):
+            return None
+        padded_sizes = list(sizes)
+        padded_sizes[axis] = _sizes(pieces[0].padded)[axis]
+        if any(_sizes(piece.padded)[axis] != padded_sizes[axis] for piece in pieces):
+            return None
+        result = self.b.op("aten.cat", self.b.tensor_type(padded_sizes, tensor_info(op.results[0].type).element),
+                           self.b.tensor_list([piece.padded for piece in pieces]), op.operands[1])
+        return PaddedRows(result, pieces[0].count, axis)
+
     def _transpose(self, op: ir.Operation, sizes: list):
         x = op.operands[0]
         rows = self.find(x)
@@ -247,7 +282,46 @@ class _Finder:
         return None
 
 
+    def _permute(self, op: ir.Operation, sizes: list):
+        x = op.operands[0]
+        rows = self.find(x)
+        construct = defining_op(op.operands[1])
+        if rows is None or construct is None or construct.name != "torch.prim.ListConstruct":
+            return None
+        permutation = [_constant_int(value) for value in construct.operands]
+        if None in permutation:
+            return None
+        rank = len(sizes)
+        permutation = [position % rank for position in permutation]
+        padded_sizes = [_sizes(rows.padded)[position] for position in permutation]
+        result = self.b.op("aten.permute", self.b.tensor_type(padded_sizes, tensor_info(x.type).element), rows.padded,
+                           op.operands[1])
+        return PaddedRows(result, rows.count, permutation.index(rows.axis))
+
+    def _reshape(self, op: ir.Operation, sizes: list):
+        """A reshape that keeps the rows a dim of their own: the dims before and after them regroup,
+        their products unchanged, so each row stays one contiguous block."""
+        x = op.operands[0]
+        rows = self.find(x)
+        if rows is None:
+            return None
+        padded_sizes = _sizes(rows.padded)
+        axis = sizes.index(None)
+        before, after = padded_sizes[:rows.axis], padded_sizes[rows.axis + 1:]
+        if int(np.prod(before)) != int(np.prod(sizes[:axis])) or int(np.prod(after)) != int(np.prod(sizes[axis + 1:])):
+            return None
+        result_sizes = list(sizes)
+        result_sizes[axis] = padded_sizes[rows.axis]
+        result = self.b.reshape(rows.padded, result_sizes)
+        return PaddedRows(result, rows.count, axis)
+
+
 _RULES = {
+    "torch.aten.cat": _Finder._cat,
+    "torch.aten.permute": _Finder._permute,
+    "torch.aten.reshape": _Finder._reshape,
+    "torch.aten.view": _Finder._reshape,
+    "torch.aten._unsafe_view": _Finder._reshape,
     "torch.aten.transpose.int": _Finder._transpose,
     "torch.aten.select.int": _Finder._select,
     "torch.aten.squeeze.dim": _Finder._select,

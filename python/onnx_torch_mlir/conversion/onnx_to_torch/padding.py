@@ -16,6 +16,7 @@ from torch_mlir import ir
 
 from .builder import INT64_MAX, TorchBuilder
 from .node import OnnxNode
+from .padded_rows import padded_rows
 from .registry import converts
 
 PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "replicate", "wrap": "circular"}
@@ -182,12 +183,24 @@ def _pad_by_gather(node: OnnxNode, b: TorchBuilder, modes):
         axes = b.literal(np.arange(rank, dtype=np.int64), "si64")
     element = node.input_info(0).element
     vector, scalar, none = b.tensor_type([count], "si64"), b.tensor_type([], "si64"), b.constant_none()
-    begins = b.op("aten.slice.Tensor", vector, pads, b.constant_int(0), b.constant_int(0), b.constant_int(count), b.constant_int(1))
+    listed = node.dim_elements(1)
+    if listed is not None and all(isinstance(pad, int) for pad in listed[:count]):
+        # Static begins (an end pad computed from a size): no reading of the run-time pads.
+        begins = b.literal(np.array(listed[:count], dtype=np.int64), "si64")
+    else:
+        begins = b.op("aten.slice.Tensor", vector, pads, b.constant_int(0), b.constant_int(0), b.constant_int(count),
+                      b.constant_int(1))
     negative = b.to_dtype(b.op("aten.lt.Scalar", b.tensor_type([count], "i1"), axes, b.constant_int(0)), "si64")
     axes = b.op("aten.add.Tensor", vector, axes, b.op("aten.mul.Scalar", vector, negative, b.constant_int(rank)), b.constant_int(1))
     fill = None
     if mode == "constant" and node.has_input(2):
         fill = b.to_dtype(node.input(2), element)
+    rows = None
+    if mode == "constant" and node.target in ("tosa", "stablehlo") and None in node.input_sizes(0):
+        # Rows of a data-dependent count (ultralytics' detections padded to max_det): read from the
+        # padded rows, the ones past the count outside like the pads.
+        rows = padded_rows(b, x)
+        x = x if rows is None else rows.padded
     dims = b.dims(x)
     result_sizes = node.result_info().sizes
     for d in range(rank):
@@ -217,11 +230,10 @@ def _pad_by_gather(node: OnnxNode, b: TorchBuilder, modes):
         gathered = b.op("aten.index_select", b.tensor_type(sizes, element), x, b.constant_int(d), index)
         if mode == "constant":
             mask_type = b.tensor_type([out], "i1")
-            inside = b.op(
-                "aten.logical_and", mask_type,
-                b.op("aten.ge.Scalar", mask_type, source, b.constant_int(0)),
-                b.op("aten.le.Scalar", mask_type, source, last),
-            )
+            below_end = (b.op("aten.le.Scalar", mask_type, source, last) if rows is None or d != rows.axis
+                         else b.op("aten.lt.Tensor", mask_type, source, b.to_dtype(rows.count, "si64")))
+            inside = b.op("aten.logical_and", mask_type, b.op("aten.ge.Scalar", mask_type, source, b.constant_int(0)),
+                          below_end)
             shape = [1] * rank
             shape[d] = out
             inside = b.reshape(inside, shape)
