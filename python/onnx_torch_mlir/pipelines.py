@@ -212,6 +212,7 @@ def lower_torch_to_backend(
         lower_with_torch_mlir(module, output_type, backend_legal_ops, custom_op_encoding)
         for step in route.after:
             step.run(module, dynamic)
+        verify_output(module, output_type)
     except PipelineError as error:
         if not dynamic:
             raise
@@ -219,6 +220,17 @@ def lower_torch_to_backend(
         hinted = f"{first} ({STATIC_DIMS_HINT.format(backend=output_type)})"
         raise PipelineError(f"{hinted}\n{rest}" if rest else hinted) from None
     begin_step("after compilation")
+
+
+def verify_output(module: ir.Module, backend: str) -> None:
+    """The route's output must verify: MLIR would print an invalid module in generic form without a
+    word, and a consumer would then refuse it far from the step that broke it."""
+    try:
+        module.operation.verify()
+    except ir.MLIRError as error:
+        from .mlir_passes import format_diagnostics
+
+        raise PipelineError(f"the {backend} route wrote invalid IR (our bug): {format_diagnostics(error, limit=1)}") from None
 
 
 def lower_with_torch_mlir(module: ir.Module, backend: str, backend_legal_ops=(), custom_op_encoding="operands") -> None:

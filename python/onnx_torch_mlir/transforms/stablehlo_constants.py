@@ -5,8 +5,8 @@ GlobalAveragePool's divisor, `arith.constant dense<4> : tensor<1xi64>`). IREE an
 them, but a module with an op outside StableHLO/CHLO is not StableHLO to the tools StableHLO's users
 run: XLA refuses it ("'arith.constant' op can't be translated to XLA HLO") and StableHLO's portable
 artifact cannot hold it ("failed to legalize ... to '!vhlo.tensor_v1<...>'"). A tensor-typed
-`arith.constant` becomes the `stablehlo.constant` of the same value; scalar (`index`, `i64`) ones,
-which dynamic shapes compute with, stay. Can go when torch-mlir's lowering emits only StableHLO
+`arith.constant` becomes the `stablehlo.constant` of the same value; scalar (`index`, `i64`) ones
+and tensors of `index` (which StableHLO has no type for), which dynamic shapes compute with, stay. Can go when torch-mlir's lowering emits only StableHLO
 constants for tensors.
 """
 
@@ -18,7 +18,8 @@ def tensor_constants_as_stablehlo(module: ir.Module) -> int:
     found: list[ir.Operation] = []
 
     def collect(operation: ir.Operation) -> ir.WalkResult:
-        if operation.name == "arith.constant" and isinstance(operation.results[0].type, ir.RankedTensorType):
+        result = operation.results[0].type if operation.name == "arith.constant" else None
+        if isinstance(result, ir.RankedTensorType) and not isinstance(result.element_type, ir.IndexType):
             found.append(operation)
         return ir.WalkResult.ADVANCE
 
