@@ -16,7 +16,7 @@ from .registry import all_registrations, converts, lookup  # noqa: F401
 
 # What a family may import: the builder, the node view, the registry, types, and formulas
 # that run as numpy or as torch ops.
-FAMILY_API = {"builder", "node", "registry", "torch_arrays", "types"}
+FAMILY_API = {"builder", "node", "padded_rows", "registry", "torch_arrays", "types"}
 # The framework's internals: reading literals, the constant fold, the walk, function expansion (and its subgraphs).
 FRAMEWORK_MODULES = FAMILY_API | {"constants", "driver", "folding", "function_regions", "functions", "result_inference"}
 
