@@ -17,8 +17,8 @@ Every case outside the groups of KNOWN_INVALID must validate against this target
 the first error it covers and why that output is not valid TOSA; an invalid case in no group is
 "unexplained", makes this tool exit 1 and fails test/python/test_tosa_validation.py (which runs a
 representative slice of cases and a zoo model). Where our conversion or its post-lowering rewrites
-choose the form, they choose a valid one: transforms/tosa_exact_casts.py (casts between floats and
-int64), transforms/tosa_narrow_integers.py (i8/i16 arithmetic and comparisons on i32) and
+choose the form, they choose a valid one: transforms/tosa/exact_casts.py (casts between floats and
+int64), transforms/tosa/narrow_integers.py (i8/i16 arithmetic and comparisons on i32) and
 conversion/onnx_to_torch/quantization/tosa_products.py (integer products with run-time or
 per-channel zero points as int8 products plus int32 zero-point terms).
 """

@@ -63,7 +63,7 @@ def compile(
             custom_op_encoding=custom_op_encoding, keep_onnx_ops=keep_onnx_ops, importer=importer,
             converter=converter, dims=dims, input_shapes=input_shapes, entry_name=entry_name, weights=weights,
         )
-    from .transforms.custom_ops import ENCODINGS, normalize_backend_legal_ops
+    from .transforms.torch.custom_ops import ENCODINGS, normalize_backend_legal_ops
 
     check_output_type(output_type)
     config.require_output_type(output_type)
@@ -82,7 +82,7 @@ def compile(
     if keep_onnx_ops:
         if converter != "ours":
             raise PipelineError("keep_onnx_ops needs our conversion (converter='ours')")
-        from .transforms.custom_ops_onnx import keep_onnx_ops as keep
+        from .transforms.torch.custom_ops_onnx import keep_onnx_ops as keep
 
         keep(module, keep_onnx_ops)
     with timing.stage("conversion"):  # torch-mlir's simplification inside it is its own stage

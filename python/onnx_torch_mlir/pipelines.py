@@ -60,74 +60,74 @@ class Route:
 
 
 REFUSE_BROADCAST_MISMATCHES = Step(
-    "refuse-static-broadcast-mismatches", "broadcast_check:refuse_static_broadcast_mismatches",
+    "refuse-static-broadcast-mismatches", "torch.broadcast_check:refuse_static_broadcast_mismatches",
     "StableHLO's lowering aborts on some; every backend refuses them by node")
 DROP_RUNTIME_ASSERTS = Step(
-    "drop-runtime-asserts", "torch_cleanup:drop_runtime_asserts", "TOSA and StableHLO have no assertion op")
+    "drop-runtime-asserts", "torch.cleanup:drop_runtime_asserts", "TOSA and StableHLO have no assertion op")
 LOWER_CONTROL_FLOW = {backend: Step(
-    f"lower-control-flow-for-{backend}", "backend_control_flow:lower_control_flow_for_backend",
+    f"lower-control-flow-for-{backend}", "torch.control_flow:lower_control_flow_for_backend",
     f"torch-mlir lowers no prim.If/Loop: to {ops}", arguments=(backend,),
-    when="backend_control_flow:has_torch_control_flow")
+    when="torch.control_flow:has_torch_control_flow")
     for backend, ops in (("tosa", "tosa.cond_if/while_loop"), ("stablehlo", "stablehlo.if/while"))}
 ERASE_UNUSED_SHAPE_ARITHMETIC = Step(
-    "erase-unused-shape-arithmetic", "torch_cleanup:erase_unused_shape_arithmetic",
+    "erase-unused-shape-arithmetic", "torch.cleanup:erase_unused_shape_arithmetic",
     "TOSA's and StableHLO's lowerings refuse dead shape ops on dynamic dims")
 CONSTANT_INT_TENSORS_AS_LITERALS = Step(
-    "constant-int-tensors-as-literals", "constant_int_tensors:constant_int_tensors_as_literals",
+    "constant-int-tensors-as-literals", "torch.constant_int_tensors:constant_int_tensors_as_literals",
     "TorchToTosa lowers no aten.tensor; StableHLO meets it as an inlined SequenceMap body's Shape")
 
 ROUTES = {
     "linalg-on-tensors": Route(
         before=(
             REFUSE_BROADCAST_MISMATCHES,
-            Step("replace-empty-results", "empty_tensors:replace_empty_results",
+            Step("replace-empty-results", "linalg.empty_tensors:replace_empty_results",
                  "torch-mlir's Linalg lowering divides by zero dims"),
-            Step("static-view-types", "static_views:static_view_types",
+            Step("static-view-types", "linalg.static_views:static_view_types",
                  "torch-mlir's Linalg lowering faults on views of static tensors typed `?`"),
         ),
         after=(
-            Step("rotate-while-loops", "scf_while_rotation:rotate_while_loops",
+            Step("rotate-while-loops", "linalg.scf_while_rotation:rotate_while_loops",
                  "IREE's stream conversion fails on torch-mlir's while form"),
-            Step("cut-window-inputs-to-their-extent", "linalg_window_extents:cut_window_inputs_to_their_extent",
+            Step("cut-window-inputs-to-their-extent", "linalg.window_extents:cut_window_inputs_to_their_extent",
                  "IREE miscompiles inputs past the last window"),
         ),
     ),
     "tosa": Route(
         before=(
             REFUSE_BROADCAST_MISMATCHES,
-            Step("refuse-dims-over-int32", "tosa_int32_dims:refuse_dims_over_int32",
+            Step("refuse-dims-over-int32", "tosa.int32_dims:refuse_dims_over_int32",
                  "TorchToTosa aborts on a size over 2^31 - 1"),
-            Step("compare-with-literals", "tosa_scalar_comparisons:compare_with_literals",
+            Step("compare-with-literals", "tosa.scalar_comparisons:compare_with_literals",
                  "else compared in float64, valid for no TOSA profile"),
-            Step("empty-results-as-empty-tensors", "tosa_empty_tensors:empty_results_as_empty_tensors",
+            Step("empty-results-as-empty-tensors", "tosa.empty_tensors:empty_results_as_empty_tensors",
                  "TOSA has no zero-sized tensor"),
             CONSTANT_INT_TENSORS_AS_LITERALS,
             DROP_RUNTIME_ASSERTS,
             LOWER_CONTROL_FLOW["tosa"],
             ERASE_UNUSED_SHAPE_ARITHMETIC,
-            Step("mark-rows-cut-to-run-time-counts", "tosa_dynamic_rows:mark_rows_cut_to_run_time_counts",
+            Step("mark-rows-cut-to-run-time-counts", "tosa.dynamic_rows:mark_rows_cut_to_run_time_counts",
                  "rows of a run-time count (NMS): computed padded, cut by a marker"),
-            Step("keep-dims-dynamic-for-tosa", "tosa_dynamic:keep_dims_dynamic_for_tosa",
+            Step("keep-dims-dynamic-for-tosa", "tosa.dynamic:keep_dims_dynamic_for_tosa",
                  "forms TorchToTosa lowers with dynamic dims; the rest refused naming the op", arguments=(STATIC_DIMS_HINT.format(backend="tosa"),),
                  dynamic_only=True),
         ),
         after=(
-            Step("cut-marked-rows", "tosa_dynamic_rows:cut_marked_rows", "the markers: tensor.extract_slice to the count"),
-            Step("gathers-of-i64-as-i32-halves", "tosa_wide_gathers:gathers_of_i64_as_i32_halves",
+            Step("cut-marked-rows", "tosa.dynamic_rows:cut_marked_rows", "the markers: tensor.extract_slice to the count"),
+            Step("gathers-of-i64-as-i32-halves", "tosa.wide_gathers:gathers_of_i64_as_i32_halves",
                  "TOSA's gather has no i64; IREE refuses one"),
-            Step("exact-casts-between-floats-and-int64", "tosa_exact_casts:exact_casts_between_floats_and_int64",
+            Step("exact-casts-between-floats-and-int64", "tosa.exact_casts:exact_casts_between_floats_and_int64",
                  "no TOSA profile casts between floats and i64"),
-            Step("int64-add-sub-in-int64", "tosa_int64_add_sub:int64_add_sub_in_int64",
+            Step("int64-add-sub-in-int64", "tosa.int64_add_sub:int64_add_sub_in_int64",
                  "TorchToTosa adds and subtracts int64 in i32"),
-            Step("widen-narrow-integer-ops", "tosa_narrow_integers:widen_narrow_integer_ops",
+            Step("widen-narrow-integer-ops", "tosa.narrow_integers:widen_narrow_integer_ops",
                  "pro_int computes and compares on i32 only"),
-            Step("isolate-while-loops", "tosa_isolated_loops:isolate_while_loops",
+            Step("isolate-while-loops", "tosa.isolated_loops:isolate_while_loops",
                  "the TOSA specification's loop bodies read only their arguments"),
-            Step("integer-powers-as-products", "tosa_integer_powers:integer_powers_as_products",
+            Step("integer-powers-as-products", "tosa.integer_powers:integer_powers_as_products",
                  "TOSA's pow requires a base >= 0; TorchToTosa makes every Pow a tosa.pow"),
-            Step("isolate-conditionals", "tosa_isolated_conditionals:isolate_conditionals",
+            Step("isolate-conditionals", "tosa.isolated_conditionals:isolate_conditionals",
                  "the TOSA specification's cond_if branches read only their operands"),
-            Step("tensor-constants-as-tosa-const", "tosa_constants:tensor_constants_as_tosa_const",
+            Step("tensor-constants-as-tosa-const", "tosa.constants:tensor_constants_as_tosa_const",
                  "TorchToTosa leaves tensor arith.constants; TOSA's serializer knows only TOSA ops"),
         ),
     ),
@@ -138,39 +138,39 @@ ROUTES = {
             LOWER_CONTROL_FLOW["stablehlo"],
             ERASE_UNUSED_SHAPE_ARITHMETIC,
             Step("run-time-scalar-tensors-as-concatenations",
-                 "stablehlo_torch_forms:run_time_scalar_tensors_as_concatenations",
+                 "stablehlo.torch_forms:run_time_scalar_tensors_as_concatenations",
                  "run-time scalars also in a static signature (NonMaxSuppression's count, a Shape of its rows)"),
             Step("run-time-float-ranges-as-integer-ranges",
-                 "stablehlo_run_time_ranges:run_time_float_ranges_as_integer_ranges",
+                 "stablehlo.run_time_ranges:run_time_float_ranges_as_integer_ranges",
                  "the expanded window functions' Range"),
-            Step("run-time-nearest-scales-as-gathers", "stablehlo_run_time_scales:run_time_nearest_scales_as_gathers",
+            Step("run-time-nearest-scales-as-gathers", "stablehlo.run_time_scales:run_time_nearest_scales_as_gathers",
                  "Upsample by a scales input"),
             CONSTANT_INT_TENSORS_AS_LITERALS,
-            Step("run-time-items-as-int-tensors", "stablehlo_torch_forms:run_time_items_as_int_tensors",
+            Step("run-time-items-as-int-tensors", "stablehlo.torch_forms:run_time_items_as_int_tensors",
                  "TorchToStablehlo refuses aten.item of a 0-d tensor"),
             Step("run-time-pads-as-slices-and-concatenations",
-                 "stablehlo_run_time_pads:run_time_pads_as_slices_and_concatenations", "CenterCropPad's expanded Pad"),
-            Step("max-pools-as-slices", "torch_window_slices:max_pools_as_slices",
+                 "stablehlo.run_time_pads:run_time_pads_as_slices_and_concatenations", "CenterCropPad's expanded Pad"),
+            Step("max-pools-as-slices", "stablehlo.window_slices:max_pools_as_slices",
                  "no consumer lowers a dynamic reduce_window", dynamic_only=True),
-            Step("whole-number-upsamplings-as-blends", "stablehlo_upsampling:whole_number_upsamplings_as_blends",
+            Step("whole-number-upsamplings-as-blends", "stablehlo.upsampling:whole_number_upsamplings_as_blends",
                  "interpolation of dynamic sizes", dynamic_only=True),
-            Step("refuse-dynamic-interpolations", "stablehlo_torch_forms:refuse_dynamic_interpolations",
+            Step("refuse-dynamic-interpolations", "stablehlo.torch_forms:refuse_dynamic_interpolations",
                  "sizes read at run time, also in a static signature"),
         ),
         after=(
-            Step("dynamic-convolutions-as-patches", "stablehlo_dynamic_convolution:dynamic_convolutions_as_patches",
+            Step("dynamic-convolutions-as-patches", "stablehlo.dynamic_convolution:dynamic_convolutions_as_patches",
                  "no consumer lowers dynamic spatial sizes"),
             Step("dynamic-reduce-windows-as-slices",
-                 "stablehlo_dynamic_convolution:dynamic_reduce_windows_as_slices", "the same for reduce_window"),
-            Step("finish-dynamic-stablehlo", "stablehlo_dynamic:finish_dynamic_stablehlo",
+                 "stablehlo.dynamic_convolution:dynamic_reduce_windows_as_slices", "the same for reduce_window"),
+            Step("finish-dynamic-stablehlo", "stablehlo.dynamic:finish_dynamic_stablehlo",
                  "dynamic shapes in forms the consumers lower"),
-            Step("signless-unsigned-constants", "stablehlo_unsigned:signless_unsigned_constants",
+            Step("signless-unsigned-constants", "stablehlo.unsigned:signless_unsigned_constants",
                  "unsigned resource constants fail in every consumer"),
-            Step("trim-convolution-padding", "stablehlo_convolution_padding:trim_convolution_padding",
+            Step("trim-convolution-padding", "stablehlo.convolution_padding:trim_convolution_padding",
                  "IREE miscompiles unread padding"),
-            Step("half-convolutions-in-f32", "stablehlo_half_convolutions:half_convolutions_in_f32",
+            Step("half-convolutions-in-f32", "stablehlo.half_convolutions:half_convolutions_in_f32",
                  "accumulated in f32, as torch-mlir's Linalg lowering does"),
-            Step("tensor-constants-as-stablehlo", "stablehlo_constants:tensor_constants_as_stablehlo",
+            Step("tensor-constants-as-stablehlo", "stablehlo.constants:tensor_constants_as_stablehlo",
                  "XLA and portable artifacts take StableHLO constants only"),
         ),
     ),
@@ -236,7 +236,7 @@ def verify_output(module: ir.Module, backend: str) -> None:
 def lower_with_torch_mlir(module: ir.Module, backend: str, backend_legal_ops=(), custom_op_encoding="operands") -> None:
     """torch-mlir's pipeline to `backend`; through the custom-op conversion when the module keeps
     backend-legal or ONNX ops."""
-    from .transforms.custom_ops import lower_with_custom_ops, module_has_custom_op_candidates
+    from .transforms.torch.custom_ops import lower_with_custom_ops, module_has_custom_op_candidates
 
     if module_has_custom_op_candidates(module, backend_legal_ops):
         begin_step(f"torch-to-{backend} with custom ops", module)

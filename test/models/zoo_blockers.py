@@ -32,13 +32,13 @@ _DYNAMIC_STABLEHLO = (
 
 _DYNAMIC_WINDOW = (
     "a convolution or pool on a dynamic image size that the rewrite into strided slices and a product "
-    "(transforms/stablehlo_dynamic_convolution.py; neither StableHLO consumer lowers dynamic spatial dims) does "
+    "(transforms/stablehlo/dynamic_convolution.py; neither StableHLO consumer lowers dynamic spatial dims) does "
     "not take, so it is refused with a pointer to `--dim`; issue 11 item 2"
 )
 
 _TOSA_NEEDS_STATIC = (
     "dynamic dims on TOSA: TOSA's shapes are compile-time constants, so a form that needs a run-time size is "
-    "refused with a pointer to `--dim NAME=SIZE` (transforms/tosa_dynamic.py keeps `?` elsewhere; docs/dynamic-shapes.md "
+    "refused with a pointer to `--dim NAME=SIZE` (transforms/tosa/dynamic.py keeps `?` elsewhere; docs/dynamic-shapes.md "
     "lists which dims fixed make each model pass)"
 )
 

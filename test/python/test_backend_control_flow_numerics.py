@@ -1,4 +1,4 @@
-"""Run-time control flow on StableHLO and TOSA (`transforms/backend_control_flow.py`): Ifs and Loops
+"""Run-time control flow on StableHLO and TOSA (`transforms/torch/control_flow.py`): Ifs and Loops
 that neither the select form nor unrolling can take become `stablehlo.if`/`stablehlo.while` and
 `tosa.cond_if`/`tosa.while_loop`, run on the reference runner and on IREE, compared with
 onnxruntime. TOSA refuses the while loops whose scan outputs grow at run time (`TOSA_REFUSED`). The recurrent ops over a run-time length are in test_recurrent_numerics.py.

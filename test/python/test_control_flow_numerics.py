@@ -5,7 +5,7 @@ Each case is a small model built with onnx.helper (opset 17 unless a case says o
 Linalg the control flow stays control flow (`torch.prim.If` / `torch.prim.Loop` to `scf`). On
 TOSA and StableHLO a run-time If whose branches have one static shape computes both and selects,
 and a Loop or Scan of a small static length is unrolled; other Ifs and Loops become the backend's
-own `if` / `while` (`transforms/backend_control_flow.py`). TOSA refuses a while loop with scan
+own `if` / `while` (`transforms/torch/control_flow.py`). TOSA refuses a while loop with scan
 outputs by name (`TOSA_REFUSED`: they grow at run time).
 """
 

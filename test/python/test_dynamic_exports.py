@@ -9,7 +9,7 @@ MobileViT (dynamic batch): a Reshape to `[batch * 64, 2, w, 2]` whose w (4) the 
 float, `int(ceil(8 / 2.0) * 2.0) / 2`. The shape values did not follow Ceil, so the Reshape was
 typed `[?,2,?,2]`; the literal 4 reached torch-mlir's Linalg lowering of the Transpose after it,
 which built an invalid `linalg.transpose` (static result dim over a `?` operand dim). The shape
-values follow Ceil/Floor/Round now, and transforms/static_views.py gives a view the constant sizes
+values follow Ceil/Floor/Round now, and transforms/linalg/static_views.py gives a view the constant sizes
 of its size list and a permute its operand's static sizes (the guard; tested on Torch directly).
 """
 

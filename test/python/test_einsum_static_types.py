@@ -22,7 +22,7 @@ fault needs a static tensor typed `?`; in Torch alone (torch-mlir at this pin):
 through torch-to-linalg gives "'linalg.transpose' op dim(result, 2) = 16 doesn't match
 dim(input, permutation[2]) = -9223372036854775808". Our Einsum conversion cannot avoid it (at
 conversion time its operands and result are consistently `?`; torch-mlir refines the operands
-afterwards); transforms/static_views.py now guards it, giving such a permute its operand's static
+afterwards); transforms/linalg/static_views.py now guards it, giving such a permute its operand's static
 sizes before the Linalg lowering (test_dynamic_exports.py runs that Torch pair).
 """
 

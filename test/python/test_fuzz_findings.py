@@ -1,10 +1,10 @@
 """What tools/fuzz.py found, each fixed where it belongs, and the fuzzer itself on a few mutations.
 
 - a static zero dim (`[3, 0]`): torch-mlir's Linalg lowering of `aten.view` divided by it (SIGFPE);
-  the ops computing empty tensors become empty literals first (transforms/empty_tensors.py);
+  the ops computing empty tensors become empty literals first (transforms/linalg/empty_tensors.py);
 - a dim over 2^31 - 1 aborted torch-mlir's TOSA lowering: refused by name (pipelines.py);
 - static shapes that do not broadcast (a BitShift of [5] and [3]) aborted torch-mlir's StableHLO
-  lowering: refused by name before any backend (transforms/broadcast_check.py);
+  lowering: refused by name before any backend (transforms/torch/broadcast_check.py);
 - an attribute of the wrong kind was a Python TypeError inside a pattern: the node view names it;
 - a name that is not valid UTF-8 (a flipped bit) failed deep in the importer: the loader refuses it.
 """
@@ -40,7 +40,7 @@ def _model():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
 
-RUNNING = config.enabled_backends(BACKENDS)  # TOSA too: transforms/tosa_empty_tensors.py
+RUNNING = config.enabled_backends(BACKENDS)  # TOSA too: transforms/tosa/empty_tensors.py
 
 
 @pytest.mark.parametrize("backend", RUNNING)
@@ -59,7 +59,7 @@ def test_reshape_of_an_empty_tensor_into_a_non_empty_one_is_refused_by_name():
     once the view's input is a literal, the canonicalizer folds it into a constant with too few
     elements, and printing that constant faulted. It is refused before."""
     from onnx_torch_mlir.mlir_context import make_context
-    from onnx_torch_mlir.transforms.empty_tensors import replace_empty_results
+    from onnx_torch_mlir.transforms.linalg.empty_tensors import replace_empty_results
     from torch_mlir import ir
 
     text = """
@@ -101,7 +101,7 @@ def test_shapes_that_do_not_broadcast_are_refused_by_name(backend):
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     # Refused at import, by ONNX's BitShift inference run per node (importer/validation.py); the
-    # backend-independent check of transforms/broadcast_check.py was the first to refuse it before.
+    # backend-independent check of transforms/torch/broadcast_check.py was the first to refuse it before.
     with pytest.raises(errors.OnnxTorchMlirError, match=r"node 'shift' \(BitShift\).*Incompatible dimensions.*"
                        r"'x' uint8\[5\], 'y' uint8\[3\]"):
         onnx_torch_mlir.compile(model, backend)

@@ -5,7 +5,7 @@ An integer `aten.neg` was wrong three ways: torch-mlir's Linalg lowering goes th
 beyond 2^24), TOSA's negate saturates the most negative value where ONNX wraps, and the pinned
 tosa-to-linalg emits an invalid i64->i16 extension for an i64 negate (DeBERTa-v2's relative
 positions): TorchBuilder.negate subtracts from zero. Integer Relu had no TOSA form. TorchToTosa
-adds and subtracts int64 in i32 (transforms/tosa_int64_add_sub.py)."""
+adds and subtracts int64 in i32 (transforms/tosa/int64_add_sub.py)."""
 
 import numpy as np
 import onnx

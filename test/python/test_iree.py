@@ -129,7 +129,7 @@ MODELS = {
 
 # Where our IR is what IREE rejects: (case) -> (the start of IREE's first error line, why).
 # (None at the moment: the dynamic-batch StableHLO that IREE refused, a broadcast without expansion
-# hints, now carries them; transforms/stablehlo_dynamic.py.)
+# hints, now carries them; transforms/stablehlo/dynamic.py.)
 KNOWN_FAILURES: dict = {}
 
 

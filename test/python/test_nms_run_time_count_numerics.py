@@ -4,7 +4,7 @@ and on IREE and compared with onnxruntime. One compiled module runs on inputs th
 numbers of boxes, none included, so the count is read from the data, not fixed at compile time.
 Downstream ops read the selected rows as the detection post-processing of an SSD does (Gather of
 columns, GatherND of boxes and scores). On TOSA those ops run on the padded rows and each result is
-cut to the run-time count by a `tensor.extract_slice` (transforms/tosa_dynamic_rows.py).
+cut to the run-time count by a `tensor.extract_slice` (transforms/tosa/dynamic_rows.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""torch-mlir's while-loop form on Linalg becomes a guarded do-while (transforms/scf_while_rotation.py):
+"""torch-mlir's while-loop form on Linalg becomes a guarded do-while (transforms/linalg/scf_while_rotation.py):
 IREE's stream conversion fails on an `scf.while` whose before region tests an `i1` argument it
 does not forward (the scripted-loop-torchscript model of the zoo). The rewrite on hand-written IR,
 then while-like ONNX Loops compiled to Linalg and run on the reference runner and on IREE."""
@@ -12,7 +12,7 @@ import onnx_torch_mlir
 import onnx_torch_mlir.conversion  # noqa: F401 - before the transforms: the two import each other
 from onnx_torch_mlir import runtime
 from onnx_torch_mlir.mlir_context import make_context
-from onnx_torch_mlir.transforms.scf_while_rotation import rotate_while_loops  # noqa: E402
+from onnx_torch_mlir.transforms.linalg.scf_while_rotation import rotate_while_loops  # noqa: E402
 from onnxruntime_reference import assert_matches, expected
 
 # The while form `convert-torch-to-scf` writes: the condition first among the before region's

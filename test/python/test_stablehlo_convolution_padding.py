@@ -1,5 +1,5 @@
 """StableHLO convolutions keep no padding their windows never read
-(transforms/stablehlo_convolution_padding.py): IREE miscompiles a stride-2 convolution padded past its
+(transforms/stablehlo/convolution_padding.py): IREE miscompiles a stride-2 convolution padded past its
 last window, as MobileNetV2's "same" padding at odd image sizes is."""
 
 import numpy as np

@@ -1,8 +1,8 @@
 """StableHLO windows on dynamic image sizes that the one-slice-per-position rewrite did not take:
 windows of more than 64 positions as large as their stride, as blocks of a reshape
-(transforms/stablehlo_dynamic_blocks.py: EfficientNet's 320x320 ceil-mode pooler), and transposed
+(transforms/stablehlo/dynamic_blocks.py: EfficientNet's 320x320 ceil-mode pooler), and transposed
 convolutions, whose input dilation is the pad's interior padding
-(transforms/stablehlo_dynamic_convolution.py: UNet's 2x2 stride-2 up-convolution). Each model is
+(transforms/stablehlo/dynamic_convolution.py: UNet's 2x2 stride-2 up-convolution). Each model is
 compiled once with dynamic N, H and W, run at three sizes on the reference runner and on IREE,
 against onnxruntime."""
 

@@ -1,5 +1,5 @@
 """StableHLO convolutions and pools on dynamic image sizes as strided slices and one contraction or
-an elementwise max/sum (transforms/stablehlo_dynamic_convolution.py): neither consumer lowers a
+an elementwise max/sum (transforms/stablehlo/dynamic_convolution.py): neither consumer lowers a
 `stablehlo.convolution` with a dynamic spatial size or a `stablehlo.reduce_window` with any dynamic
 size, so CNNs exported with a dynamic image size were refused. Compiled once with dynamic N, H and W,
 run at two sizes on the reference runner and on IREE, against onnxruntime."""

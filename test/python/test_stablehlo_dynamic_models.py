@@ -10,7 +10,7 @@ StableHLO, run on the reference runner and on IREE at two sizes, compared with o
   `stablehlo.scatter` as a loop nest (runtime/stablehlo_scatter.py); a row-window scatter written
   in StableHLO checks the general form;
 - a Shape's dims read as a tensor (optimum's GPT-2/Llama masks), and a size computed by `Where` on
-  them read back for a Reshape whose -1 is known only at run time (transforms/stablehlo_torch_forms.py,
+  them read back for a Reshape whose -1 is known only at run time (transforms/stablehlo/torch_forms.py,
   reshaping.py);
 - a Resize of a dynamic image size by whole-number scales (U-Net's upsampling) as blends of
   shifted slices; by other scales refused with a reason that points to `--dim`.
@@ -158,7 +158,7 @@ def _dims_as_tensor_model(picked: list[int]) -> onnx.ModelProto:
 def test_run_time_dims_read_as_a_tensor_stablehlo(consumer, picked):
     """optimum's GPT-2/Llama attention-mask arithmetic: a Shape's dims Gathered into a tensor are
     `aten.tensor` of run-time ints, which torch-mlir's StableHLO lowering refused
-    (transforms/stablehlo_torch_forms.py)."""
+    (transforms/stablehlo/torch_forms.py)."""
     _run_stablehlo(_dims_as_tensor_model(picked), consumer,
                    [[_normal(2, 3)], [_normal(4, 5, seed=2)]])
 
@@ -204,7 +204,7 @@ def _resize_model(scales, **attributes) -> onnx.ModelProto:
 ], ids=["linear_half_pixel", "linear_asymmetric", "nearest_half_pixel_floor", "nearest_asymmetric_round_prefer_ceil"])
 def test_resize_by_whole_numbers_of_a_dynamic_image_size_stablehlo(consumer, scales, attributes):
     """U-Net's upsampling of a dynamic image: blends and picks of shifted slices
-    (transforms/stablehlo_upsampling.py); an image of height 1 checks the repeated edge row."""
+    (transforms/stablehlo/upsampling.py); an image of height 1 checks the repeated edge row."""
     rng = np.random.default_rng(4)
     _run_stablehlo(_resize_model(scales, **attributes), consumer,
                    [[rng.random((2, 2, 3, 4), dtype=np.float32)], [rng.random((1, 2, 1, 5), dtype=np.float32)]])
@@ -222,7 +222,7 @@ def test_resize_of_a_dynamic_image_size_on_stablehlo_points_to_dim():
 @pytest.mark.parametrize("consumer", CONSUMERS)
 def test_slice_empty_at_run_time_stablehlo(consumer):
     """x[:, :-1] of a dynamic dim that is 1 at run time is empty: torch-mlir's StableHLO slice took
-    its end of 0 for the whole dim (transforms/stablehlo_dynamic_ops.py)."""
+    its end of 0 for the whole dim (transforms/stablehlo/dynamic_ops.py)."""
     model = _model("slices", [
         helper.make_node("Slice", ["x", "zero", "one", "axis"], ["first"]),
         helper.make_node("Slice", ["x", "zero", "minus_one", "axis"], ["rest"]),

@@ -1,5 +1,5 @@
 """A half-precision Conv on StableHLO, run on the reference CPU runner and on IREE: computed in f32
-and rounded once (transforms/stablehlo_half_convolutions.py), as torch-mlir's Linalg lowering
+and rounded once (transforms/stablehlo/half_convolutions.py), as torch-mlir's Linalg lowering
 computes it. Accumulated in f16, as both consumers did with the f16 convolution, 144 products per
 output were off by several f16 ulps.
 """

@@ -2,12 +2,12 @@
 and compared with onnxruntime (Linalg on the reference runner too, as the peer that always took
 them):
 - a Pad whose `pads` is a graph input, positive and negative (constant_pad_nd of run-time amounts,
-  transforms/stablehlo_run_time_pads.py);
+  transforms/stablehlo/run_time_pads.py);
 - NonZero of a count left open (TOSA's prefix-count form on as many rows as elements, cut to the
   run-time count);
 - SplitToSequence of a run-time `split` (slices of run-time bounds);
 - a Range of run-time float bounds (aten.item of a float read as aten.Float.Tensor,
-  transforms/stablehlo_torch_forms.py), as in the expanded window functions.
+  transforms/stablehlo/torch_forms.py), as in the expanded window functions.
 One compiled module runs on inputs that give different result sizes.
 """
 
@@ -151,7 +151,7 @@ def test_nearest_upsample_by_run_time_scales_matches_onnxruntime(consumer):
 def _shapes_of_a_sequence_model() -> onnx.ModelProto:
     """A SequenceMap whose body takes a Shape: converted once for the sequence's elements, the body
     builds the shape from its dims (`aten.tensor`), constants once inlined
-    (transforms/constant_int_tensors.py makes them a literal)."""
+    (transforms/torch/constant_int_tensors.py makes them a literal)."""
     body = helper.make_graph(
         [helper.make_node("Shape", ["element"], ["shape"])], "body",
         [helper.make_tensor_value_info("element", TensorProto.FLOAT, ["rows", "columns"])],

@@ -1,4 +1,4 @@
-"""Unsigned weights on StableHLO (transforms/stablehlo_unsigned.py): neither consumer lowers a
+"""Unsigned weights on StableHLO (transforms/stablehlo/unsigned.py): neither consumer lowers a
 `stablehlo.constant` of an unsigned type held in a resource, so each becomes a signless constant
 of the same bytes and a `stablehlo.bitcast_convert`. A uint8 table gathered and cast to float must come out with
 its values (252 stays 252) on the reference runner and on IREE."""

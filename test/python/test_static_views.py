@@ -1,5 +1,5 @@
 """A view of a static tensor typed with a `?` gets its static type before the Linalg lowering
-(transforms/static_views.py): torch-mlir's lowering faulted on it (fuzzer, seed 1 mutation 3343)."""
+(transforms/linalg/static_views.py): torch-mlir's lowering faulted on it (fuzzer, seed 1 mutation 3343)."""
 
 import subprocess
 import sys

@@ -1,4 +1,4 @@
-"""Float-to-int64 casts on TOSA in a form TOSA's profiles take (transforms/tosa_exact_casts.py), with
+"""Float-to-int64 casts on TOSA in a form TOSA's profiles take (transforms/tosa/exact_casts.py), with
 the answers of the direct `tosa.cast`, which no profile takes, on every value class."""
 
 import numpy as np
@@ -9,7 +9,7 @@ from torch_mlir.passmanager import PassManager
 import onnx_torch_mlir.conversion  # noqa: F401 - the transforms package imports the conversion first
 from onnx_torch_mlir.mlir_context import make_context
 from onnx_torch_mlir.runtime import compile_for_cpu
-from onnx_torch_mlir.transforms.tosa_exact_casts import exact_casts_between_floats_and_int64
+from onnx_torch_mlir.transforms.tosa.exact_casts import exact_casts_between_floats_and_int64
 
 _CAST = """func.func @main(%x: tensor<{n}x{element}>) -> tensor<{n}xi64> {{
   %0 = tosa.cast %x : (tensor<{n}x{element}>) -> tensor<{n}xi64>
@@ -81,9 +81,9 @@ _NARROW = """func.func @main(%a: tensor<6xi8>, %b: tensor<6xi8>, %c: tensor<6xi1
 
 
 def test_narrow_integer_ops_on_i32_give_the_same_answers():
-    """i8/i16 arithmetic, comparisons, i1 equality and casts from and to i64 (transforms/tosa_narrow_integers.py),
+    """i8/i16 arithmetic, comparisons, i1 equality and casts from and to i64 (transforms/tosa/narrow_integers.py),
     overflowing values included: the wrapped results of the narrow ops."""
-    from onnx_torch_mlir.transforms.tosa_narrow_integers import widen_narrow_integer_ops
+    from onnx_torch_mlir.transforms.tosa.narrow_integers import widen_narrow_integer_ops
 
     a = np.array([127, -128, 100, -7, 0, 64], np.int8)
     b = np.array([1, -1, 100, 3, -128, 2], np.int8)

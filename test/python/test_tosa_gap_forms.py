@@ -1,7 +1,7 @@
 """TOSA forms for cases that pass on Linalg and failed on TOSA; each model is compiled to TOSA, run on
 the reference runner and on IREE, and compared with onnxruntime.
 
-- Empty values the graph returns (transforms/tosa_empty_tensors.py): TOSA has no zero-sized tensor,
+- Empty values the graph returns (transforms/tosa/empty_tensors.py): TOSA has no zero-sized tensor,
   so they are empty `arith.constant`s and the ops computing them are gone.
 - Compress and NonZero (conversion/onnx_to_torch/indexing.py): the positions of the true elements
   by comparing prefix counts, with their number fixed by the declared result (torch-mlir's
@@ -9,13 +9,13 @@ the reference runner and on IREE, and compared with onnxruntime.
 - A dilated MaxPool whose strides are multiples of its dilations (conversion/onnx_to_torch/nn_pool.py):
   a pool without dilation over every dilation-th element (TOSA's max_pool2d has no dilation).
 - `aten.tensor` of constant ints (a Shape in a SequenceMap body) as a literal
-  (transforms/constant_int_tensors.py): TorchToTosa lowers no `aten.tensor`.
+  (transforms/torch/constant_int_tensors.py): TorchToTosa lowers no `aten.tensor`.
 - Unsigned TopK (conversion/onnx_to_torch/reduction_axis.py): the selection on int64 in order
   (uint64 with its top bit flipped); torch-mlir's sort-based topk has no TOSA lowering.
 - A Loop with a run-time trip count whose scan outputs' declared types fix their length
   (conversion/onnx_to_torch/control_flow/tensor_loops.py): a buffer of that length written in place
   (torch-mlir's TOSA lowering takes no carried tensor whose size changes), and every `tosa.while_loop`
-  reads only its arguments (transforms/tosa_isolated_loops.py), as the TOSA specification wants.
+  reads only its arguments (transforms/tosa/isolated_loops.py), as the TOSA specification wants.
 """
 
 from __future__ import annotations
@@ -259,7 +259,7 @@ def test_loop_scan_outputs_written_in_place(compiled):
 @pytest.mark.parametrize("name", list(MODELS))
 def test_valid_tosa(compiled, name):
     """Every form validates against the TOSA target our output claims (tools/tosa_validation.py); the
-    Loop's body reads the trip count and x from outside, carried in (transforms/tosa_isolated_loops.py)."""
+    Loop's body reads the trip count and x from outside, carried in (transforms/tosa/isolated_loops.py)."""
     module = compiled(name)[0]
     copy = ir.Module.parse(str(module), module.context)
     assert tosa_validation.validation_error(copy) is None

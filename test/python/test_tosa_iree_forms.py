@@ -5,7 +5,7 @@ TOSA, run on the reference runner and on IREE, and compared with onnxruntime.
   (conversion/onnx_to_torch/indexing.py): torch-mlir's `tosa.scatter` becomes a loop of one-element copies, and when all its operands
   are constant (T5's causal mask) IREE hoists the loop into an initializer where its stream
   pipeline stops with "maximum iteration count exceeded in fixed point pipeline".
-- A gather of int64 values is two gathers of int32 halves (transforms/tosa_wide_gathers.py):
+- A gather of int64 values is two gathers of int32 halves (transforms/tosa/wide_gathers.py):
   TOSA's gather has no i64 and IREE refuses one ("did not align with any profile").
 """
 

@@ -1,7 +1,7 @@
 """Arm's TOSA reference model as a consumer of our TOSA (runtime/tosa_reference.py): the module
 serialized to the TOSA flatbuffer by tosa-tools' tosa-opt, validated against the profiles and
 extensions it needs, run on .npy files; and the forms of our TOSA output the specification asks for
-(transforms/tosa_integer_powers.py, tosa_constants.py, tosa_isolated_conditionals.py), with the
+(transforms/tosa/integer_powers.py, tosa_constants.py, tosa_isolated_conditionals.py), with the
 numbers on the reference model, our reference runner and IREE against onnxruntime."""
 
 import sys
@@ -21,9 +21,9 @@ except tosa_reference.TosaReferenceError as error:
     pytest.skip(str(error), allow_module_level=True)
 
 from onnx_torch_mlir.runtime.tosa_reference import TosaReferenceError, compile_with_tosa_reference  # noqa: E402
-from onnx_torch_mlir.transforms.tosa_constants import tensor_constants_as_tosa_const  # noqa: E402
-from onnx_torch_mlir.transforms.tosa_integer_powers import integer_powers_as_products  # noqa: E402
-from onnx_torch_mlir.transforms.tosa_isolated_conditionals import isolate_conditionals  # noqa: E402
+from onnx_torch_mlir.transforms.tosa.constants import tensor_constants_as_tosa_const  # noqa: E402
+from onnx_torch_mlir.transforms.tosa.integer_powers import integer_powers_as_products  # noqa: E402
+from onnx_torch_mlir.transforms.tosa.isolated_conditionals import isolate_conditionals  # noqa: E402
 
 from consumers import program  # noqa: E402
 from onnxruntime_reference import expected  # noqa: E402
@@ -300,7 +300,7 @@ def test_a_cond_if_in_a_while_loop_isolated_in_either_order(order):
     """The cond_if reads the loop's carried value, the graph's x and a constant; either rewrite may run first."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
     import tosa_validation
-    from onnx_torch_mlir.transforms.tosa_isolated_loops import isolate_while_loops
+    from onnx_torch_mlir.transforms.tosa.isolated_loops import isolate_while_loops
 
     module = _parse(_COND_IF_IN_A_LOOP)
     steps = [isolate_while_loops, isolate_conditionals]

@@ -1,5 +1,5 @@
 """Float comparisons with a number stay in the tensor's type on TOSA
-(transforms/tosa_scalar_comparisons.py): torch-mlir's lowering compared them in float64."""
+(transforms/tosa/scalar_comparisons.py): torch-mlir's lowering compared them in float64."""
 
 import numpy as np
 import pytest

@@ -4,7 +4,7 @@ IREE refused torch-mlir's Linalg for them ("'linalg.generic' op inferred input/o
 shape's dimension #2 to be 4, but found 3"; on a dynamic batch "slice along dimension 2 runs
 out-of-bounds: 3 >= 3") or computed a pool wrongly, and the same on StableHLO with a dynamic batch
 or a static pool. The input is now cut to the extent the windows read
-(transforms/linalg_window_extents.py, transforms/stablehlo_convolution_padding.py). Run on the
+(transforms/linalg/window_extents.py, transforms/stablehlo/convolution_padding.py). Run on the
 reference runner and IREE against onnxruntime."""
 
 import numpy as np

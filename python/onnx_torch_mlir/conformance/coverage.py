@@ -8,7 +8,7 @@ custom ops" and explain every kind of op that does not convert. For each case:
 2. take a fresh import to torch-mlir's backend contract with *every one* of those
    ops backend-legal;
 3. for each backend, on a copy: turn the kept ops into custom ops
-   (transforms/custom_ops.py), run the backend pipeline, verify the module, and
+   (transforms/torch/custom_ops.py), run the backend pipeline, verify the module, and
    record for each op one outcome:
    - "custom": it became a well-formed custom op of the backend;
    - "rejected:<kind>": the contract cannot encode one of its arguments/results;
@@ -33,7 +33,7 @@ from .worker import CaseResult, first_line
 COVERAGE_BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 _COMPUTE_OP = re.compile(r"^torch\.(aten|prims|torchvision|quantized)\.")
 
-# Kinds of rejection, recognised from the messages of transforms/custom_ops.py.
+# Kinds of rejection, recognised from the messages of transforms/torch/custom_ops.py.
 REJECTION_KINDS = (
     ("tensor-list", "is a tensor list",
      "takes a list of tensors (aten.cat, aten.stack, aten.index.Tensor, ...): the v1 contract has no encoding "
@@ -138,7 +138,7 @@ def coverage_case(case, configuration, backend_unused) -> CaseResult:
     from ..errors import PipelineError
     from ..mlir_context import make_context
     from ..mlir_passes import format_diagnostics
-    from ..transforms import custom_ops
+    from ..transforms.torch import custom_ops
 
     report = {"ops": [], "outcomes": {}, "error": ""}
     try:

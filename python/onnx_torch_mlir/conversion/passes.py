@@ -65,7 +65,7 @@ def _run_erase_entry_point(module_op):
 
 
 def _run_control_flow(module_op, backend: str):
-    from ..transforms.backend_control_flow import lower_control_flow_for_backend
+    from ..transforms.torch.control_flow import lower_control_flow_for_backend
 
     try:  # the pass manager has loaded the backend's dialects (those of the passes after this one)
         lower_control_flow_for_backend(module_op, backend, load_dialects=False)
@@ -257,7 +257,7 @@ def _our_pass_with_options(argument: str) -> OurPass | None:
     key, _, value = text.partition("=")
     if name != "convert-onnx-to-torch" or (text and key.strip() != CONVERT_OPTION):
         raise ValueError(f"unknown option '{key.strip()}' (only convert-onnx-to-torch takes one: {CONVERT_OPTION})")
-    from ..transforms.custom_ops import normalize_backend_legal_ops
+    from ..transforms.torch.custom_ops import normalize_backend_legal_ops
 
     legal = normalize_backend_legal_ops(value.split(","))
     base = OUR_PASSES[name]

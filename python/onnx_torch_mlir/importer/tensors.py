@@ -57,7 +57,7 @@ SIGNED_SUB_BYTE = {TensorProto.INT4, TensorProto.INT2}
 
 
 # The bytes behind each resource the importer made, by (context, resource name), for a transform
-# that must give a weight another element type of the same width (transforms/stablehlo_unsigned.py).
+# that must give a weight another element type of the same width (transforms/stablehlo/unsigned.py).
 # MLIR holds each buffer as long as the resource lives; the entry goes with it.
 _RESOURCE_BYTES: "weakref.WeakValueDictionary[tuple[int, str], np.ndarray]" = weakref.WeakValueDictionary()
 

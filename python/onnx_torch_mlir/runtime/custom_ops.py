@@ -238,7 +238,7 @@ def _arguments_decoder(site: _Site, input_count: int):
         return lambda arrays: (arrays, attributes)
     if site.attributes is None:  # operands encoding
         return lambda arrays: (arrays, {})
-    from onnx_torch_mlir.transforms.custom_ops import argument_names
+    from onnx_torch_mlir.transforms.torch.custom_ops import argument_names
 
     op_name = site.name[len("torch.") :]
     names = argument_names(op_name, input_count + len(site.attributes))

@@ -191,7 +191,7 @@ def lower_to_llvm(
         stablehlo_sort.sorts_to_loops(module)  # nor any sort (TopK beyond a small k)
         stablehlo_reverse.dynamic_reverses_to_generates(module)  # nor a reverse with a dynamic dim
         from onnx_torch_mlir import conversion  # noqa: F401 - conversion imports transforms first (a cycle otherwise)
-        from onnx_torch_mlir.transforms.stablehlo_to_scf import stablehlo_control_flow_to_scf
+        from onnx_torch_mlir.transforms.stablehlo.to_scf import stablehlo_control_flow_to_scf
 
         stablehlo_control_flow_to_scf(module)  # stablehlo-legalize-to-linalg converts no if/while
     if input_dialect == "tosa":

@@ -93,11 +93,11 @@ def expand_steps(steps, backend_legal_ops, custom_op_encoding: str = "operands")
     """Command-line steps -> pass arguments / textual pipeline elements / Python passes, in order.
 
     A backend flag is the custom-op conversion of the backend-legal ops and kept
-    ONNX ops followed by torch-mlir's pipeline (transforms/custom_ops.py).
+    ONNX ops followed by torch-mlir's pipeline (transforms/torch/custom_ops.py).
     """
     from .. import config
     from ..conversion.passes import convert_onnx_to_torch_pipeline
-    from ..transforms.custom_ops import custom_op_passes
+    from ..transforms.torch.custom_ops import custom_op_passes
 
     expanded = []
     for step, value in steps:
@@ -236,7 +236,7 @@ def _step_flags(steps) -> str:
 def _build_manager(steps, context):
     """A pass manager of `steps`; the Python passes of the custom-op conversion are added as such."""
     from ..conversion.passes import add_pass, build_pass_manager
-    from ..transforms.custom_ops import add_steps
+    from ..transforms.torch.custom_ops import add_steps
 
     if all(isinstance(step, str) for step in steps):
         return build_pass_manager(steps, context)
@@ -254,7 +254,7 @@ def _build_manager(steps, context):
 
 def run(args) -> int:
     from .. import config
-    from ..transforms.custom_ops import normalize_backend_legal_ops
+    from ..transforms.torch.custom_ops import normalize_backend_legal_ops
 
     if args.list_steps:
         sys.stdout.write(list_steps())

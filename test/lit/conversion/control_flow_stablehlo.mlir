@@ -1,6 +1,6 @@
 // RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch-pipeline --convert-torch-control-flow-to-stablehlo --convert-torch-to-stablehlo | FileCheck %s
 
-// Run-time control flow on StableHLO (transforms/backend_control_flow.py): torch.prim.If and
+// Run-time control flow on StableHLO (transforms/torch/control_flow.py): torch.prim.If and
 // torch.prim.Loop become stablehlo.if and stablehlo.while before torch-mlir's pipeline lowers the
 // ops inside them.
 

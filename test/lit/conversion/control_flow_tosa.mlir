@@ -1,6 +1,6 @@
 // RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch-pipeline --convert-torch-control-flow-to-tosa --convert-torch-to-tosa | FileCheck %s
 
-// Run-time control flow on TOSA (transforms/backend_control_flow.py): torch.prim.If and
+// Run-time control flow on TOSA (transforms/torch/control_flow.py): torch.prim.If and
 // torch.prim.Loop become tosa.cond_if and tosa.while_loop before torch-mlir's pipeline lowers the
 // ops inside them.
 

@@ -32,7 +32,7 @@ min(boxes, max_output_boxes_per_class)) and cut to the count read with `aten.ite
 `aten.slice.Tensor` with a run-time end. StableHLO lowers it as `stablehlo.real_dynamic_slice`.
 TOSA's shapes are compile-time constants: there the ops after it run on the padded rows (static)
 and each result is cut to the count by a `tensor.extract_slice` outside TOSA
-(transforms/tosa_dynamic_rows.py); a padding row is the triple (0, 0, 0), one NMS can select, so
+(transforms/tosa/dynamic_rows.py); a padding row is the triple (0, 0, 0), one NMS can select, so
 the ops after it compute on padding what they would on a real row. Linalg computes just the rows
 selected (an `arange` of the run-time count).
 """
@@ -159,7 +159,7 @@ def _greedy_steps(node: OnnxNode, b: TorchBuilder, boxes, scores, center_point_b
     and memory per step (the fixed point's matrices are O(boxes^2)); the loop stops when no group has
     a box alive or every group kept max_output_boxes_per_class, so it runs as many steps as the most
     boxes a group keeps. A tensor loop (its condition a 0-d tensor), which every backend takes
-    (StableHLO's and TOSA's while loops: transforms/backend_control_flow.py). `valid` (a 0-d count)
+    (StableHLO's and TOSA's while loops: transforms/torch/control_flow.py). `valid` (a 0-d count)
     masks padded boxes out."""
     batches = b.info(boxes).sizes[0]
     classes = b.info(scores).sizes[1]
@@ -430,9 +430,9 @@ def _selected_triples(node, b: TorchBuilder, t: _Tensors, selected, before, grou
     computed padded to the most that can be selected (every group's min(boxes,
     max_output_boxes_per_class)), then cut to the number selected with a slice whose end is read at
     run time: the only dynamic op, which StableHLO lowers as `real_dynamic_slice` (the count is
-    `aten.item` of an integer 0-d tensor, which `transforms/stablehlo_torch_forms.py` makes an
+    `aten.item` of an integer 0-d tensor, which `transforms/stablehlo/torch_forms.py` makes an
     `aten.Int.Tensor`) and TOSA as a `tensor.extract_slice` after the ops that read the rows
-    (`transforms/tosa_dynamic_rows.py`). Elsewhere (Linalg) the rows are exactly the number
+    (`transforms/tosa/dynamic_rows.py`). Elsewhere (Linalg) the rows are exactly the number
     selected: an `arange` of the run-time count."""
     selected = b.reshape(selected, [groups, count])
     before = b.reshape(before, [groups, count])

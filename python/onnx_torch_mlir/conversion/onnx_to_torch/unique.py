@@ -13,7 +13,7 @@ Float NaNs are equal to each other and sort after every number, as in ONNX's ref
 The N candidate rows are cut to the number of distinct slices U: the declared size when an
 output declares it, else U read at run time (`aten.item`): Linalg and StableHLO take the
 data-dependent size (StableHLO cuts the N candidates with a `real_dynamic_slice`; the item becomes
-an `aten.Int.Tensor` in `transforms/stablehlo_torch_forms.py`), TOSA refuses it. Slices other than
+an `aten.Int.Tensor` in `transforms/stablehlo/torch_forms.py`), TOSA refuses it. Slices other than
 along the axis need a static size and N must be static.
 """
 

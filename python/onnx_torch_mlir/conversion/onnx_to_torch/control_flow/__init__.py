@@ -18,7 +18,7 @@ two targets:
 - a Loop or Scan of a trip count known at conversion time (up to `loops.UNROLL_LIMIT`) is
   unrolled (its body inlined once per iteration); any other Loop is a while-like
   `torch.prim.Loop` that carries tensors only (`tensor_loops.py`);
-- `transforms/backend_control_flow.py` then makes each remaining `torch.prim.If` / `torch.prim.Loop`
+- `transforms/torch/control_flow.py` then makes each remaining `torch.prim.If` / `torch.prim.Loop`
   the backend's own `stablehlo.if` / `stablehlo.while` or `tosa.cond_if` / `tosa.while_loop`, just
   before torch-mlir's backend pipeline.
 Other forms (a Scan of a run-time length, scan outputs of a while loop on TOSA) fail there with a

@@ -66,7 +66,7 @@ def if_(node: OnnxNode, b: TorchBuilder):
 def _selectable(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_block: ir.Block) -> bool:
     """True if every output is a tensor of one static shape in both branches: then TOSA and StableHLO
     compute both branches and select (no control flow for their consumers to lower); else the If
-    stays a `torch.prim.If`, which `transforms/backend_control_flow.py` makes their own `if`."""
+    stays a `torch.prim.If`, which `transforms/torch/control_flow.py` makes their own `if`."""
     if any(lists.is_container(result.type) for result in node.op.results):
         return True  # sequences and optionals are expanded per branch: only the select form builds them
     for then_value, else_value in zip(terminator(then_block).operands, terminator(else_block).operands):

@@ -2,7 +2,7 @@
 carries tensors only.
 
 A Loop whose trip count is only known at run time, that may stop early on its condition, or
-whose trip count is over the unroll limit stays a loop there. `transforms/backend_control_flow.py`
+whose trip count is over the unroll limit stays a loop there. `transforms/torch/control_flow.py`
 turns the `torch.prim.Loop` into `stablehlo.while` / `tosa.while_loop`, whose carried values are
 tensors: so no `!torch.int` is carried and the body computes no scalar. The iteration number
 is a [] si64 tensor carried last (ONNX's `i` input is that tensor, the next is `aten.add.Scalar`),

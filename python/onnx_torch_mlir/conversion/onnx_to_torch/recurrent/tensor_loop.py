@@ -1,7 +1,7 @@
 """The time loop of a recurrent layer for StableHLO when the sequence length is only known at run time.
 
 StableHLO's loop (`stablehlo.while`, made from a `torch.prim.Loop` by
-`transforms/backend_control_flow.py`) carries tensors only, and torch-mlir's StableHLO lowering
+`transforms/torch/control_flow.py`) carries tensors only, and torch-mlir's StableHLO lowering
 takes no `aten.item`, so this loop computes no scalar: the step number is a [] si64 tensor
 carried with the states, the step's input row is `aten.index_select` at it, the loop goes on
 while the next step number is in [0, T) (T from `aten.size.int` of X, before the loop), and

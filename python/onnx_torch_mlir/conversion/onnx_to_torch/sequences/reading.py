@@ -166,7 +166,7 @@ def _insert_at_run_time(node: OnnxNode, b: TorchBuilder, elements, tensor: ir.Va
     whose result has the elements' common type (`?` where their dims differ)."""
     n = len(elements)
     values = [*elements, tensor]
-    # StableHLO takes the If (transforms/backend_control_flow.py makes it a stablehlo.if); TOSA does not.
+    # StableHLO takes the If (transforms/torch/control_flow.py makes it a stablehlo.if); TOSA does not.
     if len({str(value.type) for value in values}) != 1 and (node.target not in LOOPLESS_TARGETS
                                                             or node.target == "stablehlo"):
         joined = _common_type(node, b, values)

@@ -1,0 +1,1 @@
+"""The Linalg-on-tensors route's own steps (pipelines.ROUTES)."""

@@ -1,0 +1,1 @@
+"""The StableHLO route's own steps (pipelines.ROUTES)."""

@@ -1,0 +1,1 @@
+"""The TOSA route's own steps (pipelines.ROUTES)."""
