@@ -6,7 +6,8 @@ takes them, but a TOSA graph has only TOSA ops, and the TOSA serializer (tosa-to
 --tosa-serialize`) stops at the first one ("unsupported tosa operator arith.constant", then "ERROR:
 Failed to build TosaSerializationOperator"), so Arm's reference model and Vela never see the graph.
 Each becomes a `tosa.const` of the same value (dense or `dense_resource`) and type; scalar and
-`index` constants are left alone.
+`index` constants are left alone, and so are tensors with a zero dim, which TOSA has no type for
+(`tosa.const` of `tensor<0x3xf32>` does not verify; an empty Reshape's result).
 
 It can go when torch-mlir's TOSA pipeline ends with no tensor `arith.constant` (its TorchToTosa
 lowering of a literal tensor, `torch.vtensor.literal`, emits `tosa.const`; the ones left come from
@@ -27,7 +28,8 @@ def tensor_constants_as_tosa_const(module: ir.Module) -> None:
     with module.context:
         for constant in ops_named(module, {"arith.constant"}):
             type_ = constant.results[0].type
-            if not isinstance(type_, ir.RankedTensorType) or isinstance(type_.element_type, ir.IndexType):
+            if not isinstance(type_, ir.RankedTensorType) or isinstance(type_.element_type, ir.IndexType) \
+                    or 0 in type_.shape:
                 continue
             replacement = ir.Operation.create("tosa.const", results=[type_], loc=constant.location,
                                               attributes={"values": constant.attributes["value"]},
