@@ -550,6 +550,27 @@ def test_double_to_half_needs_a_compiler_runtime_function(use_libgcc, monkeypatc
     assert np.isnan(result[4])
 
 
+FLOAT_TO_BFLOAT16 = """
+func.func @main_graph(%a: tensor<6xf32>) -> tensor<6xbf16> {
+  %init = tensor.empty() : tensor<6xbf16>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<6xf32>) outs(%init : tensor<6xbf16>) {
+  ^bb0(%x: f32, %out: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<6xbf16>
+  return %0 : tensor<6xbf16>
+}
+"""
+
+
+def test_float_to_bfloat16_rounds_to_nearest_even_on_every_cpu():
+    # Without AVX512-BF16 LLVM calls __truncsfbf2, which libgcc_s has only from GCC 13: the fallback serves.
+    a = np.array([1 + 2**-8, 1 + 3 * 2**-8, 3.4e38, -1e-40, np.inf, 0.1], np.float32)
+    (result,) = run(FLOAT_TO_BFLOAT16, [a])
+    np.testing.assert_array_equal(result.view(np.uint16), a.astype(ml_dtypes.bfloat16).view(np.uint16))
+
+
 MISSING_FUNCTION = """
 func.func private @otm_no_such_function(f32) -> f32
 func.func @main_graph(%a: tensor<f32>) -> tensor<f32> {

@@ -31,13 +31,27 @@ def _half_bits_as_float(value: float) -> float:
     return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
+def _bfloat16_bits_as_float(value: float) -> float:
+    """float32 -> bfloat16, rounded to nearest even (NaN stays a quiet NaN), returned as the float
+    whose bit pattern is the bfloat16's 16 bits, as `__truncsfbf2` returns it."""
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    if (bits & 0x7FFFFFFF) > 0x7F800000:
+        half = (bits >> 16) | 0x0040
+    else:
+        half = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+    return struct.unpack("<f", struct.pack("<I", half))[0]
+
+
 _FALLBACKS = {
     "__truncdfhf2": (ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_double), _half_bits_as_float),
+    # float -> bfloat16: an instruction only with AVX512-BF16 or AVX-NE-CONVERT (not on AMD EPYC
+    # before Zen 4, say), and libgcc_s has it only from GCC 13.
+    "__truncsfbf2": (ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float), _bfloat16_bits_as_float),
 }
 
 # Functions taken from libgcc_s when present (they need no fallback on hosts
 # whose LLVM lowering emits instructions for them, e.g. F16C for float<->half).
-_FROM_LIBGCC = ("__truncdfhf2", "__truncsfhf2", "__extendhfsf2", "__extendhfdf2")
+_FROM_LIBGCC = ("__truncdfhf2", "__truncsfhf2", "__extendhfsf2", "__extendhfdf2", "__truncsfbf2")
 
 
 def _load_libgcc():
