@@ -18,6 +18,7 @@ from onnx.reference import ReferenceEvaluator
 
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
+from onnxruntime_reference import skip_if_uint8_int8_saturates
 
 BACKENDS = ["linalg-on-tensors", "tosa", "stablehlo"]
 RNG_SEED = 20261001
@@ -626,6 +627,7 @@ def test_microsoft_qlinear_concat(backend):
 @pytest.mark.parametrize("quantized_output", [True, False], ids=["uint8_output", "float_output"])
 @pytest.mark.parametrize("transposed", [False, True], ids=["plain", "transposed"])
 def test_microsoft_qgemm(backend, quantized_output, transposed):
+    skip_if_uint8_int8_saturates()
     rng = np.random.default_rng(RNG_SEED)
     a = rng.integers(0, 255, size=(4, 300), dtype=np.uint8)
     w = rng.integers(-127, 127, size=(300, 6), dtype=np.int8)
@@ -652,6 +654,7 @@ def test_microsoft_qgemm(backend, quantized_output, transposed):
 @pytest.mark.parametrize("op", ["MatMulIntegerToFloat", "DynamicQuantizeMatMul"])
 def test_microsoft_matmul_to_float(backend, op):
     """K = 2048: the int32 accumulation is exact; the float output at float32 tolerance."""
+    skip_if_uint8_int8_saturates()
     rng = np.random.default_rng(RNG_SEED)
     w = rng.integers(-128, 127, size=(2048, 5), dtype=np.int8)
     b_scale = (rng.random(5) * 0.01 + 0.001).astype(np.float32)
@@ -674,6 +677,7 @@ def test_microsoft_matmul_to_float(backend, op):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_microsoft_quantize_dequantize_and_conv(backend):
+    skip_if_uint8_int8_saturates()
     rng = np.random.default_rng(RNG_SEED)
     x = _halfway_inputs(0.25, 10, seed=3)
     params = {"s": np.array(0.25, np.float32), "z": np.array(7, np.uint8)}
