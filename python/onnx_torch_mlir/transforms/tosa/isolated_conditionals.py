@@ -23,8 +23,7 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from ...ir_walk import ops_named
-
-_CONSTANTS = ("tosa.const", "tosa.const_shape", "arith.constant")
+from .region_isolation import reads_from_outside, rewire_to_arguments, values_to_pass_in
 
 
 def isolate_conditionals(module: ir.Module) -> None:
@@ -34,61 +33,18 @@ def isolate_conditionals(module: ir.Module) -> None:
             _isolate(conditional)
 
 
-def _as_operation(owner) -> ir.Operation:
-    return owner.operation if hasattr(owner, "operation") else owner
-
-
-def _inside(value: ir.Value, container: ir.Operation) -> bool:
-    owner = value.owner
-    operation = _as_operation(owner.owner) if isinstance(owner, ir.Block) else _as_operation(owner)
-    while operation is not None:
-        if operation == container:
-            return True
-        parent = operation.parent
-        operation = _as_operation(parent) if parent is not None else None
-    return False
-
-
 def _isolate(conditional: ir.Operation) -> None:
-    reads = []  # (reader, operand number, region index)
-    for index, region in enumerate(conditional.regions):
-        def collect(operation: ir.Operation, index=index) -> ir.WalkResult:
-            for number, operand in enumerate(operation.operands):
-                if not _inside(operand, conditional):
-                    reads.append((operation, number, index))
-            return ir.WalkResult.ADVANCE
-
-        for block in region.blocks:
-            for operation in block.operations:
-                _as_operation(operation).walk(collect)
+    reads = reads_from_outside(conditional)
     if not reads:
         return
-    taken_in: list[ir.Value] = []
-    clones: dict = {}
-    passed = []  # (reader, operand number, region index, position in taken_in)
-    for reader, number, index in reads:
-        value = reader.operands[number]
-        producer = None if isinstance(value.owner, ir.Block) else _as_operation(value.owner)
-        if producer is not None and producer.name in _CONSTANTS:
-            key = (index, producer)
-            if key not in clones:
-                block = conditional.regions[index].blocks[0]
-                clones[key] = producer.clone(ip=ir.InsertionPoint.at_block_begin(block)).results[0]
-            reader.operands[number] = clones[key]
-            continue
-        position = next((k for k, kept in enumerate(taken_in) if kept == value), None)
-        if position is None:
-            position = len(taken_in)
-            taken_in.append(value)
-        passed.append((reader, number, index, position))
+    taken_in, passed_in = values_to_pass_in(conditional, reads)
     if not taken_in:
         return
     arguments = []
     for region in conditional.regions:
         block = region.blocks[0]
         arguments.append([block.add_argument(value.type, conditional.location) for value in taken_in])
-    for reader, number, index, position in passed:
-        reader.operands[number] = arguments[index][position]
+    rewire_to_arguments(passed_in, arguments)
     # The operands are the condition then `input_list`; its block arguments are the new ones appended.
     new = ir.Operation.create("tosa.cond_if", results=[result.type for result in conditional.results],
                               operands=[*conditional.operands, *taken_in], regions=2, loc=conditional.location,

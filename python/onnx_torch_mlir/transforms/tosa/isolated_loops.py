@@ -14,8 +14,7 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from ..torch.rewriting import as_operation, ops_named
-
-_CONSTANTS = ("tosa.const", "tosa.const_shape", "arith.constant")
+from .region_isolation import reads_from_outside, rewire_to_arguments, values_to_pass_in
 
 
 def isolate_while_loops(module: ir.Module) -> int:
@@ -27,59 +26,11 @@ def isolate_while_loops(module: ir.Module) -> int:
     return changed
 
 
-def _inside(value: ir.Value, loop: ir.Operation) -> bool:
-    owner = value.owner
-    operation = as_operation(owner.owner) if isinstance(owner, ir.Block) else as_operation(owner)
-    while operation is not None:
-        if operation == loop:
-            return True
-        parent = operation.parent
-        operation = as_operation(parent) if parent is not None else None
-    return False
-
-
-def _reads_from_outside(loop: ir.Operation) -> list[tuple[ir.Operation, int, int]]:
-    """(reader, operand number, region index) of every operand of an op inside `loop` defined outside."""
-    found = []
-    for index, region in enumerate(loop.regions):
-        def collect(operation: ir.Operation, index=index) -> ir.WalkResult:
-            for number, operand in enumerate(operation.operands):
-                if not _inside(operand, loop):
-                    found.append((operation, number, index))
-            return ir.WalkResult.ADVANCE
-
-        for block in region.blocks:
-            for operation in block.operations:
-                as_operation(operation).walk(collect)
-    return found
-
-
-def _defining(value: ir.Value):
-    return None if isinstance(value.owner, ir.Block) else as_operation(value.owner)
-
-
 def _isolate(loop: ir.Operation) -> int:
-    reads = _reads_from_outside(loop)
+    reads = reads_from_outside(loop)
     if not reads:
         return 0
-    carried: list[ir.Value] = []
-    passed_in = []  # (reader, operand number, region index, position in carried)
-    clones: dict = {}
-    for reader, number, index in reads:
-        value = reader.operands[number]
-        producer = _defining(value)
-        if producer is not None and producer.name in _CONSTANTS:
-            key = (index, producer)
-            if key not in clones:
-                block = loop.regions[index].blocks[0]
-                clones[key] = producer.clone(ip=ir.InsertionPoint.at_block_begin(block)).results[0]
-            reader.operands[number] = clones[key]
-            continue
-        position = next((k for k, kept in enumerate(carried) if kept == value), None)
-        if position is None:
-            position = len(carried)
-            carried.append(value)
-        passed_in.append((reader, number, index, position))
+    carried, passed_in = values_to_pass_in(loop, reads)
     if carried:
         _carry(loop, carried, passed_in)
     return 1
@@ -96,8 +47,7 @@ def _carry(loop: ir.Operation, carried: list[ir.Value], passed_in) -> None:
         block = loop.regions[index].blocks[0]
         block.append_to(new.regions[index])
         arguments.append([block.add_argument(value.type, loop.location) for value in carried])
-    for reader, number, index, position in passed_in:
-        reader.operands[number] = arguments[index][position]
+    rewire_to_arguments(passed_in, arguments)
     body = new.regions[1].blocks[0]
     terminator = as_operation(body.operations[len(body.operations) - 1])
     ir.Operation.create("tosa.yield", operands=[*terminator.operands, *arguments[1]], loc=terminator.location,
