@@ -7,7 +7,7 @@ from .errors import PipelineError
 from .importer.loading import load_model
 from .isolation import begin_step
 from .mlir_context import make_context
-from .pipelines import check_output_type, lower_torch_to_backend
+from .pipelines import canonical_output_type, check_output_type, lower_torch_to_backend
 
 IMPORTERS = ("ours", "torch-mlir")
 CONVERTERS = ("ours", "torch-mlir")
@@ -31,7 +31,7 @@ def compile(
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
 
-    output_type: "torch" (torch-mlir's backend contract), "linalg-on-tensors",
+    output_type: "torch" (torch-mlir's backend contract), "linalg-on-tensors" (or "linalg"),
     "tosa" or "stablehlo". `importer` and `converter` choose whose ONNX importer
     and ONNX-to-Torch conversion run; "torch-mlir" selects the peer's.
 
@@ -55,6 +55,7 @@ def compile(
     inside MLIR or torch-mlir raises InternalCompilerError (naming the pipeline step and a
     reproducer file) instead of ending this process; the module comes back as bytecode.
     """
+    output_type = canonical_output_type(output_type)
     if isolated:
         from .isolation import compile_isolated
 

@@ -402,6 +402,12 @@ def test_to_linalg_is_short_for_linalg_on_tensors(command, relu, tmp_path):
         assert "(linalg-on-tensors)" in result.stdout
 
 
+def test_python_api_takes_linalg_as_short_for_linalg_on_tensors(relu):
+    from onnx_torch_mlir import compile as compile_model
+
+    assert "linalg.generic" in str(compile_model(str(relu), output_type="linalg"))
+
+
 def test_compile_help_says_what_the_default_output_is_and_names_bytecode():
     result = _run("compile", "--help")
     assert result.returncode == 0

@@ -1,14 +1,12 @@
 """The options every compiling subcommand shares: target, importer, converter; and, for the
 subcommands that run the result, which consumer runs it."""
 
-
-# Short names `--to` takes for an output type, wherever it is taken.
-OUTPUT_TYPE_ALIASES = {"linalg": "linalg-on-tensors"}
+from ..pipelines import canonical_output_type
 
 
 def output_type(name: str) -> str:
     """`--to`'s value with a short name spelled out (argparse checks the choices after this)."""
-    return OUTPUT_TYPE_ALIASES.get(name, name)
+    return canonical_output_type(name)
 
 
 def add_compile_arguments(parser, *, default_backend: str, backends_only: bool = False) -> None:
