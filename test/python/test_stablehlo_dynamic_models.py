@@ -88,6 +88,34 @@ def test_unit_contraction_on_a_dynamic_length_stablehlo(consumer):
 
 
 @pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("x_shape, weight_shape, result_shape, sizes", [
+    (["b", 16], (16, 1), ["b", 1], [(3, 16), (1, 16)]),
+    (["b", "s", 16], (16,), ["b", "s"], [(2, 5, 16), (1, 3, 16)]),
+    (["b", "s", 16], (16, 1), ["b", "s", 1], [(2, 5, 16)]),
+], ids=["linear_to_one_feature", "matrix_vector", "batched_to_one_feature"])
+def test_products_with_one_free_side_on_dynamic_shapes_stablehlo(consumer, x_shape, weight_shape, result_shape, sizes):
+    """A Linear to one feature (a classifier's single logit) on a dynamic batch."""
+    weight = _normal(*weight_shape, seed=4)
+    model = _model("one_feature", [helper.make_node("MatMul", ["x", "w"], ["y"])],
+                   [("x", TensorProto.FLOAT, x_shape)], [("y", TensorProto.FLOAT, result_shape)],
+                   initializers=[("w", weight)])
+    _run_stablehlo(model, consumer, [[_normal(*shape, seed=k)] for k, shape in enumerate(sizes)])
+
+
+def test_iree_still_rejects_a_dynamic_product_with_a_unit_free_dim():
+    """The IREE 3.13 behaviour `unit_free_dims_as_reduction` works around: its StableHLO
+    preprocessing rewrites this dot into a dot and a `stablehlo.reshape` to a dynamic type, which
+    does not verify. When this test fails, IREE takes the form: delete the workaround."""
+    text = """
+    func.func @main(%x: tensor<?x64xf32>, %w: tensor<64x1xf32>) -> tensor<?x1xf32> {
+      %r = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<?x64xf32>, tensor<64x1xf32>) -> tensor<?x1xf32>
+      return %r : tensor<?x1xf32>
+    }"""
+    with pytest.raises(OnnxTorchMlirError, match="stablehlo.reshape' op result #0 must be statically shaped"):
+        compile_with_iree(text, "stablehlo")
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
 def test_scatternd_rows_of_a_dynamic_batch_stablehlo(consumer):
     """ScatterND of whole rows into a dynamic [n, 4] (T5's relative-position buckets): torch-mlir's
     stablehlo.scatter, which the reference runner lowers as a loop nest (runtime/stablehlo_scatter.py)."""

@@ -29,9 +29,9 @@ broadcast**; it equals the result dim. Then:
 - the length of a dynamic `arange`, which torch-mlir computes as `ceil((end - start) / step)` in
   f64 and converts back to i64 (IREE has no lowering of that `arith.fptosi` in its host code),
   is the same ceiling division on the integers;
-- an index-select-shaped `stablehlo.dynamic_gather` and a dynamically shaped `dot_general` whose
-  contracting dims are 1 take the forms of `stablehlo_dynamic_ops.py`, and a slice that is empty at
-  run time stays empty there.
+- an index-select-shaped `stablehlo.dynamic_gather`, and a dynamically shaped `dot_general` whose
+  contracting dims are 1 or one of whose operands has only unit free dims, take the forms of
+  `dynamic_ops.py`, and a slice that is empty at run time stays empty there.
 
 A model whose dynamic dim is 1 at run time where another operand's is not gets wrong numbers on
 StableHLO (an assertion on Linalg); fix the dim with `--dim NAME=SIZE` for such a model.
@@ -41,7 +41,9 @@ from torch_mlir import ir
 from torch_mlir.passmanager import PassManager
 
 from ...errors import PipelineError
-from ..stablehlo.dynamic_ops import dynamic_gather_as_index_select, empty_slices_kept_empty, unit_contraction_as_product
+from ..stablehlo.dynamic_ops import (
+    dynamic_gather_as_index_select, empty_slices_kept_empty, unit_contraction_as_product, unit_free_dims_as_reduction,
+)
 
 BROADCAST = "stablehlo.dynamic_broadcast_in_dim"
 EXPANDING = "known_expanding_dimensions"
@@ -74,7 +76,7 @@ def finish_dynamic_stablehlo(module: ir.Module) -> None:
         for op in ops.get("stablehlo.dynamic_gather", []):
             dynamic_gather_as_index_select(op)
         for op in ops.get("stablehlo.dot_general", []):
-            unit_contraction_as_product(op)
+            unit_contraction_as_product(op) or unit_free_dims_as_reduction(op)
         for op in ops.get("stablehlo.real_dynamic_slice", []):
             empty_slices_kept_empty(op)
         for op in ops.get("stablehlo.dynamic_reshape", []):

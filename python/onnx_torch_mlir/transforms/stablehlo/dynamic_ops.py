@@ -13,6 +13,14 @@
   then fails to lower. With one term in each sum the dot is that product: both operands lose the
   unit dims (`tensor.collapse_shape`), are broadcast to the result (each operand dim is its own
   result dim, so none expands) and multiplied.
+- `stablehlo.dot_general` on dynamic shapes where one operand has no free dim but unit ones (a
+  `Linear` to one feature, `[?, K] x [K, 1]`, or a matrix-vector product): IREE 3.13's StableHLO
+  preprocessing turns it into a `stablehlo.dot` and a `stablehlo.reshape` to the dynamic result,
+  which does not verify ("'stablehlo.reshape' op result #0 must be statically shaped"; reproducer
+  in `test/python/test_stablehlo_dynamic_models.py`). Such a dot is a broadcast product summed over
+  the contracting dims: both operands are broadcast to [batch, lhs free, rhs free, contracting]
+  (the side without free dims is small), multiplied, and reduced with `stablehlo.add`. Delete when
+  IREE's preprocessing builds a `dynamic_reshape` there (check with that test).
 """
 
 from torch_mlir import ir
@@ -109,6 +117,67 @@ def unit_contraction_as_product(op: ir.Operation) -> bool:
     op.results[0].replace_all_uses_with(product.results[0])
     op.erase()
     return True
+
+
+def unit_free_dims_as_reduction(op: ir.Operation) -> bool:
+    """Rewrite a dynamically shaped `stablehlo.dot_general` one of whose operands has only unit free
+    dims (or none) into a broadcast product reduced over the contracting dims (module docstring);
+    whether it was."""
+    lhs, rhs = op.operands
+    result_type = op.results[0].type
+    types = (lhs.type, rhs.type, result_type)
+    if not all(isinstance(t, ir.RankedTensorType) for t in types) or all(t.has_static_shape for t in types):
+        return False
+    numbers = _stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+    lhs_batch, rhs_batch = list(numbers.lhs_batching_dimensions), list(numbers.rhs_batching_dimensions)
+    lhs_contracting = list(numbers.lhs_contracting_dimensions)
+    rhs_contracting = list(numbers.rhs_contracting_dimensions)
+    lhs_free = [d for d in range(lhs.type.rank) if d not in lhs_batch and d not in lhs_contracting]
+    rhs_free = [d for d in range(rhs.type.rank) if d not in rhs_batch and d not in rhs_contracting]
+    if not (_all_unit(lhs.type, lhs_free) or _all_unit(rhs.type, rhs_free)) or not lhs_contracting:
+        return False
+    if len(lhs_batch) + len(lhs_free) + len(rhs_free) != result_type.rank:
+        return False
+    ip = ir.InsertionPoint(op)
+    element = result_type.element_type
+    # The joint space: the result's dims, then the contracting dims (their sizes from lhs).
+    sources = ([(lhs, d) for d in lhs_batch] + [(lhs, d) for d in lhs_free] + [(rhs, d) for d in rhs_free]
+               + [(lhs, d) for d in lhs_contracting])
+    joint_type = ir.RankedTensorType.get(
+        [*result_type.shape, *(lhs.type.shape[d] for d in lhs_contracting)], element)
+    shape = _shape_of_result(joint_type, sources, ip)
+    free_count = len(lhs_batch) + len(lhs_free) + len(rhs_free)
+    lhs_places = ({d: i for i, d in enumerate(lhs_batch)} | {d: len(lhs_batch) + i for i, d in enumerate(lhs_free)}
+                  | {d: free_count + i for i, d in enumerate(lhs_contracting)})
+    rhs_places = ({d: i for i, d in enumerate(rhs_batch)}
+                  | {d: len(lhs_batch) + len(lhs_free) + i for i, d in enumerate(rhs_free)}
+                  | {d: free_count + i for i, d in enumerate(rhs_contracting)})
+    terms = [_broadcast_to_result(_converted(value, element, ip), [places[d] for d in range(value.type.rank)],
+                                  shape, joint_type, ip)
+             for value, places in ((lhs, lhs_places), (rhs, rhs_places))]
+    product = ir.Operation.create("stablehlo.multiply", results=[joint_type], operands=terms, loc=op.location, ip=ip)
+    total = _sum_over(product.results[0], list(range(free_count, joint_type.rank)), result_type, op.location, ip)
+    op.results[0].replace_all_uses_with(total)
+    op.erase()
+    return True
+
+
+def _sum_over(value: ir.Value, dims: list[int], result_type, location, ip: ir.InsertionPoint) -> ir.Value:
+    """`stablehlo.reduce` of `value` over `dims` with `stablehlo.add`, from zero."""
+    element = result_type.element_type
+    scalar = ir.RankedTensorType.get([], element)
+    zero_attribute = (ir.IntegerAttr.get(element, 0) if isinstance(element, ir.IntegerType)
+                      else ir.FloatAttr.get(element, 0.0))
+    zero = ir.Operation.create("stablehlo.constant", results=[scalar], loc=location, ip=ip,
+                               attributes={"value": ir.DenseElementsAttr.get_splat(scalar, zero_attribute)})
+    reduce = ir.Operation.create("stablehlo.reduce", results=[result_type], operands=[value, zero.results[0]],
+                                 attributes={"dimensions": ir.DenseI64ArrayAttr.get(dims)}, regions=1,
+                                 loc=location, ip=ip)
+    block = reduce.regions[0].blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        added = ir.Operation.create("stablehlo.add", results=[scalar], operands=list(block.arguments), loc=location)
+        ir.Operation.create("stablehlo.return", operands=[added.results[0]], loc=location)
+    return reduce.results[0]
 
 
 def _all_unit(tensor_type: ir.RankedTensorType, dims: list[int]) -> bool:
