@@ -3,7 +3,7 @@
 from torch_mlir import ir
 
 from . import config, timing
-from .errors import PipelineError
+from .errors import DynamicDimsError, PipelineError
 from .importer.loading import load_model
 from .isolation import begin_step
 from .mlir_context import make_context
@@ -89,9 +89,22 @@ def compile(
     with timing.stage("conversion"):  # torch-mlir's simplification inside it is its own stage
         convert_to_torch(module, converter, legal, target=output_type)
     with timing.stage("backend pipeline"):
-        lower_torch_to_backend(module, output_type, backend_legal_ops=legal, custom_op_encoding=custom_op_encoding)
+        try:
+            lower_torch_to_backend(module, output_type, backend_legal_ops=legal, custom_op_encoding=custom_op_encoding)
+        except DynamicDimsError as error:
+            raise with_open_dims(error, model, dims, input_shapes) from None
     hand_over(module, entry_name, weights)
     return module
+
+
+def with_open_dims(error: DynamicDimsError, model, dims, input_shapes) -> DynamicDimsError:
+    """`error` with its generic hint replaced by the graph inputs' dims still dynamic after `dims`
+    and `input_shapes` and the flags that fix them (importer/open_dims.py); as it is when no input
+    dim is dynamic (the size comes from data)."""
+    from .importer.open_dims import open_dims_hint
+
+    hint = open_dims_hint(model, dims, input_shapes)
+    return error.with_hint(hint) if hint else error
 
 
 def hand_over(module: ir.Module, entry_name: str | None, weights: str) -> None:

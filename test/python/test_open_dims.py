@@ -1,0 +1,139 @@
+"""A TOSA error caused by a dynamic dim names the graph input dims still open and the flags that
+fix them (importer/open_dims.py; issue 26 point 3).
+
+The model mimics a KV-cache GPT-2: `input_ids` [batch, seq] and an `attention_mask` whose second
+dim is the expression "past + seq", as optimum writes `past_sequence_length + sequence_length`.
+The positions 0..past+seq-1 are a Range to the mask's length, which TOSA cannot size at run time:
+with `--dim batch=2 --dim seq=4` the one dim still open is the mask's.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnx_torch_mlir
+from onnx_torch_mlir.errors import DynamicDimsError
+from onnx_torch_mlir.importer.open_dims import OpenDim, describe_open_dims, open_input_dims
+
+BIN = Path(sys.executable).parent
+
+
+def _const(name, value):
+    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(value, dtype=np.int64)))
+
+
+def _kv_cache_like_model(mask_dims=("batch", "past + seq"), reshape: bool = False) -> onnx.ModelProto:
+    """ids2 = input_ids + input_ids; masked = attention_mask * Range(0, mask length) (the
+    positions); with `reshape`, also the mask reshaped to its own Shape (two run-time sizes)."""
+    nodes = [
+        helper.make_node("Shape", ["attention_mask"], ["shape"]),
+        _const("one", 1), _const("zero", 0),
+        helper.make_node("Gather", ["shape", "one"], ["total"], axis=0),
+        helper.make_node("Range", ["zero", "total", "one"], ["positions"]),
+        helper.make_node("Mul", ["attention_mask", "positions"], ["masked"]),
+        helper.make_node("Add", ["input_ids", "input_ids"], ["ids2"]),
+    ]
+    outputs = [helper.make_tensor_value_info("masked", TensorProto.INT64, None),
+               helper.make_tensor_value_info("ids2", TensorProto.INT64, None)]
+    if reshape:
+        nodes = [helper.make_node("Shape", ["attention_mask"], ["shape"]),
+                 helper.make_node("Reshape", ["attention_mask", "shape"], ["reshaped"]),
+                 helper.make_node("Add", ["reshaped", "reshaped"], ["masked"]),
+                 helper.make_node("Add", ["input_ids", "input_ids"], ["ids2"])]
+    graph = helper.make_graph(
+        nodes, "kv_cache_like",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
+         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, list(mask_dims))],
+        outputs,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def _compile(model_path: Path, *flags: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "onnx-torch-mlir"), "compile", str(model_path), "--to", "tosa", *flags],
+                          capture_output=True, text=True)
+
+
+def _saved(tmp_path: Path, model: onnx.ModelProto) -> Path:
+    path = tmp_path / "model.onnx"
+    onnx.save(model, path)
+    return path
+
+
+def _one_error_line(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def test_the_error_names_the_open_expression_dim_and_its_flag(tmp_path):
+    """The issue's case: batch and seq fixed, the mask's `past + seq` open; a Range (not a
+    reshape) needs it, so no word about reshapes."""
+    error = _one_error_line(_compile(_saved(tmp_path, _kv_cache_like_model()), "--dim", "batch=2", "--dim", "seq=4"))
+    assert "'aten.arange.start_step' needs the run-time size of dim 1" in error
+    assert "'past + seq' (dim 1 of 'attention_mask')" in error
+    assert "--dim 'past + seq=N'" in error
+    assert "--dims-from INPUTS.npz" in error
+    assert "reshape" not in error
+    assert "'batch'" not in error and "'seq'" not in error  # fixed by the user: not open
+
+
+def test_following_the_suggested_flag_compiles(tmp_path):
+    model_path = _saved(tmp_path, _kv_cache_like_model())
+    error = _one_error_line(_compile(model_path, "--dim", "batch=2", "--dim", "seq=4"))
+    suggested = re.findall(r"--dim '([^']+)=N'", error)
+    assert suggested == ["past + seq"]
+    result = _compile(model_path, "--dim", "batch=2", "--dim", "seq=4", "--dim", f"{suggested[0]}=10")
+    assert result.returncode == 0, result.stderr
+    assert "tensor<2x10xi64>" in result.stdout
+
+
+def test_every_open_dim_is_listed_with_the_inputs_sharing_it(tmp_path):
+    error = _one_error_line(_compile(_saved(tmp_path, _kv_cache_like_model())))
+    assert "'batch' (dim 0 of 'input_ids', 'attention_mask')" in error
+    assert "'seq' (dim 1 of 'input_ids')" in error
+    assert "--dim batch=N --dim seq=N --dim 'past + seq=N'" in error
+
+
+def test_a_dim_without_a_name_points_to_the_inputs_whole_shape(tmp_path):
+    model_path = _saved(tmp_path, _kv_cache_like_model(mask_dims=("batch", None)))
+    error = _one_error_line(_compile(model_path, "--dim", "batch=2", "--dim", "seq=4"))
+    assert "dim 1 of 'attention_mask' (no name)" in error
+    assert "--input-shape 'attention_mask=?xD1'" in error  # ? keeps the batch --dim fixes
+    result = _compile(model_path, "--dim", "batch=2", "--dim", "seq=4", "--input-shape", "attention_mask=?x10")
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_reshape_explanation_only_for_a_reshape(tmp_path):
+    error = _one_error_line(_compile(_saved(tmp_path, _kv_cache_like_model(reshape=True))))
+    assert "'aten.view' needs the run-time size" in error
+    assert "a reshape takes at most one -1" in error
+    assert "'past + seq' (dim 1 of 'attention_mask')" in error
+
+
+def test_the_python_api_raises_the_same_error():
+    with pytest.raises(DynamicDimsError, match=r"'past \+ seq' \(dim 1 of 'attention_mask'\).*--dim 'past \+ seq=N'"):
+        onnx_torch_mlir.compile(_kv_cache_like_model(), "tosa", dims={"batch": 2, "seq": 4})
+
+
+def test_input_shapes_close_dims_too():
+    model = _kv_cache_like_model()
+    assert open_input_dims(model) == [OpenDim("input_ids", 0, "batch"), OpenDim("input_ids", 1, "seq"),
+                                      OpenDim("attention_mask", 0, "batch"), OpenDim("attention_mask", 1, "past + seq")]
+    assert open_input_dims(model, dims=["batch=2"], input_shapes={"attention_mask": (2, 10)}) == [
+        OpenDim("input_ids", 1, "seq")]
+
+
+def test_many_inputs_sharing_a_name_are_counted():
+    opened = [OpenDim(f"past.{index}", 0, "batch") for index in range(6)]
+    assert "'batch' (dim 0 of 'past.0', 'past.1', 'past.2' and 3 more inputs)" in describe_open_dims(opened)
