@@ -1,5 +1,6 @@
 """A TOSA error caused by a dynamic dim names the graph input dims still open and the flags that
-fix them (importer/open_dims.py; issue 26 point 3).
+fix them (importer/open_dims.py), and `--dims-from INPUTS.npz` fixes every one from example inputs
+(importer/example_dims.py); issue 26 point 3.
 
 The model mimics a KV-cache GPT-2: `input_ids` [batch, seq] and an `attention_mask` whose second
 dim is the expression "past + seq", as optimum writes `past_sequence_length + sequence_length`.
@@ -137,3 +138,89 @@ def test_input_shapes_close_dims_too():
 def test_many_inputs_sharing_a_name_are_counted():
     opened = [OpenDim(f"past.{index}", 0, "batch") for index in range(6)]
     assert "'batch' (dim 0 of 'past.0', 'past.1', 'past.2' and 3 more inputs)" in describe_open_dims(opened)
+
+
+# --------------------------------------------------------------------------------------------------
+# --dims-from
+
+
+def _examples(tmp_path: Path, name: str = "inputs.npz", positional: bool = False, batch_of_mask: int = 2) -> Path:
+    ids, mask = np.ones((2, 4), np.int64), np.ones((batch_of_mask, 10), np.int64)
+    path = tmp_path / name
+    if positional:
+        np.savez(path, ids, mask)
+    else:
+        np.savez(path, input_ids=ids, attention_mask=mask)
+    return path
+
+
+@pytest.mark.parametrize("positional", [False, True], ids=["by-name", "in-input-order"])
+def test_dims_from_example_inputs_compiles_to_static_tosa(tmp_path, positional):
+    result = _compile(_saved(tmp_path, _kv_cache_like_model()), "--dims-from", str(_examples(tmp_path, positional=positional)))
+    assert result.returncode == 0, result.stderr
+    signature = next(line for line in result.stdout.splitlines() if "func.func" in line)
+    assert "%arg0: tensor<2x4xi64>, %arg1: tensor<2x10xi64>" in signature
+    assert "?" not in signature
+
+
+def test_dims_from_fixes_a_dim_without_a_name(tmp_path):
+    model_path = _saved(tmp_path, _kv_cache_like_model(mask_dims=("batch", None)))
+    result = _compile(model_path, "--dims-from", str(_examples(tmp_path)))
+    assert result.returncode == 0, result.stderr
+    assert "tensor<2x10xi64>" in result.stdout
+
+
+def test_dims_from_refuses_a_shared_name_of_two_sizes(tmp_path):
+    model_path = _saved(tmp_path, _kv_cache_like_model())
+    examples = _examples(tmp_path, batch_of_mask=3)
+    error = _one_error_line(_compile(model_path, "--dims-from", str(examples)))
+    assert f"--dims-from {examples}: dim 'batch' is 2 in input 'input_ids' but 3 in input 'attention_mask'" in error
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--dim", "batch=3"], "dim 'batch' is 2 there, but --dim batch=3"),
+    (["--input-shape", "attention_mask=2x11"], "input 'attention_mask' has shape 2x10 there, but --input-shape attention_mask=2x11"),
+])
+def test_dims_from_refuses_options_that_disagree(tmp_path, flags, message):
+    model_path = _saved(tmp_path, _kv_cache_like_model())
+    error = _one_error_line(_compile(model_path, "--dims-from", str(_examples(tmp_path)), *flags))
+    assert message in error
+
+
+def test_dims_from_refuses_an_example_of_another_rank(tmp_path):
+    model_path = _saved(tmp_path, _kv_cache_like_model())
+    path = tmp_path / "rank.npz"
+    np.savez(path, attention_mask=np.ones((2, 10, 1), np.int64))
+    error = _one_error_line(_compile(model_path, "--dims-from", str(path)))
+    assert "input 'attention_mask' has shape 2x10x1 there, but the model declares rank 2 ([batch, past + seq])" in error
+
+
+def test_dims_from_refuses_an_array_that_is_no_input(tmp_path):
+    model_path = _saved(tmp_path, _kv_cache_like_model())
+    path = tmp_path / "other.npz"
+    np.savez(path, mask=np.ones((2, 10), np.int64))
+    error = _one_error_line(_compile(model_path, "--dims-from", str(path)))
+    assert f"--dims-from {path}: array 'mask' is not an input of the model" in error
+
+
+def test_run_takes_dims_from_for_made_up_inputs(tmp_path):
+    """`run --to tosa --dims-from`: the static program runs on made-up inputs of the examples' shapes."""
+    result = subprocess.run(
+        [str(BIN / "onnx-torch-mlir"), "run", str(_saved(tmp_path, _kv_cache_like_model())), "--to", "tosa",
+         "--dims-from", str(_examples(tmp_path))],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "masked: int64[2, 10]" in result.stdout
+    assert "ids2: int64[2, 4]" in result.stdout
+
+
+def test_verify_takes_dims_from_the_inputs_it_runs_on(tmp_path):
+    examples = str(_examples(tmp_path))
+    result = subprocess.run(
+        [str(BIN / "onnx-torch-mlir"), "verify", str(_saved(tmp_path, _kv_cache_like_model())), "--to", "tosa",
+         "--input", examples, "--dims-from", examples],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "2 of 2 outputs match onnxruntime (tosa)" in result.stdout
