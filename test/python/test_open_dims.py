@@ -224,3 +224,22 @@ def test_verify_takes_dims_from_the_inputs_it_runs_on(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "2 of 2 outputs match onnxruntime (tosa)" in result.stdout
+
+
+def test_a_node_that_needs_static_sizes_lists_the_open_dims_too(tmp_path):
+    """A conversion error that points to --dim (ceil mode's last window on a dynamic image size)
+    gets a last line with the dims still open and their flags; following it compiles."""
+    node = helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2], pads=[0, 0, 2, 2],
+                            ceil_mode=1)
+    graph = helper.make_graph(
+        [node], "pool", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, "height", "width"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model_path = _saved(tmp_path, helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8))
+    result = _compile(model_path, "--dim", "batch=1")
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "ceil_mode with end pad 2" in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert "'height' (dim 2 of 'x'), 'width' (dim 3 of 'x')" in last
+    assert "--dim height=N --dim width=N" in last
+    fixed = _compile(model_path, "--dim", "batch=1", "--dim", "height=9", "--dim", "width=9")
+    assert fixed.returncode == 0, fixed.stderr
