@@ -93,7 +93,8 @@ def compile(
             raise with_open_dims_line(error, model, dims, input_shapes) from None
     with timing.stage("backend pipeline"):
         try:
-            lower_torch_to_backend(module, output_type, backend_legal_ops=legal, custom_op_encoding=custom_op_encoding)
+            lower_torch_to_backend(module, output_type, backend_legal_ops=legal,
+                                   custom_op_encoding=custom_op_encoding)
         except DynamicDimsError as error:
             raise with_open_dims(error, model, dims, input_shapes) from None
     hand_over(module, entry_name, weights)

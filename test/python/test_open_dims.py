@@ -156,7 +156,8 @@ def _examples(tmp_path: Path, name: str = "inputs.npz", positional: bool = False
 
 @pytest.mark.parametrize("positional", [False, True], ids=["by-name", "in-input-order"])
 def test_dims_from_example_inputs_compiles_to_static_tosa(tmp_path, positional):
-    result = _compile(_saved(tmp_path, _kv_cache_like_model()), "--dims-from", str(_examples(tmp_path, positional=positional)))
+    examples = _examples(tmp_path, positional=positional)
+    result = _compile(_saved(tmp_path, _kv_cache_like_model()), "--dims-from", str(examples))
     assert result.returncode == 0, result.stderr
     signature = next(line for line in result.stdout.splitlines() if "func.func" in line)
     assert "%arg0: tensor<2x4xi64>, %arg1: tensor<2x10xi64>" in signature
@@ -179,7 +180,8 @@ def test_dims_from_refuses_a_shared_name_of_two_sizes(tmp_path):
 
 @pytest.mark.parametrize("flags, message", [
     (["--dim", "batch=3"], "dim 'batch' is 2 there, but --dim batch=3"),
-    (["--input-shape", "attention_mask=2x11"], "input 'attention_mask' has shape 2x10 there, but --input-shape attention_mask=2x11"),
+    (["--input-shape", "attention_mask=2x11"],
+     "input 'attention_mask' has shape 2x10 there, but --input-shape attention_mask=2x11"),
 ])
 def test_dims_from_refuses_options_that_disagree(tmp_path, flags, message):
     model_path = _saved(tmp_path, _kv_cache_like_model())
