@@ -6,8 +6,9 @@ deep inside the module, on a tensor the user never named. What the user can chan
 inputs: so the error lists each input dim still open, by its ONNX name (a `dim_param` such as
 `batch` or an expression such as `past_sequence_length + sequence_length`, which `--dim` takes
 verbatim), and spells out the flags that fix it: `--dim 'NAME=N'` for a named dim, `--input-shape
-'INPUT=D0xD1'` for a dim without a name (or for inputs that share a name but differ in size at run
-time, optimum's `sequence_length`), or `--dims-from INPUTS.npz` for all of them at once.
+'INPUT=?xD1'` for a dim without a name, or `--dims-from INPUTS.npz` for all of them at once. (Inputs
+that share a name but differ in size at run time, an older merged decoder's `sequence_length`,
+need an `--input-shape` each: the message names the flag, not the inputs, as only the user knows.)
 """
 
 from __future__ import annotations
@@ -87,8 +88,6 @@ def suggest_fixes(opened: list[OpenDim], declared: dict[str, list[str]]) -> str:
     flags += [_input_shape_flag(name, declared.get(name), {dim.axis for dim in opened if dim.input == name})
               for name in unnamed_inputs]
     text = "fix them at compile time with --dim NAME=SIZE or --input-shape INPUT=D0xD1: " + " ".join(flags)
-    if any(len({dim.input for dim in members}) > 1 for members in by_name.values()):
-        text += " (an input whose named dim differs at run time from another input's of that name: its --input-shape)"
     return text + ", or every one from example inputs with --dims-from INPUTS.npz"
 
 
