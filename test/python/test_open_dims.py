@@ -22,7 +22,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
 from onnx_torch_mlir.errors import DynamicDimsError
-from onnx_torch_mlir.importer.open_dims import OpenDim, describe_open_dims, open_input_dims
+from onnx_torch_mlir.importer.open_dims import OpenDim, describe_open_dims, open_input_dims, suggest_fixes
 
 BIN = Path(sys.executable).parent
 
@@ -245,3 +245,12 @@ def test_a_node_that_needs_static_sizes_lists_the_open_dims_too(tmp_path):
     assert "--dim height=N --dim width=N" in last
     fixed = _compile(model_path, "--dim", "batch=1", "--dim", "height=9", "--dim", "width=9")
     assert fixed.returncode == 0, fixed.stderr
+
+
+def test_an_input_without_a_declared_shape_is_offered_its_whole_shape():
+    model = _kv_cache_like_model()
+    model.graph.input[1].type.tensor_type.ClearField("shape")
+    opened = open_input_dims(model, dims={"batch": 2, "seq": 4})
+    assert opened == [OpenDim("attention_mask", None, None)]
+    assert "the shape of 'attention_mask' (no name)" in describe_open_dims(opened)
+    assert "--input-shape attention_mask=D0xD1" in suggest_fixes(opened, {})
