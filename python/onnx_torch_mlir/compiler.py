@@ -3,7 +3,7 @@
 from torch_mlir import ir
 
 from . import config, timing
-from .errors import PipelineError
+from .errors import ConversionError, DynamicDimsError, PipelineError
 from .importer.loading import load_model
 from .isolation import begin_step
 from .mlir_context import make_context
@@ -87,11 +87,46 @@ def compile(
 
         keep(module, keep_onnx_ops)
     with timing.stage("conversion"):  # torch-mlir's simplification inside it is its own stage
-        convert_to_torch(module, converter, legal, target=output_type)
+        try:
+            convert_to_torch(module, converter, legal, target=output_type)
+        except ConversionError as error:
+            raise with_open_dims_line(error, model, dims, input_shapes) from None
     with timing.stage("backend pipeline"):
-        lower_torch_to_backend(module, output_type, backend_legal_ops=legal, custom_op_encoding=custom_op_encoding)
+        try:
+            lower_torch_to_backend(module, output_type, backend_legal_ops=legal,
+                                   custom_op_encoding=custom_op_encoding)
+        except DynamicDimsError as error:
+            raise with_open_dims(error, model, dims, input_shapes) from None
     hand_over(module, entry_name, weights)
     return module
+
+
+def with_open_dims(error: DynamicDimsError, model, dims, input_shapes) -> DynamicDimsError:
+    """`error` with its generic hint replaced by the graph inputs' dims still dynamic after `dims`
+    and `input_shapes` and the flags that fix them (importer/open_dims.py); as it is when no input
+    dim is dynamic (the size comes from data)."""
+    hint = _open_dims_hint(model, dims, input_shapes)
+    return error.with_hint(hint) if hint else error
+
+
+def with_open_dims_line(error: ConversionError, model, dims, input_shapes) -> ConversionError:
+    """`error` with a last line naming the graph inputs' dims still dynamic and the flags that fix
+    them, when one of its nodes asks for a static size: such a pattern's reason ends with the way
+    out, `--dim NAME=SIZE`, which is how it is recognized here."""
+    hint = _open_dims_hint(model, dims, input_shapes) if "--dim" in str(error) else None
+    return ConversionError(f"{error}\n{hint}") if hint else error
+
+
+def _open_dims_hint(model, dims, input_shapes) -> str | None:
+    """importer.open_dims.open_dims_hint; None if the model cannot be read again (the error being
+    reported matters more than the hint)."""
+    from .errors import OnnxTorchMlirError
+    from .importer.open_dims import open_dims_hint
+
+    try:
+        return open_dims_hint(model, dims, input_shapes)
+    except OnnxTorchMlirError:
+        return None
 
 
 def hand_over(module: ir.Module, entry_name: str | None, weights: str) -> None:

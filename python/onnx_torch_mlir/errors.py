@@ -27,6 +27,25 @@ class PipelineError(OnnxTorchMlirError):
     """An MLIR pass pipeline failed; the message carries MLIR's diagnostics."""
 
 
+class DynamicDimsError(PipelineError):
+    """A backend form needs a static size where the module has a dynamic dim.
+
+    `reason` says which op needs which size, `hint` how to fix dims (the generic STATIC_DIMS_HINT
+    where only the module is known); `compile` replaces the hint by the graph inputs' dims still
+    dynamic and the flags that fix them (importer/open_dims.py). `details`: further lines."""
+
+    def __init__(self, reason: str, hint: str = "", details: str = ""):
+        text = f"{reason} ({hint})" if hint else reason
+        super().__init__(f"{text}\n{details}" if details else text)
+        self.reason, self.hint, self.details = reason, hint, details
+
+    def with_hint(self, hint: str) -> "DynamicDimsError":
+        return DynamicDimsError(self.reason, hint, self.details)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.hint, self.details))
+
+
 class RunnerError(OnnxTorchMlirError):
     """The reference CPU runner could not compile or run a program."""
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .errors import PipelineError
+from .errors import DynamicDimsError, PipelineError
 from .isolation import begin_step
 from .mlir_passes import STATIC_DIMS_HINT, TORCH_TO_BACKEND, has_dynamic_signature, run_passes
 
@@ -201,8 +201,8 @@ def lower_torch_to_backend(
     Ops of `backend_legal_ops` that the module still holds, and ONNX ops kept by
     `keep_onnx_ops`, become the backend's custom ops in torch-mlir's lowering (docs/custom-ops.md).
     A backend switched off (onnx_torch_mlir.config) raises BackendDisabledError. On TOSA and
-    StableHLO, an error after the route's own checks on a module with dynamic dims says how to fix
-    them (STATIC_DIMS_HINT).
+    StableHLO, an error after the route's own checks on a module with dynamic dims is a
+    DynamicDimsError that says how to fix them (STATIC_DIMS_HINT; `compile` names the dims).
     """
     from . import config
 
@@ -221,11 +221,10 @@ def lower_torch_to_backend(
             step.run(module, dynamic)
         verify_output(module, output_type)
     except PipelineError as error:
-        if not dynamic:
+        if not dynamic or isinstance(error, DynamicDimsError):
             raise
         first, _, rest = str(error).partition("\n")
-        hinted = f"{first} ({STATIC_DIMS_HINT.format(backend=output_type)})"
-        raise PipelineError(f"{hinted}\n{rest}" if rest else hinted) from None
+        raise DynamicDimsError(first, STATIC_DIMS_HINT.format(backend=output_type), rest) from None
     begin_step("after compilation")
 
 

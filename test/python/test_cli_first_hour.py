@@ -470,7 +470,8 @@ def _readme_command_lines() -> list[str]:
 def test_readme_command_lines_run(tmp_path):
     import shlex
 
-    # A model with a symbolic dim `batch` and an input `attention_mask`, as the README's lines name.
+    # A model with a symbolic dim `batch` and an input `attention_mask`, and example inputs
+    # `inputs.npz`, as the README's lines name.
     graph = helper.make_graph(
         [helper.make_node("Add", ["x", "attention_mask"], ["y"], name="add0")],
         "g",
@@ -481,6 +482,7 @@ def test_readme_command_lines_run(tmp_path):
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 12])],
     )
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "model.onnx")
+    np.savez(tmp_path / "inputs.npz", x=np.ones((2, 12), np.float32), attention_mask=np.ones((2, 12), np.float32))
     imported = _run("import", "model.onnx", "--form", "onnx", "-o", "model.mlir", cwd=tmp_path)
     assert imported.returncode == 0, imported.stderr
     from onnx_torch_mlir import config

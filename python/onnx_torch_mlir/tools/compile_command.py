@@ -69,11 +69,15 @@ def add_arguments(parser) -> None:
     parser.add_argument("--converter", default="ours", choices=("ours", "torch-mlir"),
                         help="whose ONNX-to-Torch conversion to use (default: ours)")
     parser.add_argument("--dim", action="append", default=[], metavar="NAME=SIZE",
-                        help="fix the model's symbolic dim NAME (an input's dim_param) to SIZE at compile time "
+                        help="fix the model's symbolic dim NAME (an input's dim_param, verbatim: also an "
+                        "expression, --dim 'past_sequence_length + sequence_length=10') to SIZE at compile time "
                         "(repeatable); for forms a backend takes only with static sizes")
     parser.add_argument("--input-shape", action="append", default=[], metavar="INPUT=D0xD1",
                         help="fix the whole shape of input INPUT at compile time, e.g. attention_mask=1x128 "
                         "(repeatable; ? keeps a dim dynamic); for dims --dim cannot name")
+    from .model_inputs import add_dims_from_argument
+
+    add_dims_from_argument(parser, "at compile time")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress line on stderr (shown on a terminal for compiles over two seconds)")
     parser.add_argument("--timing", action="store_true",
@@ -101,11 +105,15 @@ def _compile_and_write(args) -> int:
     from .. import timing
     from ..compiler import compile as compile_model
 
+    from .compile_options import apply_dims_from
+
     legal = tuple(op for op in args.backend_legal_ops.split(",") if op)
     keep = tuple(op for op in args.keep_onnx_ops.split(",") if op)
+    model = model_argument(args)
+    apply_dims_from(args, model)
     try:
         module = compile_model(
-            model_argument(args), args.output_type, backend_legal_ops=legal, keep_onnx_ops=keep,
+            model, args.output_type, backend_legal_ops=legal, keep_onnx_ops=keep,
             custom_op_encoding=args.custom_op_encoding, importer=args.importer, converter=args.converter,
             dims=args.dim, input_shapes=args.input_shape, entry_name=args.entry_name,
             weights="inline" if args.emit_portable_artifact else args.weights,

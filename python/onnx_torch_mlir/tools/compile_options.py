@@ -35,6 +35,27 @@ def compile_options(args) -> dict:
     return options
 
 
+def apply_dims_from(args, model) -> None:
+    """`--dims-from FILE.npz`: `args.dim` and `args.input_shape` become the sizes of the example
+    arrays (every dynamic dim of the inputs it holds) merged with the `--dim` and `--input-shape`
+    given (importer/example_dims.py). `model`: the ModelProto, or what `open_model` takes."""
+    path = getattr(args, "dims_from", None)
+    if not path:
+        return
+    import onnx
+
+    from ..conformance.cases import graph_input_names
+    from ..importer.example_dims import dims_from_examples, merge_with_options
+    from ..importer.loading import open_model
+    from .model_inputs import load_archive
+
+    proto = model if isinstance(model, onnx.ModelProto) else open_model(model).proto
+    source = f"--dims-from {path}"
+    arrays = load_archive(path, graph_input_names(proto), flag="--dims-from")
+    dims, shapes = dims_from_examples(proto, {name: array.shape for name, array in arrays.items()}, source)
+    args.dim, args.input_shape = merge_with_options(dims, shapes, args.dim, args.input_shape, source)
+
+
 CONSUMERS = ("reference", "iree")
 
 

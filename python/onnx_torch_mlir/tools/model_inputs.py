@@ -31,7 +31,8 @@ def add_input_arguments(parser) -> None:
         action="append",
         default=[],
         metavar="NAME=SIZE",
-        help="fix the symbolic dim NAME (an input's dim_param) to SIZE at compile time and in made-up inputs "
+        help="fix the symbolic dim NAME (an input's dim_param, verbatim: also an expression, "
+        "--dim 'past_sequence_length + sequence_length=10') to SIZE at compile time and in made-up inputs "
         "(repeatable; without it a symbolic dim stays dynamic and is 1 in made-up inputs)",
     )
     parser.add_argument(
@@ -41,7 +42,18 @@ def add_input_arguments(parser) -> None:
         metavar="INPUT=D0xD1",
         help="fix the whole shape of input INPUT at compile time and in a made-up input (repeatable)",
     )
+    add_dims_from_argument(parser, "at compile time and in made-up inputs")
     parser.add_argument("--seed", type=int, default=0, help="seed for made-up inputs (default 0)")
+
+
+def add_dims_from_argument(parser, where: str) -> None:
+    parser.add_argument(
+        "--dims-from",
+        metavar="INPUTS.npz",
+        help=f"fix every dynamic dim of the inputs the .npz holds (keys the input names, or arr_0, arr_1, ... "
+        f"in input order, as `run --save-inputs` writes it) to the size of its example array, {where}; "
+        "a dim name shared by inputs must have one size there; --dim and --input-shape must agree with it",
+    )
 
 
 def model_inputs(model: onnx.ModelProto, args) -> list[np.ndarray]:
@@ -54,7 +66,9 @@ def model_inputs(model: onnx.ModelProto, args) -> list[np.ndarray]:
     by_name = {value.name: value for value in model.graph.input}
     generator = np.random.default_rng(args.seed)
     bound: dict[str, tuple[int, str]] = {}  # symbolic dim -> (size, the input that fixed it)
-    checked = {name: _checked(by_name[name], given[name], sizes, shapes.get(name), bound) for name in names if name in given}
+    fixed_by = f"--dims-from {args.dims_from}" if getattr(args, "dims_from", None) else None
+    checked = {name: _checked(by_name[name], given[name], sizes, shapes.get(name), bound, fixed_by)
+               for name in names if name in given}
     # A made-up input takes the sizes given inputs have for its symbolic dims.
     sizes = {**{dim: size for dim, (size, _) in bound.items()}, **sizes}
     return [
@@ -77,7 +91,7 @@ def _given_inputs(items, names: list[str]) -> dict[str, np.ndarray]:
     given = {}
     for item in items:
         if _is_archive(item):
-            given.update(_load_archive(item, names))
+            given.update(load_archive(item, names))
             continue
         name, separator, path = item.partition("=")
         if not separator or not name:
@@ -88,29 +102,36 @@ def _given_inputs(items, names: list[str]) -> dict[str, np.ndarray]:
     return given
 
 
-def _load_archive(path: str, names: list[str]) -> dict[str, np.ndarray]:
+def load_archive(path: str, names: list[str], flag: str = "--input") -> dict[str, np.ndarray]:
+    """The arrays of the .npz `path` by input name: keys the input names, or arr_0, arr_1, ... in the
+    order of `names` (what np.savez writes for positional arrays); `flag` starts every error."""
     try:
-        with np.load(path, allow_pickle=False) as archive:
+        loaded = np.load(path, allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise ValueError("it holds one .npy array")
+        with loaded as archive:
             arrays = {key: archive[key] for key in archive.files}
     except FileNotFoundError:
-        raise OnnxTorchMlirError(f"--input {path}: no such file") from None
+        raise OnnxTorchMlirError(f"{flag} {path}: no such file") from None
     except (ValueError, OSError) as error:
-        raise OnnxTorchMlirError(f"--input {path}: not an .npz archive of arrays ({error})") from None
+        raise OnnxTorchMlirError(f"{flag} {path}: not an .npz archive of arrays ({error})") from None
     positional = {f"arr_{index}": name for index, name in enumerate(names)}
     found = {}
     for key, array in arrays.items():
         name = key if key in names else positional.get(key)
         if name is None:
             raise OnnxTorchMlirError(
-                f"--input {path}: array '{key}' is not an input of the model (inputs: {', '.join(names)}; "
+                f"{flag} {path}: array '{key}' is not an input of the model (inputs: {', '.join(names)}; "
                 + (f"or arr_0 to arr_{len(names) - 1} in their order)" if len(names) > 1 else "or arr_0)")
             )
         found[name] = array
     return found
 
 
-def _checked(value: onnx.ValueInfoProto, array: np.ndarray, sizes: dict, shape: list | None, bound: dict) -> np.ndarray:
-    """`array` if it is what `value` declares (element type, rank, sizes), else a one-line error."""
+def _checked(value: onnx.ValueInfoProto, array: np.ndarray, sizes: dict, shape: list | None, bound: dict,
+             fixed_by: str | None = None) -> np.ndarray:
+    """`array` if it is what `value` declares (element type, rank, sizes), else a one-line error.
+    `fixed_by`: the option that fixed `sizes` and `shape` when not --dim and --input-shape."""
     if not value.type.HasField("tensor_type") or not value.type.tensor_type.elem_type:
         return array
     tensor_type = value.type.tensor_type
@@ -122,7 +143,7 @@ def _checked(value: onnx.ValueInfoProto, array: np.ndarray, sizes: dict, shape: 
     if array.dtype != expected:
         reason = ""
     elif tensor_type.HasField("shape"):
-        reason = _shape_mismatch(tensor_type.shape.dim, array.shape, sizes, shape, bound, value.name)
+        reason = _shape_mismatch(tensor_type.shape.dim, array.shape, sizes, shape, bound, value.name, fixed_by)
     if reason is not None:
         dims = ", ".join(
             str(dim.dim_value) if dim.HasField("dim_value") else dim.dim_param or "?" for dim in tensor_type.shape.dim
@@ -135,19 +156,20 @@ def _checked(value: onnx.ValueInfoProto, array: np.ndarray, sizes: dict, shape: 
     return array
 
 
-def _shape_mismatch(dims, got: tuple, sizes: dict, shape: list | None, bound: dict, name: str) -> str | None:
+def _shape_mismatch(dims, got: tuple, sizes: dict, shape: list | None, bound: dict, name: str,
+                    fixed_by: str | None = None) -> str | None:
     """Why `got` does not fit the declared `dims`: "" (plain to see), a reason, or None if it fits."""
     if len(got) != len(dims):
         return ""
     for index, (dim, size) in enumerate(zip(dims, got)):
         if shape is not None and shape[index] is not None and shape[index] != size:
-            return f"--input-shape fixes dim {index} to {shape[index]}"
+            return f"{fixed_by or '--input-shape'} fixes dim {index} to {shape[index]}"
         if dim.HasField("dim_value") and dim.dim_value >= 0:
             if dim.dim_value != size:
                 return ""
         elif dim.dim_param and dim.dim_param not in UNNAMED_DIM_PARAMS:  # paddle2onnx names any dim "?"
             if dim.dim_param in sizes and sizes[dim.dim_param] != size:
-                return f"--dim fixes {dim.dim_param} to {sizes[dim.dim_param]}"
+                return f"{fixed_by or '--dim'} fixes {dim.dim_param} to {sizes[dim.dim_param]}"
             earlier = bound.setdefault(dim.dim_param, (size, name))
             if earlier[0] != size:
                 return f"{dim.dim_param} is {earlier[0]} in input '{earlier[1]}'"
@@ -155,6 +177,8 @@ def _shape_mismatch(dims, got: tuple, sizes: dict, shape: list | None, bound: di
 
 
 def _parse_pairs(items, flag, convert):
+    if isinstance(items, dict):  # already parsed (--dims-from merged into --dim)
+        return dict(items)
     pairs = {}
     for item in items:
         name, separator, value = item.partition("=")

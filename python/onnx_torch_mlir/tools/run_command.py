@@ -18,7 +18,9 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from .compile_options import add_compile_arguments, add_consumer_argument, consumer_label, prepare_model
+from .compile_options import (
+    add_compile_arguments, add_consumer_argument, apply_dims_from, consumer_label, prepare_model,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -95,6 +97,7 @@ def run(args) -> int:
     check_output_path(args.save, model=args.model, inputs=input_files(args), flag="--save")
     check_output_path(args.save_inputs, model=args.model, inputs=input_files(args), flag="--save-inputs")
     model = load_model(args.model)
+    apply_dims_from(args, model)
     inputs = model_inputs(model, args)
     with command_progress(args, model) as stage:
         stage("compile")

@@ -19,7 +19,9 @@ Exit status 0 when all outputs match, 1 otherwise.
 """
 
 from ..errors import OnnxTorchMlirError
-from .compile_options import add_compile_arguments, add_consumer_argument, consumer_label, prepare_model
+from .compile_options import (
+    add_compile_arguments, add_consumer_argument, apply_dims_from, consumer_label, prepare_model,
+)
 
 HELP = "check a model's compiled outputs against onnxruntime"
 
@@ -49,6 +51,7 @@ def run(args) -> int:
     from .run_command import command_progress
 
     model = load_model(args.model)
+    apply_dims_from(args, model)
     inputs = model_inputs(model, args)
     if args.each_node:
         return _run_each_node(model, inputs, args)

@@ -20,7 +20,7 @@ refused with the node's location (`refuse_dynamic_interpolations`).
 
 from torch_mlir import ir
 
-from ...errors import PipelineError
+from ...errors import DynamicDimsError, PipelineError
 from ..torch.rewriting import TorchOpBuilder, defining_op, is_op, ops_named, vtensor_sizes
 
 _SCALAR_ELEMENTS = {"!torch.int": "si64", "!torch.float": "f64", "!torch.bool": "i1"}
@@ -110,10 +110,10 @@ def refuse_dynamic_interpolations(module: ir.Module) -> None:
         for op in ops_named(module, _INTERPOLATIONS):
             sizes, _ = vtensor_sizes(op.operands[0].type)
             if sizes is not None and None in sizes[2:]:
-                raise PipelineError(
+                raise DynamicDimsError(
                     f"torch-to-stablehlo: {op.location}: {op.name[len('torch.'):]} of the dynamic spatial sizes of "
-                    f"{op.operands[0].type}: torch-mlir's StableHLO lowering interpolates only static sizes "
-                    f"({STATIC_DIMS_HINT.format(backend='stablehlo')})")
+                    f"{op.operands[0].type}: torch-mlir's StableHLO lowering interpolates only static sizes",
+                    STATIC_DIMS_HINT.format(backend='stablehlo'))
             sizes, _ = vtensor_sizes(op.results[0].type)
             if sizes is not None and None in sizes[2:]:
                 raise PipelineError(

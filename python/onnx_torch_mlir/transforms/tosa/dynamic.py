@@ -33,7 +33,7 @@ the op that needs it and the way out, `--dim NAME=SIZE`.
 
 from torch_mlir import ir
 
-from ...errors import PipelineError
+from ...errors import DynamicDimsError
 from ..torch.rewriting import (
     INT, TorchOpBuilder, constant_int, int_list, is_op, as_operation, ops_named, defining_op, product, vtensor_sizes,
     vtensor_spelling,
@@ -44,8 +44,8 @@ _VIEWS = ("torch.aten.view", "torch.aten.reshape", "torch.aten._unsafe_view")
 
 
 def keep_dims_dynamic_for_tosa(module: ir.Module, hint: str) -> None:
-    """Rewrite `module` in place (module docstring); raise PipelineError naming the first op that
-    still needs a run-time size, with `hint` (how to fix dims) appended."""
+    """Rewrite `module` in place (module docstring); raise DynamicDimsError naming the first op
+    that still needs a run-time size, with `hint` (how to fix dims) appended."""
     from ..torch.custom_ops import load_backend_dialects
 
     load_backend_dialects(module.context)
@@ -70,7 +70,7 @@ def keep_dims_dynamic_for_tosa(module: ir.Module, hint: str) -> None:
         for op in ops_named(module, _WINDOWS):
             _check_window_keeps_dynamic_sizes(op, hint)
         for size in ops_named(module, ("torch.aten.size.int",)):
-            raise PipelineError(_needs_runtime_size(size, hint))
+            raise DynamicDimsError(_needs_runtime_size(size), hint)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -219,7 +219,10 @@ def _always_true(builder, x: ir.Value, sizes: list) -> ir.Value:
     return builder.op("torch.aten.logical_or", bool_type, [equal, unequal])
 
 
-def _needs_runtime_size(size: ir.Operation, hint: str) -> str:
+def _needs_runtime_size(size: ir.Operation) -> str:
+    """Which op reads the run-time size `size` (through the list or int arithmetic it feeds) and
+    why TOSA cannot: a reshape's shape is constant with at most one -1; any other op (a Range's
+    bound, a tensor of sizes, a slice's end) has no run-time number to read at all."""
     users = [as_operation(use.owner) for use in size.results[0].uses]
     user = users[0] if users else size
     while is_op(user, "torch.prim.ListConstruct") or (user.name.endswith(".int") and user.results
@@ -229,9 +232,10 @@ def _needs_runtime_size(size: ir.Operation, hint: str) -> str:
             break
         user = following[0]
     name = user.name.removeprefix("torch.")
+    why = ("TOSA's shapes are compile-time constants: a reshape takes at most one -1" if user.name in _VIEWS
+           else "TOSA's shapes and sizes are compile-time constants")
     return (f"torch-to-tosa: {user.location}: '{name}' needs the run-time size of dim "
-            f"{constant_int(size.operands[1])} of a {size.operands[0].type} (TOSA's shapes are "
-            f"compile-time constants: a reshape takes at most one -1) ({hint})")
+            f"{constant_int(size.operands[1])} of a {size.operands[0].type} ({why})")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -270,10 +274,10 @@ def _check_window_keeps_dynamic_sizes(op: ir.Operation, hint: str) -> None:
             continue
         if stride[axis] != 1 or 2 * padding[axis] != dilation[axis] * (kernel[axis] - 1):
             name = op.name.removeprefix("torch.")
-            raise PipelineError(
+            raise DynamicDimsError(
                 f"torch-to-tosa: {op.location}: '{name}' with stride {stride[axis]}, kernel {kernel[axis]} and "
                 f"padding {padding[axis]} on a dynamic image size ({op.operands[0].type}): torch-mlir's TOSA "
-                f"lowering sizes such a window's result only from static input sizes ({hint})")
+                f"lowering sizes such a window's result only from static input sizes", hint)
 
 
 # --------------------------------------------------------------------------------------------------
