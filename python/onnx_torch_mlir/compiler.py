@@ -7,7 +7,7 @@ from .errors import ConversionError, DynamicDimsError, PipelineError
 from .importer.loading import load_model
 from .isolation import begin_step
 from .mlir_context import make_context
-from .pipelines import canonical_output_type, check_output_type, lower_torch_to_backend
+from .pipelines import check_output_type, lower_torch_to_backend
 
 IMPORTERS = ("ours", "torch-mlir")
 CONVERTERS = ("ours", "torch-mlir")
@@ -55,7 +55,7 @@ def compile(
     inside MLIR or torch-mlir raises InternalCompilerError (naming the pipeline step and a
     reproducer file) instead of ending this process; the module comes back as bytecode.
     """
-    output_type = canonical_output_type(output_type)
+    output_type = config.canonical_output_type(output_type)
     if isolated:
         from .isolation import compile_isolated
 

@@ -90,6 +90,15 @@ def require(path: str) -> None:
         raise BackendDisabledError(refusal(path))
 
 
+# Short names taken for an output type wherever one is taken (`--to`, `compile(output_type=)`).
+OUTPUT_TYPE_ALIASES = {"linalg": "linalg-on-tensors"}
+
+
+def canonical_output_type(name: str) -> str:
+    """`name` with a short name spelled out; unknown names pass through for the caller's check."""
+    return OUTPUT_TYPE_ALIASES.get(name, name)
+
+
 def path_of_output_type(output_type: str) -> str | None:
     """The switchable path an output type belongs to (None: always on)."""
     return output_type if output_type in ("tosa", "stablehlo") else None

@@ -22,13 +22,6 @@ from .mlir_passes import STATIC_DIMS_HINT, TORCH_TO_BACKEND, has_dynamic_signatu
 
 BACKENDS = ("linalg-on-tensors", "tosa", "stablehlo")
 OUTPUT_TYPES = ("torch",) + BACKENDS
-# Short names taken for an output type wherever one is taken (`--to`, `compile(output_type=)`).
-OUTPUT_TYPE_ALIASES = {"linalg": "linalg-on-tensors"}
-
-
-def canonical_output_type(name: str) -> str:
-    """`name` with a short name spelled out; unknown names pass through for `check_output_type`."""
-    return OUTPUT_TYPE_ALIASES.get(name, name)
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--input-shape", action="append", default=[], metavar="INPUT=D0xD1",
                         help="fix the whole shape of input INPUT at compile time, e.g. attention_mask=1x128 "
                         "(repeatable; ? keeps a dim dynamic); for dims --dim cannot name")
-    from .model_inputs import add_dims_from_argument
+    from .compile_options import add_dims_from_argument
 
     add_dims_from_argument(parser, "at compile time")
     parser.add_argument("--quiet", action="store_true",

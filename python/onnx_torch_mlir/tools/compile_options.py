@@ -1,7 +1,7 @@
 """The options every compiling subcommand shares: target, importer, converter; and, for the
 subcommands that run the result, which consumer runs it."""
 
-from ..pipelines import canonical_output_type
+from ..config import canonical_output_type
 
 
 def output_type(name: str) -> str:
@@ -87,3 +87,13 @@ def prepare_model(model, args):
 def consumer_label(args) -> str:
     """How a result line names what produced it: the backend, and IREE when it ran the module."""
     return f"{args.to} on IREE" if getattr(args, "consumer", "reference") == "iree" else args.to
+
+
+def add_dims_from_argument(parser, where: str) -> None:
+    parser.add_argument(
+        "--dims-from",
+        metavar="INPUTS.npz",
+        help=f"fix every dynamic dim of the inputs the .npz holds (keys the input names, or arr_0, arr_1, ... "
+        f"in input order, as `run --save-inputs` writes it) to the size of its example array, {where}; "
+        "a dim name shared by inputs must have one size there; --dim and --input-shape must agree with it",
+    )

@@ -14,6 +14,7 @@ from onnx import helper
 from ..conformance.cases import graph_input_names
 from ..errors import OnnxTorchMlirError
 from ..importer.fixed_dims import UNNAMED_DIM_PARAMS, parse_input_shape_options
+from .compile_options import add_dims_from_argument
 
 
 def add_input_arguments(parser) -> None:
@@ -44,16 +45,6 @@ def add_input_arguments(parser) -> None:
     )
     add_dims_from_argument(parser, "at compile time and in made-up inputs")
     parser.add_argument("--seed", type=int, default=0, help="seed for made-up inputs (default 0)")
-
-
-def add_dims_from_argument(parser, where: str) -> None:
-    parser.add_argument(
-        "--dims-from",
-        metavar="INPUTS.npz",
-        help=f"fix every dynamic dim of the inputs the .npz holds (keys the input names, or arr_0, arr_1, ... "
-        f"in input order, as `run --save-inputs` writes it) to the size of its example array, {where}; "
-        "a dim name shared by inputs must have one size there; --dim and --input-shape must agree with it",
-    )
 
 
 def model_inputs(model: onnx.ModelProto, args) -> list[np.ndarray]:
