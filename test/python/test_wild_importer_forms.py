@@ -281,6 +281,37 @@ def test_contradicted_declarations_match_onnxruntime(backend, consumer, declare)
     _check(_old_export_model(declare), backend, consumer, _old_export_feeds(), dims=dims)
 
 
+def _reshape_to_run_time_sizes_model() -> onnx.ModelProto:
+    """ddddocr's CRNN head: `x.view(n, 1, -1)` with `n` a size ONNX's data propagation does not
+    follow (a Max here), the result declared `[1, seqlen]`. ONNX's inference gives the Reshape no
+    rank; the shape tensor's length (3) does."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]), _constant("zero", 0), _constant("one", 1),
+        helper.make_node("Gather", ["shape", "zero"], ["rows"], axis=0),
+        helper.make_node("Max", ["rows", "one"], ["n"]), _constant("axes", [0]),
+        helper.make_node("Unsqueeze", ["n", "axes"], ["n_list"]), _constant("rest", [1, -1]),
+        helper.make_node("Concat", ["n_list", "rest"], ["sizes"], axis=0),
+        helper.make_node("Reshape", ["x", "sizes"], ["y"], name="view"),
+    ]
+    graph = helper.make_graph(nodes, "crnn_head", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["t", 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "seqlen"])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def test_a_reshape_to_run_time_sizes_keeps_the_rank_of_its_sizes():
+    with pytest.warns(OnnxTorchMlirWarning, match=r"value 'y' is declared float\[1,seqlen\] .*float\[\?,1,\?\]"):
+        text = str(onnx_torch_mlir.compile(_reshape_to_run_time_sizes_model(), "torch"))
+    assert "-> !torch.vtensor<[?,1,?],f32>" in text.splitlines()[1]
+
+
+@pytest.mark.filterwarnings("ignore::onnx_torch_mlir.errors.OnnxTorchMlirWarning")
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("backend", ["linalg-on-tensors", "stablehlo"])
+def test_a_reshape_to_run_time_sizes_matches_onnxruntime(backend, consumer):
+    _check(_reshape_to_run_time_sizes_model(), backend, consumer,
+           {"x": np.random.default_rng(2).standard_normal((5, 8)).astype(np.float32)})
+
+
 # -- If decided by a rank; If whose branches differ in sizes ------------------------------------
 def _rank_if_model(form: str, dims) -> onnx.ModelProto:
     """`if x.dim() == 2: y = -x.unsqueeze(0) else: y = x`, then `y * 2`: the branches differ in rank."""

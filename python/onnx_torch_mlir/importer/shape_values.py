@@ -349,11 +349,15 @@ def _broadcast_dim(a, b):
 
 
 def _reshape_dims(evaluator: _Evaluator, node: onnx.NodeProto):
-    """Reshape: 0 copies the input dim (unless allowzero), -1 is what is left."""
+    """Reshape: 0 copies the input dim (unless allowzero), -1 is what is left. With the input's
+    dims unknown the rank is still the shape's length (an old torch export declares `[1, seqlen]`
+    for a Reshape to three sizes computed at run time; ONNX's inference gives no rank there)."""
     input_dims, shape = evaluator.dims(node.input[0]), evaluator.values.get(node.input[1])
-    if input_dims is None or shape is None or shape.ndim != 1:
+    if shape is None or shape.ndim != 1:
         return None
     allowzero = _attribute(node, "allowzero", 0)
+    if input_dims is None:
+        return [size if (_is_int(size) and (size > 0 or allowzero)) or _is_dim(size) else None for size in shape]
     dims = []
     for i, size in enumerate(shape):
         if _is_int(size) and size == 0 and not allowzero:

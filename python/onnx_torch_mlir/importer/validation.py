@@ -40,7 +40,7 @@ import onnx
 from ..errors import ImportError_, OnnxTorchMlirWarning
 from .input_ranks import rank_problem
 from .node_structure import SCHEMA_DOMAINS, check_graph_structure, node_label, opset_versions, schema_at
-from .shape_inference import _infer
+from .shape_inference import _infer, infer_types
 
 # Element types whose admission by each op's schema is not checked (see _newer_than_schemas).
 LATE_TYPE_PREFIXES = ("FLOAT8", "FLOAT4", "INT4", "UINT4", "INT2", "UINT2")
@@ -103,7 +103,7 @@ def release_contradicted_declarations(model: onnx.ModelProto, typed: onnx.ModelP
         if output.name in declared:
             output.type.tensor_type.ClearField("shape")
     try:
-        inferred = _infer(bare, model_name).graph
+        inferred = infer_types(bare, model_name).graph  # whole: a rank only shape values give (a Reshape)
     except ImportError_:  # the model was typed with its declarations; this second look is only a check
         return None
     found_types = {value.name: value.type for value in list(inferred.value_info) + list(inferred.output)}
