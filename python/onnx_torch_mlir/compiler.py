@@ -79,7 +79,7 @@ def compile(
         raise PipelineError(
             f"unknown custom-op encoding '{custom_op_encoding}': expected one of {', '.join(ENCODINGS)}"
         )
-    from .transforms.output_form import WEIGHTS_FORMS
+    from .weights_forms import WEIGHTS_FORMS
 
     if weights not in WEIGHTS_FORMS:
         raise PipelineError(f"unknown weights form '{weights}': expected one of {', '.join(WEIGHTS_FORMS)}")
@@ -139,7 +139,7 @@ def _open_dims_hint(model, dims, input_shapes) -> str | None:
 
 def check_weights_file(weights: str, weights_file) -> None:
     """A weights file is given exactly when the form writes one."""
-    from .transforms.external_weights import EXTERNAL_FORMS, FILE_SUFFIXES
+    from .weights_forms import EXTERNAL_FORMS, FILE_SUFFIXES
 
     if weights in EXTERNAL_FORMS and weights_file is None:
         raise PipelineError(f"weights='{weights}' writes the weights to a file: give weights_file "
@@ -155,14 +155,15 @@ def hand_over(module: ir.Module, entry_name: str | None, weights: str, weights_f
     transforms/external_weights.py); an external form writes `weights_file`."""
     from .transforms import external_weights
     from .transforms.output_form import entry_function, inline_weights, rename_entry
+    from .weights_forms import DEFAULT_MIN_BYTES, EXTERNAL_FORMS
 
     if entry_name:
         rename_entry(module, entry_name)
     if weights == "inline":
         inline_weights(module)
-    if weights in external_weights.EXTERNAL_FORMS:
+    if weights in EXTERNAL_FORMS:
         with timing.stage("writing weights"):
-            minimum = external_weights.DEFAULT_MIN_BYTES if weights_min_bytes is None else weights_min_bytes
+            minimum = DEFAULT_MIN_BYTES if weights_min_bytes is None else weights_min_bytes
             taken = external_weights.externalize_weights(module, weights, minimum)
             name = ir.StringAttr(entry_function(module).attributes["sym_name"]).value
             external_weights.write_weights(taken, weights, weights_file, entry_name=name)

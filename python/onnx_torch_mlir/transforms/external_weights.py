@@ -42,14 +42,11 @@ from torch_mlir import ir
 
 from ..errors import PipelineError, WeightsFileError
 from ..importer.tensors import ImportedBytes, resource_bytes
+from ..weights_forms import DEFAULT_MIN_BYTES, EXTERNAL_FORMS
 
-EXTERNAL_FORMS = ("arguments", "parameters")
 WEIGHT_ATTRIBUTE = "onnx_torch_mlir.weight"
 ARGUMENTS_METADATA = "onnx_torch_mlir.arguments"
 PARAMETER_SCOPE = "model"
-DEFAULT_MIN_BYTES = 1024
-# The file each form writes, by extension.
-FILE_SUFFIXES = {"arguments": ".safetensors", "parameters": ".irpa"}
 
 _CONSTANT_OPS = {
     "arith.constant": "value", "tosa.const": "values", "stablehlo.constant": "value", "torch.vtensor.literal": "value",
@@ -126,6 +123,9 @@ def write_parameter_archive(weights: list[ExternalWeight], path: str) -> None:
     partial = f"{path}.partial"
     try:
         index.create_archive_file(partial)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(partial, 0o666 & ~umask)  # IREE creates it readable by its owner only
         os.replace(partial, path)
     except (OSError, RuntimeError, ValueError) as error:
         if os.path.exists(partial):

@@ -23,8 +23,6 @@ from torch_mlir import ir
 from ..errors import PipelineError
 from ..importer.tensors import resource_bytes
 
-WEIGHTS_FORMS = ("resources", "inline", "arguments", "parameters")  # the last two: external_weights.py
-
 
 def entry_function(module: ir.Module) -> ir.Operation:
     """The module's public `func.func` (the graph); a module with none or several is refused."""
