@@ -4,7 +4,7 @@ Two of compile's `weights=` forms (output_form.py has the others) take the large
 the compiled module and write them to a file beside it:
 
 - "arguments": each becomes a trailing argument of the entry function, after the model's inputs,
-  in the order the function first uses them, with the argument attribute
+  in the order their constants stand in the function, with the argument attribute
   `onnx_torch_mlir.weight = "<ONNX initializer name>"`. The weights go to a safetensors file
   (safetensors_file.py), keyed by that name, with their element type and shape; its metadata
   `onnx_torch_mlir.arguments` lists the names in argument order (a JSON list), so a caller can
@@ -71,7 +71,8 @@ class ExternalWeight:
 
 def externalize_weights(module: ir.Module, form: str, min_bytes: int = DEFAULT_MIN_BYTES) -> list[ExternalWeight]:
     """Take the large constants of `module`'s entry function out of it, in place, in `form`
-    ("arguments" or "parameters"); the weights taken, in argument (or first use) order."""
+    ("arguments" or "parameters"); the weights taken, in argument order (for parameters, the order
+    their constants stood in)."""
     from .output_form import entry_function
 
     if form not in EXTERNAL_FORMS:
