@@ -196,9 +196,10 @@ def _typed_view(data: ImportedBytes, tensor_type: ir.Type) -> np.ndarray | None:
     if dtype is None:
         return None
     dtype = np.dtype(dtype)
-    if data.tensor_dtype is not None and data.tensor_dtype.itemsize == dtype.itemsize and data.tensor_dtype.kind in "iuf" \
-            and (dtype.kind in "iu") == (data.tensor_dtype.kind in "iu"):
-        dtype = data.tensor_dtype
+    model = data.tensor_dtype
+    # Only a signedness the module forgot is taken from the model: same width, both integers.
+    if model is not None and dtype.kind in "iu" and model.kind in "iu" and model.itemsize == dtype.itemsize:
+        dtype = model
     shape = tuple(tensor_type.shape)
     if dtype.itemsize * math.prod(shape) != data.nbytes:
         return None
