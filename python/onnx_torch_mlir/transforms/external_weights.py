@@ -19,7 +19,8 @@ the compiled module and write them to a file beside it:
   MLIR's generic form, which IREE reads as text or bytecode.
 
 Which constants: those in the body of the entry function (not inside a nested region, whose ops a
-function argument may not reach) whose value is a `dense_resource` our importer made, of a static
+function argument may not reach) whose value is a `dense_resource` our importer made (from raw
+bytes; an initializer in typed fields becomes a literal and stays), of a static
 shape and at least `min_bytes` bytes, with an element type the file holds (no sub-byte integers,
 float4/float6, complex or i1). A constant two ops share is one weight. Others stay in the module
 as resources. Weights of torch-mlir's importer are resources whose bytes Python cannot reach, so
