@@ -289,7 +289,7 @@ def _bytecode_and_signature(program, entry: str | None, weights_file=None) -> _R
 
 def _read_module(module, entry: str | None, weights_file=None) -> _ReadProgram:
     from onnx_torch_mlir.runtime import calling_convention, weights
-    from onnx_torch_mlir.transforms.external_weights import parameter_names
+    from onnx_torch_mlir.transforms.external_weights import parameter_globals
 
     try:
         function = calling_convention.find_entry(module, entry)
@@ -297,7 +297,7 @@ def _read_module(module, entry: str | None, weights_file=None) -> _ReadProgram:
     except RunnerError as error:
         raise IreeError(f"IREE compile: {error}") from None
     name = function.sym_name.value
-    reads_parameters = bool(parameter_names(module))
+    reads_parameters = bool(parameter_globals(module))
     if reads_parameters and weights_file is None:
         raise IreeError(f"IREE compile of @{name}: the module reads IREE parameters (compiled with "
                         "weights='parameters'): pass the parameter archive written with it (weights_file=, --weights-file)")

@@ -170,9 +170,9 @@ def weight_arguments(function: func.FuncOp, weights_file) -> tuple[list[ir.Type]
 def refuse_parameters(module) -> None:
     """A module that reads IREE parameters (compile's weights="parameters") runs on IREE only."""
     from onnx_torch_mlir.errors import RunnerError
-    from onnx_torch_mlir.transforms.external_weights import parameter_names
+    from onnx_torch_mlir.transforms.external_weights import parameter_globals
 
-    reads = parameter_names(module) if isinstance(module, ir.Module) else "util.global" in module
+    reads = parameter_globals(module) if isinstance(module, ir.Module) else "util.global" in module
     if reads:
         raise RunnerError("the module reads its weights as IREE parameters (compiled with weights='parameters'), "
                           "which only IREE runs: use --consumer iree, or compile with weights='arguments'")

@@ -150,15 +150,16 @@ def weight_argument_names(function) -> list[str | None]:
     return names + [None] * (count - len(names))
 
 
-def parameter_names(module: ir.Module) -> list[str]:
-    """The IREE parameters `module` reads (its `util.global`s initialised from a named parameter)."""
+def parameter_globals(module: ir.Module) -> list[str]:
+    """The symbols of `module`'s `util.global`s initialised from a named IREE parameter (those of
+    weights="parameters", or of IREE's own importer)."""
     names = []
     for operation in module.body.operations:
         operation = operation.operation
         if operation.name == "util.global" and "initial_value" in operation.attributes:
             value = str(operation.attributes["initial_value"])
             if value.startswith(("#stream.parameter.named<", "#flow.parameter.named<")):
-                names.append(value)
+                names.append(ir.StringAttr(operation.attributes["sym_name"]).value)
     return names
 
 
