@@ -214,3 +214,6 @@ def test_command_line_writes_the_weights_beside_the_module_and_runs_both_forms(t
                              capture_output=True, text=True)
     assert refused.returncode == 1 and len(refused.stderr.strip().splitlines()) == 1
     assert "only IREE runs" in refused.stderr
+    to_stdout = subprocess.run([*command, "compile", str(model_path), "--weights", "parameters"],
+                               capture_output=True, text=True)
+    assert to_stdout.returncode == 1 and "give --weights-file" in to_stdout.stderr
