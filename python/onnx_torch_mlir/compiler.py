@@ -28,6 +28,8 @@ def compile(
     isolated: bool = False,
     entry_name: str | None = None,
     weights: str = "resources",
+    weights_file=None,
+    weights_min_bytes: int | None = None,
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
 
@@ -47,9 +49,13 @@ def compile(
     without a name or with a name shared by dims of different sizes.
 
     `entry_name` names the entry function (default: the ONNX graph's name); XLA runs `main`.
-    `weights` is "resources" (the default: `dense_resource` blobs, kept out of the printed IR) or
-    "inline" (literal `dense<...>` constants, which XLA and StableHLO's portable artifacts need);
-    transforms/output_form.py says why consumers differ.
+    `weights` is "resources" (the default: `dense_resource` blobs, kept out of the printed IR),
+    "inline" (literal `dense<...>` constants, which XLA and StableHLO's portable artifacts need),
+    "arguments" (trailing arguments of the entry function, named after the ONNX initializers; the
+    weights go to the safetensors file `weights_file`) or "parameters" (IREE parameters the module
+    reads from the IREE parameter archive `weights_file`, scope "model"); transforms/output_form.py
+    says why consumers differ, transforms/external_weights.py what the last two write. Those two take
+    out the constants of at least `weights_min_bytes` bytes (default 1024).
 
     `isolated=True` compiles in a forked child process (onnx_torch_mlir.isolation): a crash
     inside MLIR or torch-mlir raises InternalCompilerError (naming the pipeline step and a
@@ -63,6 +69,7 @@ def compile(
             model, output_type, context=context, backend_legal_ops=backend_legal_ops,
             custom_op_encoding=custom_op_encoding, keep_onnx_ops=keep_onnx_ops, importer=importer,
             converter=converter, dims=dims, input_shapes=input_shapes, entry_name=entry_name, weights=weights,
+            weights_file=weights_file, weights_min_bytes=weights_min_bytes,
         )
     from .transforms.torch.custom_ops import ENCODINGS, normalize_backend_legal_ops
 
@@ -72,10 +79,11 @@ def compile(
         raise PipelineError(
             f"unknown custom-op encoding '{custom_op_encoding}': expected one of {', '.join(ENCODINGS)}"
         )
-    from .transforms.output_form import WEIGHTS_FORMS
+    from .weights_forms import WEIGHTS_FORMS
 
     if weights not in WEIGHTS_FORMS:
         raise PipelineError(f"unknown weights form '{weights}': expected one of {', '.join(WEIGHTS_FORMS)}")
+    check_weights_file(weights, weights_file)
     legal = normalize_backend_legal_ops(backend_legal_ops)
     context = context or make_context()
     with timing.stage("import"):
@@ -97,7 +105,7 @@ def compile(
                                    custom_op_encoding=custom_op_encoding)
         except DynamicDimsError as error:
             raise with_open_dims(error, model, dims, input_shapes) from None
-    hand_over(module, entry_name, weights)
+    hand_over(module, entry_name, weights, weights_file, weights_min_bytes)
     return module
 
 
@@ -129,14 +137,36 @@ def _open_dims_hint(model, dims, input_shapes) -> str | None:
         return None
 
 
-def hand_over(module: ir.Module, entry_name: str | None, weights: str) -> None:
-    """The entry function's name and the weights' form the caller asked for (transforms/output_form.py)."""
-    from .transforms.output_form import inline_weights, rename_entry
+def check_weights_file(weights: str, weights_file) -> None:
+    """A weights file is given exactly when the form writes one."""
+    from .weights_forms import EXTERNAL_FORMS, FILE_SUFFIXES
+
+    if weights in EXTERNAL_FORMS and weights_file is None:
+        raise PipelineError(f"weights='{weights}' writes the weights to a file: give weights_file "
+                            f"(e.g. model{FILE_SUFFIXES[weights]})")
+    if weights not in EXTERNAL_FORMS and weights_file is not None:
+        raise PipelineError(f"weights='{weights}' keeps the weights in the module: weights_file is for "
+                            f"{' or '.join(EXTERNAL_FORMS)}")
+
+
+def hand_over(module: ir.Module, entry_name: str | None, weights: str, weights_file=None,
+              weights_min_bytes: int | None = None) -> None:
+    """The entry function's name and the weights' form the caller asked for (transforms/output_form.py,
+    transforms/external_weights.py); an external form writes `weights_file`."""
+    from .transforms import external_weights
+    from .transforms.output_form import entry_function, inline_weights, rename_entry
+    from .weights_forms import DEFAULT_MIN_BYTES, EXTERNAL_FORMS
 
     if entry_name:
         rename_entry(module, entry_name)
     if weights == "inline":
         inline_weights(module)
+    if weights in EXTERNAL_FORMS:
+        with timing.stage("writing weights"):
+            minimum = DEFAULT_MIN_BYTES if weights_min_bytes is None else weights_min_bytes
+            taken = external_weights.externalize_weights(module, weights, minimum)
+            name = ir.StringAttr(entry_function(module).attributes["sym_name"]).value
+            external_weights.write_weights(taken, weights, weights_file, entry_name=name)
 
 
 def import_model(model, importer: str, context: ir.Context, dims=None, input_shapes=None) -> ir.Module:

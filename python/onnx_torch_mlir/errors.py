@@ -54,6 +54,10 @@ class UnsupportedTypeError(RunnerError):
     """A type MLIR cannot lower to native code (float8 today) or numpy cannot hold."""
 
 
+class WeightsFileError(OnnxTorchMlirError):
+    """A weights file (safetensors, IREE parameter archive) cannot be written or read; the message names it."""
+
+
 class BackendDisabledError(OnnxTorchMlirError):
     """A backend path switched off by configuration was asked for."""
 

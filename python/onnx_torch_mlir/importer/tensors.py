@@ -56,15 +56,35 @@ STORAGE = {
 SIGNED_SUB_BYTE = {TensorProto.INT4, TensorProto.INT2}
 
 
+class ImportedBytes(np.ndarray):
+    """The raw bytes (uint8) behind one resource, and the ONNX tensor they came from: `tensor_name`,
+    and `tensor_dtype`, the numpy dtype of its elements in the model (None for sub-byte types, which
+    the importer unpacked). A weights file names and types each weight by them
+    (transforms/external_weights.py)."""
+
+    # Class-level defaults: a view numpy derives from these bytes has no tensor of its own.
+    tensor_name: str = ""
+    tensor_dtype: "np.dtype | None" = None
+
+
 # The bytes behind each resource the importer made, by (context, resource name), for a transform
-# that must give a weight another element type of the same width (transforms/stablehlo/unsigned.py).
-# MLIR holds each buffer as long as the resource lives; the entry goes with it.
-_RESOURCE_BYTES: "weakref.WeakValueDictionary[tuple[int, str], np.ndarray]" = weakref.WeakValueDictionary()
+# that must give a weight another element type of the same width (transforms/stablehlo/unsigned.py)
+# or write it outside the module (transforms/external_weights.py). MLIR holds each buffer as long
+# as the resource lives; the entry goes with it.
+_RESOURCE_BYTES: "weakref.WeakValueDictionary[tuple[int, str], ImportedBytes]" = weakref.WeakValueDictionary()
 
 
-def resource_bytes(attribute: ir.Attribute) -> np.ndarray | None:
+def resource_bytes(attribute: ir.Attribute) -> "ImportedBytes | None":
     """The raw bytes (uint8) of a `dense_resource` attribute the importer made, else None."""
     return _RESOURCE_BYTES.get(_resource_key(attribute))
+
+
+def resource_over_bytes(data: ImportedBytes, name: str, tensor_type: ir.RankedTensorType, alignment: int) -> ir.Attribute:
+    """A `dense_resource` of `tensor_type` over the importer's bytes `data` (no copy), known to
+    `resource_bytes` like the importer's own."""
+    attribute = ir.DenseResourceElementsAttr.get_from_buffer(data, name, tensor_type, alignment=alignment)
+    _RESOURCE_BYTES[_resource_key(attribute)] = data
+    return attribute
 
 
 def _resource_key(attribute: ir.Attribute) -> tuple[int, str]:
@@ -110,12 +130,11 @@ class TensorConverter:
         if math.prod(tensor_type.shape) <= 1:
             return self._dense(np.frombuffer(data, dtype=dtype).copy(), tensor_type)
         alignment = dtype.itemsize if dtype.itemsize in (1, 2, 4, 8, 16) else 1
-        data = np.frombuffer(data, dtype=np.uint8)  # the same bytes, as an object a weak reference can track
-        attribute = ir.DenseResourceElementsAttr.get_from_buffer(
-            data, _resource_name(tensor.name), tensor_type, alignment=alignment
-        )
-        _RESOURCE_BYTES[_resource_key(attribute)] = data
-        return attribute
+        # The same bytes, as an object a weak reference can track and that knows its tensor.
+        data = np.frombuffer(data, dtype=np.uint8).view(ImportedBytes)
+        data.tensor_name = tensor.name
+        data.tensor_dtype = None if tensor.data_type in SUB_BYTE_BITS else _model_dtype(tensor.data_type)
+        return resource_over_bytes(data, _resource_name(tensor.name), tensor_type, alignment)
 
     @staticmethod
     def _dense(values: np.ndarray, tensor_type: ir.RankedTensorType) -> ir.Attribute:
@@ -161,6 +180,16 @@ def _unpack_sub_byte(raw, code: int, count: int, name: str) -> memoryview:
     if code in SIGNED_SUB_BYTE:
         values = np.where(values >= 1 << (bits - 1), values.astype(np.int16) - (1 << bits), values).astype(np.int8)
     return memoryview(values)
+
+
+def _model_dtype(code: int) -> "np.dtype | None":
+    """The numpy dtype of ONNX element type `code` (ml_dtypes for bfloat16 and float8), or None."""
+    from onnx import helper
+
+    try:
+        return np.dtype(helper.tensor_dtype_to_np_dtype(code))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _resource_name(name: str) -> str:

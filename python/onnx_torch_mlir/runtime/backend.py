@@ -7,8 +7,10 @@ the whole compiler:
     outputs = OnnxTorchMlirBackend.run_model(model, [x])
 
 Keyword options of `prepare`/`run_model`/`run_node`: `backend` ("linalg-on-tensors",
-"tosa" or "stablehlo"; default "linalg-on-tensors"), `importer` and `converter`
-(as for `onnx_torch_mlir.compile`). Only the "CPU" device is supported.
+"tosa" or "stablehlo"; default "linalg-on-tensors"), `importer`, `converter`, `dims`,
+`input_shapes`, `weights` and `weights_min_bytes` (as for `onnx_torch_mlir.compile`; with
+weights="arguments" the weights file goes to a temporary directory and the runner maps it from
+there). Only the "CPU" device is supported.
 """
 
 import numpy as np
@@ -62,9 +64,17 @@ class OnnxTorchMlirBackend(Backend):
             raise OnnxTorchMlirError(f"device '{device}' is not supported: the reference runner runs on the CPU")
         model = load_model(model)
         backend = kwargs.pop("backend", DEFAULT_BACKEND)
-        options = {key: kwargs[key] for key in ("importer", "converter", "dims", "input_shapes") if key in kwargs}
-        module = compile_model(model, backend, **options)
-        program = compile_for_cpu(module, input_dialect=backend)
+        keys = ("importer", "converter", "dims", "input_shapes", "weights", "weights_min_bytes")
+        options = {key: kwargs[key] for key in keys if key in kwargs}
+        if options.get("weights") != "arguments":
+            program = compile_for_cpu(compile_model(model, backend, **options), input_dialect=backend)
+        else:
+            from ..weights_forms import temporary_weights_file
+
+            # The runner maps the file, which may go once it is mapped.
+            with temporary_weights_file("arguments") as weights_file:
+                module = compile_model(model, backend, weights_file=weights_file, **options)
+                program = compile_for_cpu(module, input_dialect=backend, weights_file=weights_file)
         return OnnxTorchMlirBackendRep(model, program, [output.name for output in model.graph.output])
 
     @classmethod

@@ -65,6 +65,14 @@ float8 types (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, E8M0FNU); sub-byte integers,
 float4, float6, IEEE E4M3 and `index` at the boundary are refused with an
 IreeError at compile time.
 
+Weights outside the module (transforms/external_weights.py): a module compiled with
+weights="arguments" takes its weights as trailing arguments; `compile_with_iree(...,
+weights_file=)` reads them from the safetensors file, uploads them to the device once, and the
+program is called with the model's inputs only. A module compiled with weights="parameters" reads
+IREE parameters of scope "model"; `weights_file=` is the parameter archive (or a safetensors or
+GGUF file holding them), memory-mapped by a `ParameterIndex` and served by IREE's `io_parameters`
+module, as `iree-run-module --parameters=model=FILE` does.
+
 Every failure is an `IreeError` whose one-line message says the stage
 ("IREE compile" or "IREE run"), the entry function and the first meaningful
 line of IREE's diagnostic.
@@ -135,7 +143,8 @@ class _TensorSpec:
 class IreeProgram:
     """A program compiled by IREE for the host CPU; call it with numpy arrays."""
 
-    def __init__(self, entry: str, inputs: list[_TensorSpec], results: list[_TensorSpec], vmfb):
+    def __init__(self, entry: str, inputs: list[_TensorSpec], results: list[_TensorSpec], vmfb,
+                 weights: "list[tuple[_TensorSpec, np.ndarray]] | None" = None, parameters_file=None):
         self.entry = entry
         self.input_types = tuple(spec.mlir_type for spec in inputs)
         self.result_types = tuple(spec.mlir_type for spec in results)
@@ -150,13 +159,18 @@ class IreeProgram:
         try:
             # Wrapped in place (the buffer is aligned for it), not copied: it may hold all the weights.
             vm_module = runtime.VmModule.from_buffer(instance, vmfb, warn_if_copy=False)
-            hal_module = runtime.create_hal_module(instance, device)
-            self._context = runtime.VmContext(instance, modules=[hal_module, vm_module])
+            modules = [runtime.create_hal_module(instance, device)]
+            if parameters_file is not None:
+                modules.append(_parameters_module(instance, parameters_file))
+            self._context = runtime.VmContext(instance, modules=[*modules, vm_module])
             self._function = vm_module.lookup_function(entry)
         except (RuntimeError, ValueError) as error:
             raise IreeError(f"IREE run of @{entry}: cannot load the compiled module: {_runtime_message(error)}") from None
         if self._function is None:
             raise IreeError(f"IREE run of @{entry}: the compiled module exports no function @{entry}")
+        # On the device once, passed after the inputs on every call; the program only reads them.
+        self._weight_views = [self._buffer_view_of(spec.conform(array, len(inputs) + index, entry))
+                              for index, (spec, array) in enumerate(weights or [])]
 
     @property
     def vmfb(self) -> bytes:
@@ -170,9 +184,11 @@ class IreeProgram:
             raise IreeError(f"IREE run of @{self.entry}: takes {len(self._inputs)} inputs, got {len(inputs)}")
         arrays = [spec.conform(value, index, self.entry) for index, (spec, value) in enumerate(zip(self._inputs, inputs))]
         try:
-            arguments = runtime.VmVariantList(len(arrays))
+            arguments = runtime.VmVariantList(len(arrays) + len(self._weight_views))
             for array in arrays:
                 arguments.push_ref(self._buffer_view_of(array))
+            for view in self._weight_views:
+                arguments.push_ref(view)
             returned = runtime.VmVariantList(len(self._results))
             with self._lock, interruptible():
                 self._context.invoke(self._function, arguments, returned)
@@ -221,49 +237,95 @@ class IreeProgram:
         return raw.view(spec.dtype).reshape(shape)
 
 
-def compile_with_iree(program, input_dialect: str, *, entry: str | None = None) -> IreeProgram:
+def compile_with_iree(program, input_dialect: str, *, entry: str | None = None, weights_file=None) -> IreeProgram:
     """Compile `program` (an `ir.Module` from `onnx_torch_mlir.compile`, or MLIR text) with IREE.
 
     `input_dialect` is the backend that produced it: "linalg-on-tensors", "tosa"
     or "stablehlo"; `entry` names the function to call (default: the module's
-    single public function). The caller's module is not modified.
+    single public function). The caller's module is not modified. `weights_file` is the file
+    written with a module compiled with weights="arguments" (safetensors, or a mapping of name to
+    array) or weights="parameters" (the parameter archive); see the module docstring.
     """
     if input_dialect not in INPUT_TYPES:
         raise IreeError(
             f"IREE compile: unknown input dialect {input_dialect!r}; expected one of {', '.join(INPUT_TYPES)}"
         )
-    bytecode, function_name, inputs, results = _bytecode_and_signature(program, entry)
-    vmfb = _compile_bytecode(bytecode, INPUT_TYPES[input_dialect], f"@{function_name} ({input_dialect})")
-    return IreeProgram(function_name, inputs, results, vmfb)
+    read = _bytecode_and_signature(program, entry, weights_file)
+    vmfb = _compile_bytecode(read.bytecode, INPUT_TYPES[input_dialect], f"@{read.entry} ({input_dialect})")
+    return IreeProgram(read.entry, read.inputs, read.results, vmfb, read.weights,
+                       weights_file if read.reads_parameters else None)
 
 
-def _bytecode_and_signature(program, entry: str | None):
-    """The program as MLIR bytecode, and its entry function's name and tensor specs."""
+@dataclass
+class _ReadProgram:
+    """What is read of a program before IREE compiles it."""
+
+    bytecode: bytes
+    entry: str
+    inputs: list[_TensorSpec]  # the model's inputs
+    results: list[_TensorSpec]
+    weights: list[tuple[_TensorSpec, np.ndarray]]  # weight arguments and their arrays
+    reads_parameters: bool
+
+
+def _bytecode_and_signature(program, entry: str | None, weights_file=None) -> _ReadProgram:
+    """The program as MLIR bytecode, its entry function's name and tensor specs, and its weights."""
     from onnx_torch_mlir.runtime import lowering
 
     if not isinstance(program, str):
         # The caller's module is only read: written out as bytecode, never changed.
-        return _read_module(program, entry)
-    with lowering.runner_context():
+        return _read_module(program, entry, weights_file)
+    with lowering.runner_context() as runner:
+        # IREE's own ops (util.global of weights="parameters") are unknown to torch-mlir's MLIR.
+        runner.context.allow_unregistered_dialects = True
         try:
             module = lowering.parse_module(program)
         except RunnerError as error:
             raise IreeError(f"IREE compile: {error}") from None
-        return _read_module(module, entry)
+        finally:
+            runner.context.allow_unregistered_dialects = False
+        return _read_module(module, entry, weights_file)
 
 
-def _read_module(module, entry: str | None):
-    from onnx_torch_mlir.runtime import calling_convention
+def _read_module(module, entry: str | None, weights_file=None) -> _ReadProgram:
+    from onnx_torch_mlir.runtime import calling_convention, weights
+    from onnx_torch_mlir.transforms.external_weights import parameter_globals
 
     try:
         function = calling_convention.find_entry(module, entry)
+        weight_types, arrays = weights.weight_arguments(function, weights_file)
     except RunnerError as error:
         raise IreeError(f"IREE compile: {error}") from None
     name = function.sym_name.value
+    reads_parameters = bool(parameter_globals(module))
+    if reads_parameters and weights_file is None:
+        raise IreeError(f"IREE compile of @{name}: the module reads IREE parameters (compiled with "
+                        "weights='parameters'): pass the parameter archive written with it (weights_file=, --weights-file)")
     function_type = function.type
-    inputs = [_spec_of(t, f"argument {i}", name) for i, t in enumerate(function_type.inputs)]
+    model_inputs = function_type.inputs[: len(function_type.inputs) - len(weight_types)]
+    inputs = [_spec_of(t, f"argument {i}", name) for i, t in enumerate(model_inputs)]
     results = [_spec_of(t, f"result {i}", name) for i, t in enumerate(function_type.results)]
-    return _bytecode_of(module), name, inputs, results
+    weight_specs = [_spec_of(t, f"argument {len(inputs) + i}", name) for i, t in enumerate(weight_types)]
+    return _ReadProgram(_bytecode_of(module), name, inputs, results, list(zip(weight_specs, arrays)), reads_parameters)
+
+
+# ParameterIndex.load's formats, by file extension; other names are read as parameter archives.
+_PARAMETER_FORMATS = {".irpa": "irpa", ".safetensors": "safetensors", ".gguf": "gguf"}
+
+
+def _parameters_module(instance, parameters_file):
+    """IREE's io_parameters module serving the file's parameters under the scope the module reads."""
+    import os
+
+    from onnx_torch_mlir.transforms.external_weights import PARAMETER_SCOPE
+
+    runtime = _iree_runtime()
+    path = os.fspath(parameters_file)
+    if not os.path.isfile(path):
+        raise IreeError(f"IREE run: no parameter archive {path}")
+    index = runtime.ParameterIndex()
+    index.load(path, format=_PARAMETER_FORMATS.get(os.path.splitext(path)[1], "irpa"))  # memory-mapped
+    return runtime.create_io_parameters_module(instance, index.create_provider(scope=PARAMETER_SCOPE))
 
 
 def _bytecode_of(module) -> bytes:

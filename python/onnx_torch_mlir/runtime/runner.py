@@ -165,21 +165,29 @@ def compile_for_cpu(
     entry: str | None = None,
     custom_ops: dict | None = None,
     cache: "program_cache.ProgramCache | bool | None" = None,
+    weights_file=None,
 ) -> CompiledProgram:
     """Lower `module` (Linalg-on-tensors, TOSA or StableHLO) to native code and JIT it.
 
     `custom_ops` maps custom-op names to Python implementations (see custom_ops.py).
     `cache`: where compiled programs are kept between runs (program_cache.py): None or True for the
     default (the environment's choice), False for none, or a ProgramCache.
+    `weights_file`: for a module compiled with weights="arguments", the safetensors file written
+    with it (or a mapping of weight name to array); the program passes each weight argument its
+    array (memory-mapped), so it is called with the model's inputs only.
     """
     lowering.check_input_dialect(input_dialect)
     cache = program_cache.resolve(cache)
+    weights.refuse_parameters(module)
     hoisted_module, hoisted = (None, []) if isinstance(module, str) else weights.without_large_weights(module, entry)
     with lowering.runner_context() as runner:
         program = lowering.parse_module(hoisted_module or module)
         custom_op_bindings = custom_op_runtime.bind(program, custom_ops)
         function = calling_convention.find_entry(program, entry)
         signature = calling_convention.signature_of(function)
+        weight_specs, external = weights.weight_arguments(function, weights_file)
+        hoisted = [spec.conform(array, index) for index, (spec, array) in
+                   enumerate(zip(_specs_of(weight_specs, "weight argument"), external))] + hoisted
         user_inputs = function.type.inputs[: len(function.type.inputs) - len(hoisted)]
         signature = dataclasses.replace(signature, input_types=signature.input_types[: len(user_inputs)])
         inputs = [_TensorSpec.of(t, f"argument {i}") for i, t in enumerate(user_inputs)]
@@ -207,6 +215,10 @@ def compile_for_cpu(
     return custom_op_runtime.ProgramWithCustomOps(compiled, custom_op_bindings) if custom_op_bindings else compiled
 
 
+def _specs_of(types, what: str) -> list[_TensorSpec]:
+    return [_TensorSpec.of(mlir_type, f"{what} {index}") for index, mlir_type in enumerate(types)]
+
+
 def run(
     module: "ir.Module | str",
     inputs: Sequence,
@@ -214,13 +226,15 @@ def run(
     input_dialect: str = "linalg-on-tensors",
     entry: str | None = None,
     result_dtypes: Sequence | None = None,
+    weights_file=None,
 ) -> list[np.ndarray]:
     """Compile `module`, call it on `inputs`, and return its results.
 
     `result_dtypes` optionally reinterprets each result (None keeps it) as a
-    dtype of the same byte width, e.g. np.uint8 for an i8 result.
+    dtype of the same byte width, e.g. np.uint8 for an i8 result. `weights_file` is
+    compile_for_cpu's.
     """
-    outputs = compile_for_cpu(module, input_dialect=input_dialect, entry=entry)(*inputs)
+    outputs = compile_for_cpu(module, input_dialect=input_dialect, entry=entry, weights_file=weights_file)(*inputs)
     if result_dtypes is None:
         return outputs
     return reinterpret_results(outputs, result_dtypes)

@@ -7,11 +7,15 @@ constant of the entry function whose bytes the runner can reach becomes an extra
 function (in a copy of the program), and every call passes the bytes themselves (no copy). The bytes are reachable when the
 program was compiled in this process by our importer, which keeps each weight's buffer
 (`importer.tensors.resource_bytes`); a program parsed from a file keeps its constants compiled in.
+
+A module compiled with weights="arguments" already takes its weights as arguments, named; the
+caller gives the file they were written to, and `weight_arguments` reads them from it.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 from torch_mlir import ir
@@ -123,3 +127,52 @@ def _update_signature(function: func.FuncOp, inputs: list[ir.Type]) -> None:
     if "arg_attrs" in function.attributes:
         old = list(ir.ArrayAttr(function.attributes["arg_attrs"]))
         function.attributes["arg_attrs"] = ir.ArrayAttr.get(old + [ir.DictAttr.get({})] * (len(inputs) - old_count))
+
+
+# --- Weights a module takes from a file (compile's weights="arguments"; transforms/external_weights.py). ---
+
+
+def weight_arguments(function: func.FuncOp, weights_file) -> tuple[list[ir.Type], list[np.ndarray]]:
+    """The types of `function`'s weight arguments (those named by an `onnx_torch_mlir.weight`
+    attribute, after the model's inputs) and their arrays from `weights_file` (a safetensors path or
+    a mapping of name to array), in argument order; ([], []) for a function without any."""
+    from onnx_torch_mlir.errors import RunnerError, WeightsFileError
+    from onnx_torch_mlir.safetensors_file import read_safetensors
+    from onnx_torch_mlir.transforms.external_weights import weight_argument_names
+
+    names = weight_argument_names(function)
+    first = next((index for index, name in enumerate(names) if name is not None), len(names))
+    taken = [name for name in names[first:] if name is not None]
+    entry = function.sym_name.value
+    if not taken:
+        return [], []
+    if len(taken) != len(names) - first:
+        raise RunnerError(f"@{entry}: its weight arguments (onnx_torch_mlir.weight) do not all follow its inputs")
+    if weights_file is None:
+        raise RunnerError(f"@{entry} takes {len(taken)} weights as arguments (compiled with weights='arguments'): "
+                          "pass the safetensors file written with it (weights_file=, --weights-file)")
+    where = "the weights given"
+    if isinstance(weights_file, Mapping):
+        arrays = weights_file
+    else:
+        where = str(weights_file)
+        try:
+            arrays, _ = read_safetensors(weights_file)
+        except WeightsFileError as error:
+            raise RunnerError(str(error)) from None
+    missing = [name for name in taken if name not in arrays]
+    if missing:
+        raise RunnerError(f"{where} has no weight '{missing[0]}' (@{entry} takes {len(taken)} weights; "
+                          f"{len(missing)} are missing)")
+    return list(function.type.inputs[first:]), [arrays[name] for name in taken]
+
+
+def refuse_parameters(module) -> None:
+    """A module that reads IREE parameters (compile's weights="parameters") runs on IREE only."""
+    from onnx_torch_mlir.errors import RunnerError
+    from onnx_torch_mlir.transforms.external_weights import parameter_globals
+
+    reads = parameter_globals(module) if isinstance(module, ir.Module) else "util.global" in module
+    if reads:
+        raise RunnerError("the module reads its weights as IREE parameters (compiled with weights='parameters'), "
+                          "which only IREE runs: use --consumer iree, or compile with weights='arguments'")

@@ -10,6 +10,11 @@ default to linalg-on-tensors, which the reference runner takes.)
 A model with large weights is best written with --emit-bytecode: as text every
 weight is printed in hex, twice its size and slow to read back.
 
+--weights arguments writes the large weights to a safetensors file beside the module (-o's name
+with .safetensors, or --weights-file) and makes them trailing arguments of the entry function;
+--weights parameters writes an IREE parameter archive (.irpa) that the module reads as IREE
+parameters (docs/consumers-iree.md).
+
 For XLA (docs/consumers-xla.md): --to stablehlo --entry-name main --weights inline,
 and --emit-portable-artifact VERSION for XLA's older StableHLO. For IREE from TOSA
 text: --print-generic (IREE 3.13 cannot parse torch-mlir's custom TOSA syntax;
@@ -21,6 +26,7 @@ at the node's location) and the exit status is 1.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from ..errors import ConversionError, PipelineError
@@ -33,7 +39,8 @@ HELP = "compile an ONNX model to Torch, Linalg, TOSA or StableHLO"
 
 def add_arguments(parser) -> None:
     from ..pipelines import OUTPUT_TYPES
-    from .compile_options import output_type
+    from ..weights_forms import WEIGHTS_FORMS
+    from .compile_options import add_weights_arguments, output_type
 
     parser.add_argument("model", help="the .onnx file (external data next to it is found); '-' reads it from stdin")
     parser.set_defaults(model_from_stdin=True)
@@ -49,9 +56,10 @@ def add_arguments(parser) -> None:
                         help="print ops in MLIR's generic form (TOSA text that IREE 3.13 parses)")
     parser.add_argument("--entry-name", metavar="NAME",
                         help="name of the entry function (default: the ONNX graph's name; XLA runs main)")
-    parser.add_argument("--weights", choices=("resources", "inline"), default="resources",
-                        help="weights as dense_resource blobs (default) or as literal dense<...> constants "
-                        "(XLA, StableHLO portable artifacts)")
+    add_weights_arguments(parser, WEIGHTS_FORMS)
+    parser.add_argument("--weights-file", metavar="PATH",
+                        help="with --weights arguments or parameters: where the weights go (default: -o's name "
+                        "with .safetensors or .irpa)")
     parser.add_argument("--emit-portable-artifact", metavar="VERSION",
                         help="with --to stablehlo: write a StableHLO portable artifact for StableHLO VERSION "
                         "(e.g. 1.17.0, what jaxlib 0.10.2 reads); implies --weights inline")
@@ -85,6 +93,26 @@ def add_arguments(parser) -> None:
                         "backend pipeline, writing) and the peak memory to stderr, like MLIR's -mlir-timing")
 
 
+def _weights_file(args) -> str | None:
+    """The file --weights arguments or parameters writes: --weights-file, or beside -o."""
+    from pathlib import Path
+
+    from ..weights_forms import EXTERNAL_FORMS, FILE_SUFFIXES
+
+    if args.weights not in EXTERNAL_FORMS:
+        if args.weights_file:
+            raise PipelineError(f"--weights-file is for --weights arguments or parameters, not --weights {args.weights}")
+        return None
+    if args.emit_portable_artifact:
+        raise PipelineError(f"--emit-portable-artifact needs the weights inline, not --weights {args.weights}")
+    if args.weights_file:
+        return args.weights_file
+    if args.output == "-":
+        raise PipelineError(f"--weights {args.weights} writes the weights to a file: give --weights-file "
+                            "(or -o, beside which it goes)")
+    return str(Path(args.output).with_suffix(FILE_SUFFIXES[args.weights]))
+
+
 def run(args) -> int:
     import time
 
@@ -93,6 +121,10 @@ def run(args) -> int:
     check_output_path(args.output, model=args.model)
     if args.emit_portable_artifact and args.output_type != "stablehlo":
         raise PipelineError(f"--emit-portable-artifact writes StableHLO; it needs --to stablehlo, not {args.output_type}")
+    args.weights_file = _weights_file(args)
+    check_output_path(args.weights_file, model=args.model, flag="--weights-file")
+    if args.weights_file and args.output != "-" and os.path.abspath(args.weights_file) == os.path.abspath(args.output):
+        raise PipelineError(f"--weights-file {args.weights_file} is the module's own output file")
     started = time.perf_counter()
     with timing.record() as times, progress.shown(enabled=not args.quiet):
         status = _compile_and_write(args)
@@ -116,7 +148,8 @@ def _compile_and_write(args) -> int:
             model, args.output_type, backend_legal_ops=legal, keep_onnx_ops=keep,
             custom_op_encoding=args.custom_op_encoding, importer=args.importer, converter=args.converter,
             dims=args.dim, input_shapes=args.input_shape, entry_name=args.entry_name,
-            weights="inline" if args.emit_portable_artifact else args.weights,
+            weights="inline" if args.emit_portable_artifact else args.weights, weights_file=args.weights_file,
+            weights_min_bytes=args.weights_min_bytes,
         )
     except ConversionError as error:
         # All failing nodes, not only the first line run_guarded would print.

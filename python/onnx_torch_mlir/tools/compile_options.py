@@ -1,7 +1,8 @@
-"""The options every compiling subcommand shares: target, importer, converter; and, for the
-subcommands that run the result, which consumer runs it."""
+"""The options every compiling subcommand shares: target, importer, converter, where the weights
+live; and, for the subcommands that run the result, which consumer runs it."""
 
 from ..config import canonical_output_type
+from ..errors import OnnxTorchMlirError
 
 
 def output_type(name: str) -> str:
@@ -20,6 +21,20 @@ def add_compile_arguments(parser, *, default_backend: str, backends_only: bool =
     parser.add_argument("--converter", choices=CONVERTERS, default=None, help="whose ONNX-to-Torch conversion to use")
 
 
+def add_weights_arguments(parser, forms) -> None:
+    """--weights FORM and --weights-min-bytes, as compile, run and verify take them."""
+    from ..weights_forms import DEFAULT_MIN_BYTES
+
+    parser.add_argument("--weights", choices=forms, default="resources",
+                        help="where the weights live: dense_resource blobs (resources, the default), literal "
+                        "dense<...> constants (inline: XLA, StableHLO portable artifacts), trailing arguments of "
+                        "the entry function with a safetensors file (arguments), IREE parameters with a "
+                        "parameter archive (parameters)")
+    parser.add_argument("--weights-min-bytes", type=int, default=DEFAULT_MIN_BYTES, metavar="N",
+                        help=f"with --weights arguments or parameters: the smallest constant taken out of the "
+                        f"module, in bytes (default {DEFAULT_MIN_BYTES})")
+
+
 def compile_options(args) -> dict:
     """Keyword arguments for OnnxTorchMlirBackend.prepare / compile from parsed args. `--dim` and
     `--input-shape` (run, verify) fix dims at compile time as they do for `compile`."""
@@ -32,6 +47,9 @@ def compile_options(args) -> dict:
         options["importer"] = args.importer
     if args.converter:
         options["converter"] = args.converter
+    if getattr(args, "weights", "resources") != "resources":
+        options["weights"] = args.weights
+        options["weights_min_bytes"] = args.weights_min_bytes
     return options
 
 
@@ -75,12 +93,22 @@ def prepare_model(model, args):
 
     options = compile_options(args)
     if getattr(args, "consumer", "reference") == "reference":
+        if options.get("weights") == "parameters":
+            raise OnnxTorchMlirError("--weights parameters reads the weights as IREE parameters, which only IREE "
+                                     "runs: add --consumer iree, or use --weights arguments")
         return OnnxTorchMlirBackend.prepare(model, **options)
     from ..compiler import compile as compile_model
     from ..runtime.iree import compile_with_iree
+    from ..weights_forms import EXTERNAL_FORMS, temporary_weights_file
 
     backend = options.pop("backend")
-    program = compile_with_iree(compile_model(model, backend, **options), backend)
+    if options.get("weights") not in EXTERNAL_FORMS:
+        program = compile_with_iree(compile_model(model, backend, **options), backend)
+    else:
+        # Written and read back as a user's files would be; IREE maps the file, which may go once loaded.
+        with temporary_weights_file(options["weights"]) as weights_file:
+            module = compile_model(model, backend, weights_file=weights_file, **options)
+            program = compile_with_iree(module, backend, weights_file=weights_file)
     return OnnxTorchMlirBackendRep(model, program, [output.name for output in model.graph.output])
 
 

@@ -18,8 +18,9 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from ..weights_forms import WEIGHTS_FORMS
 from .compile_options import (
-    add_compile_arguments, add_consumer_argument, apply_dims_from, consumer_label, prepare_model,
+    add_compile_arguments, add_consumer_argument, add_weights_arguments, apply_dims_from, consumer_label, prepare_model,
 )
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ def add_arguments(parser):
 
     parser.add_argument("model", help="the .onnx file")
     add_compile_arguments(parser, default_backend="linalg-on-tensors", backends_only=True)
+    add_weights_arguments(parser, WEIGHTS_FORMS)
     add_consumer_argument(parser)
     add_input_arguments(parser)
     parser.add_argument("--save", metavar="OUT.npz", help="write the outputs, by name, to an .npz file")

@@ -19,8 +19,9 @@ Exit status 0 when all outputs match, 1 otherwise.
 """
 
 from ..errors import OnnxTorchMlirError
+from ..weights_forms import WEIGHTS_FORMS
 from .compile_options import (
-    add_compile_arguments, add_consumer_argument, apply_dims_from, consumer_label, prepare_model,
+    add_compile_arguments, add_consumer_argument, add_weights_arguments, apply_dims_from, consumer_label, prepare_model,
 )
 
 HELP = "check a model's compiled outputs against onnxruntime"
@@ -32,6 +33,7 @@ def add_arguments(parser):
 
     parser.add_argument("model", help="the .onnx file")
     add_compile_arguments(parser, default_backend="linalg-on-tensors", backends_only=True)
+    add_weights_arguments(parser, WEIGHTS_FORMS)
     add_consumer_argument(parser)
     add_input_arguments(parser)
     add_quiet_argument(parser)

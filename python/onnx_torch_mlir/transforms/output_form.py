@@ -7,6 +7,10 @@ Consumers differ in what they take, for the same program:
   artifact (VHLO, versioned bytecode), which also takes only literal constants.
 - IREE, our runner and MLIR's tools take the importer's resources (`dense_resource`), which keep
   the weights out of the printed IR and are written once, in place, as bytecode.
+- A consumer that loads weights apart from the program (to share them between programs, to keep
+  a multi-gigabyte module small, or because its format caps the module's size) takes them as the
+  entry function's arguments with a safetensors file, or, for IREE, as parameters in a parameter
+  archive (external_weights.py).
 
 `rename_entry` names the entry function; `inline_weights` turns every resource the importer made
 into a literal (`dense<...>`) of the same bytes; `portable_artifact` serializes StableHLO for a
@@ -18,8 +22,6 @@ from torch_mlir import ir
 
 from ..errors import PipelineError
 from ..importer.tensors import resource_bytes
-
-WEIGHTS_FORMS = ("resources", "inline")
 
 
 def entry_function(module: ir.Module) -> ir.Operation:

@@ -18,7 +18,7 @@ copy: `importer.tensors.resource_bytes`), and a
 from torch_mlir import ir
 
 from ...errors import PipelineError
-from ...importer.tensors import resource_bytes
+from ...importer.tensors import resource_bytes, resource_over_bytes
 
 CONSTANT = "stablehlo.constant"
 
@@ -67,4 +67,4 @@ def _retyped(value: ir.Attribute, signless: ir.RankedTensorType) -> ir.Attribute
                             "(neither StableHLO consumer lowers an unsigned resource constant)")
     name = str(value).partition(" : ")[0].removeprefix("dense_resource<").removesuffix(">")
     width = signless.element_type.width
-    return ir.DenseResourceElementsAttr.get_from_buffer(data, f"{name}_signless", signless, alignment=max(1, width // 8))
+    return resource_over_bytes(data, f"{name}_signless", signless, max(1, width // 8))
