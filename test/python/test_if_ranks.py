@@ -30,8 +30,9 @@ def _ints(name: str, values) -> onnx.NodeProto:
     return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(values, np.int64), name))
 
 
-def _squeeze_if(x: str, out: str, prefix: str) -> list:
-    """`out = x.squeeze(-1)` as TorchScript exports it on a dynamic size."""
+def _squeeze_if(x: str, out: str, prefix: str, negated: bool = False) -> list:
+    """`out = x.squeeze(-1)` as TorchScript exports it on a dynamic size (`negated`: the condition is
+    `size != 1`, the branches swapped)."""
     then_branch = helper.make_graph(
         [_ints(prefix + "axis", [-1]), helper.make_node("Squeeze", [x, prefix + "axis"], [prefix + "squeezed"])],
         prefix + "then", [], [helper.make_tensor_value_info(prefix + "squeezed", TensorProto.FLOAT, None)],
@@ -44,16 +45,18 @@ def _squeeze_if(x: str, out: str, prefix: str) -> list:
         _ints(prefix + "last", [-1]), _ints(prefix + "one", [1]),
         helper.make_node("Shape", [x], [prefix + "dims"]),
         helper.make_node("Gather", [prefix + "dims", prefix + "last"], [prefix + "size"]),
-        helper.make_node("Equal", [prefix + "size", prefix + "one"], [prefix + "cond"]),
-        helper.make_node("If", [prefix + "cond"], [out], then_branch=then_branch, else_branch=else_branch),
+        helper.make_node("Equal", [prefix + "size", prefix + "one"], [prefix + "same"]),
+        helper.make_node("Not" if negated else "Identity", [prefix + "same"], [prefix + "cond"]),
+        helper.make_node("If", [prefix + "cond"], [out], then_branch=else_branch if negated else then_branch,
+                         else_branch=then_branch if negated else else_branch),
     ]
 
 
-def _model(after: str = "Gemm") -> onnx.ModelProto:
+def _model(after: str = "Gemm", negated: bool = False) -> onnx.ModelProto:
     weight = numpy_helper.from_array(WEIGHT, "w")
     tail = helper.make_node("Gemm", ["chosen", "w"], ["z"]) if after == "Gemm" else helper.make_node("Relu", ["chosen"], ["z"])
     graph = helper.make_graph(
-        _squeeze_if("x", "chosen", "") + [tail], "if_ranks",
+        _squeeze_if("x", "chosen", "", negated) + [tail], "if_ranks",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4, "t"])],
         [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], initializer=[weight],
     )
@@ -94,11 +97,14 @@ def test_the_if_gets_the_rank_its_consumer_takes():
     assert [node.op_type for node in typed.graph.node].count("If") == 1  # the If stays: checked at run time
 
 
-def test_linalg_runs_the_branch_and_checks_the_condition():
-    module = onnx_torch_mlir.compile(_model(), "linalg-on-tensors")
+@pytest.mark.parametrize("negated", [False, True])
+def test_linalg_runs_the_branch_and_checks_the_condition(negated):
+    model = _model(negated=negated)
+    module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
     outputs = runtime.run(module, [_x(1)])
-    np.testing.assert_allclose(np.asarray(outputs[0]), _expected(_model(), {"x": _x(1)})[0], rtol=1e-6, atol=1e-6)
-    with pytest.raises(Exception, match="the condition selects else_branch"):
+    np.testing.assert_allclose(np.asarray(outputs[0]), _expected(model, {"x": _x(1)})[0], rtol=1e-6, atol=1e-6)
+    untaken = "then_branch" if negated else "else_branch"
+    with pytest.raises(Exception, match=f"the condition selects {untaken}"):
         runtime.run(module, [_x(3)])  # onnxruntime fails too: its Gemm gets rank 3
 
 
