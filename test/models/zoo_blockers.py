@@ -44,6 +44,12 @@ _TOSA_NEEDS_STATIC = (
 
 BLOCKERS: tuple[Blocker, ...] = (
     Blocker("the type of result", "the merged decoder's `If` (values from its branches are untyped): issue 10 item 1"),
+    Blocker("in else_branch, and the condition is known only at run time",
+            "an If whose run-time condition picks between two ranks of which only one keeps the rest of the graph "
+            "valid (TorchScript's `squeeze(-1)` of a dynamic size before Silero VAD's LSTMCell): Linalg takes that "
+            "branch behind a run-time check of the condition, which TOSA and StableHLO cannot express; fixing the "
+            "input's shape decides it but leaves the If on `sr` with the other sample rate's network invalid for that "
+            "shape (docs/control-flow.md)"),
     Blocker("needs the run-time size of dim", _TOSA_NEEDS_STATIC + " (a reshape with two run-time sizes, or an "
             "`arange` over a run-time length)", backend="tosa"),
     Blocker("on a dynamic image size", _TOSA_NEEDS_STATIC + " (a strided convolution or pool on a dynamic image "

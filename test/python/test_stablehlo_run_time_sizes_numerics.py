@@ -7,7 +7,9 @@ them):
   run-time count);
 - SplitToSequence of a run-time `split` (slices of run-time bounds);
 - a Range of run-time float bounds (aten.item of a float read as aten.Float.Tensor,
-  transforms/stablehlo/torch_forms.py), as in the expanded window functions.
+  transforms/stablehlo/torch_forms.py), as in the expanded window functions, and of a size read
+  from a Shape and cast to float (YOLOv8's anchor grid on a dynamic image size: torch-mlir folds
+  the read into aten.Float.Scalar of the size; transforms/stablehlo/run_time_ranges.py).
 One compiled module runs on inputs that give different result sizes.
 """
 
@@ -58,6 +60,25 @@ def _window_model() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10)
 
 
+def _grid_model() -> onnx.ModelProto:
+    """YOLOv8's anchor centres along a dynamic width: Range(0.0, Cast(Shape(x)[3]), 1.0) + 0.5."""
+    n = helper.make_node
+    nodes = [
+        n("Shape", ["x"], ["dims"]),
+        n("Gather", ["dims", "three"], ["width"], axis=0),
+        n("Cast", ["width"], ["width_fp"], to=TensorProto.FLOAT),
+        n("Range", ["zero", "width_fp", "one"], ["steps"]),
+        n("Add", ["steps", "half"], ["centres"]),
+    ]
+    constants = [helper.make_tensor(name, TensorProto.FLOAT, [], [value])
+                 for name, value in (("zero", 0.0), ("one", 1.0), ("half", 0.5))]
+    constants.append(helper.make_tensor("three", TensorProto.INT64, [], [3]))
+    graph = helper.make_graph(
+        nodes, "grid", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, "height", "width"])],
+        [helper.make_tensor_value_info("centres", TensorProto.FLOAT, [None])], constants)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10)
+
+
 def _non_zero_model() -> onnx.ModelProto:
     """NonZero (opset 13) of a [3, 4] float input, its count left open."""
     node = helper.make_node("NonZero", ["x"], ["y"])
@@ -90,6 +111,7 @@ CASES = {
     "split": (_split_model, [{"x": np.arange(12, dtype=np.float32).reshape(6, 2), "split": np.array(split, np.int64)}
                              for split in ([1, 2, 3], [3, 0, 3], [0, 6, 0])]),
     "window": (_window_model, [{"size": np.array(size, np.int32)} for size in (10, 3, 1)]),
+    "grid": (_grid_model, [{"x": np.zeros((1, 3, 4, width), np.float32)} for width in (5, 8, 1)]),
 }
 
 

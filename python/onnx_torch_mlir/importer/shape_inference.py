@@ -13,6 +13,7 @@ import onnx
 from ..errors import ImportError_
 from .constant_folding import type_through_folding
 from .contrib_inference import type_contrib_results
+from .if_ranks import choose_if_ranks, strictly_typed
 from .if_types import relax_if_outputs
 from .shape_values import refine_types
 from .static_if import resolve_static_ifs
@@ -61,7 +62,7 @@ def _without_payload(tensor: onnx.TensorProto, originals: dict) -> onnx.TensorPr
     return stripped
 
 
-def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
+def infer_types(model: onnx.ModelProto, model_name: str, choose_if_ranks_: bool = True) -> onnx.ModelProto:
     """`model` with value_info for every value shape inference can type.
 
     When some value is left without a rank or with a dim inference could not
@@ -74,20 +75,36 @@ def infer_types(model: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
     determine but ONNX's data propagation leaves unknown are filled in
     (`shape_values`), and inference runs again for the ops downstream. Subgraphs are
     typed last (`subgraph_inference`), and an If's outputs then get the common type of
-    what its branches yield (`if_types`).
+    what its branches yield (`if_types`). An If whose run-time condition picks between ranks gets
+    the one rank the rest of the graph can take, where only one can (`if_ranks`; not while such a
+    choice is being tried, `choose_if_ranks_` False).
     """
     inferred = _infer(model, model_name)
     _release_unproven_static_dims(inferred, model_name)
     type_through_folding(inferred, lambda folded: _infer(folded, model_name))
-    refined = refine_types(
-        inferred, lambda typed: _infer(typed, model_name), add_types=(type_contrib_results, resolve_static_ifs)
-    )
+    refined = _refined(inferred, model_name)
+    while choose_if_ranks_ and choose_if_ranks(refined, lambda candidate: _well_typed(candidate, model_name)):
+        refined = _refined(_infer(refined, model_name), model_name)
     if _has_subgraphs(refined.graph):
-        infer_subgraph_types(refined, lambda lifted: infer_types(lifted, model_name))
+        infer_subgraph_types(refined, lambda lifted: infer_types(lifted, model_name, choose_if_ranks_))
         refined = _infer(refined, model_name)  # the results of If/Loop/Scan from their typed subgraphs
         if relax_if_outputs(refined, _declared_types(model.graph), model_name):
             refined = _infer(refined, model_name)
     return refined
+
+
+def _refined(typed: onnx.ModelProto, model_name: str) -> onnx.ModelProto:
+    return refine_types(
+        typed, lambda again: _infer(again, model_name), add_types=(type_contrib_results, resolve_static_ifs)
+    )
+
+
+def _well_typed(candidate: onnx.ModelProto, model_name: str) -> bool:
+    """Whether `candidate`, typed by the whole inference, passes ONNX's strict inference."""
+    try:
+        return strictly_typed(infer_types(candidate, model_name, choose_if_ranks_=False))
+    except ImportError_:
+        return False
 
 
 def _declared_types(graph: onnx.GraphProto) -> dict:

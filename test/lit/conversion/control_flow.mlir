@@ -293,3 +293,24 @@ func.func @scan_dynamic_rows(%init: !torch.vtensor<[?],f32>, %x: !torch.vtensor<
   }
   return %0#0, %0#1 : !torch.vtensor<[?],f32>, !torch.vtensor<[3,?],f32>
 }
+
+// -----
+
+// Branches of different ranks on a run-time condition, the If's result declared with then_branch's
+// rank (the second region: the torch-ONNX spelling puts else_branch first; the importer gives the
+// result the one rank the rest of the graph takes, importer/if_ranks.py): that branch, inlined
+// after a run-time check that the condition selects it.
+// CHECK-LABEL: func.func @if_declared_rank
+// CHECK-NOT: torch.prim.If
+// CHECK: %[[FLAG:.*]] = torch.aten.item %{{.*}} : !torch.vtensor<[],i1> -> !torch.int
+// CHECK: %[[THEN:.*]] = torch.aten.ne.int %[[FLAG]], %{{.*}} : !torch.int, !torch.int -> !torch.bool
+// CHECK: torch.runtime.assert %[[THEN]], "If 'squeeze_if_one': the condition selects else_branch, whose output 0 has rank 3; the program was compiled for then_branch (rank 2), the only rank the rest of the graph takes"
+// CHECK: return %arg1 : !torch.vtensor<[2,?],f32>
+func.func @if_declared_rank(%c: !torch.vtensor<[],i1>, %x: !torch.vtensor<[2,?],f32>, %y: !torch.vtensor<[2,?,1],f32>) -> !torch.vtensor<[2,?],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  %0 = torch.operator "onnx.If"(%c) {onnx_node_name = "squeeze_if_one"} : (!torch.vtensor<[],i1>) -> !torch.vtensor<[2,?],f32> {
+    torch.operator_terminator %y : !torch.vtensor<[2,?,1],f32>
+  }, {
+    torch.operator_terminator %x : !torch.vtensor<[2,?],f32>
+  }
+  return %0 : !torch.vtensor<[2,?],f32>
+}

@@ -162,6 +162,21 @@ func.func @squeeze_input(%x: !torch.vtensor<[1,3,1],f32>) -> !torch.vtensor<[1,3
 
 // -----
 
+// A dim of run-time size that ONNX requires to be 1: checked, and its one row selected (torch-mlir's
+// Linalg lowering of aten.squeeze.dim on a `?` dim builds an invalid tensor.collapse_shape).
+// CHECK-LABEL: func.func @squeeze_run_time_size
+// CHECK: %[[SIZE:.*]] = torch.aten.size.int %arg0, %{{.*}} : !torch.vtensor<[?,3,?],f32>, !torch.int -> !torch.int
+// CHECK: %[[ONE:.*]] = torch.aten.eq.int %[[SIZE]], %{{.*}} : !torch.int, !torch.int -> !torch.bool
+// CHECK: torch.runtime.assert %[[ONE]], "Squeeze 'squeeze_last': dim 2 must have size 1"
+// CHECK: torch.aten.select.int %arg0, %{{.*}}, %{{.*}} : !torch.vtensor<[?,3,?],f32>, !torch.int, !torch.int -> !torch.vtensor<[?,3],f32>
+func.func @squeeze_run_time_size(%x: !torch.vtensor<[?,3,?],f32>) -> !torch.vtensor<[?,3],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %a = torch.vtensor.literal(dense<[-1]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
+  %0 = torch.operator "onnx.Squeeze"(%x, %a) : (!torch.vtensor<[?,3,?],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,3],f32> loc("squeeze_last")
+  return %0 : !torch.vtensor<[?,3],f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @unsqueeze_attribute
 // CHECK: torch.aten.unsqueeze %arg0, %{{.*}} : !torch.vtensor<[3],f32>, !torch.int -> !torch.vtensor<[1,3],f32>
 // CHECK: torch.aten.unsqueeze %{{.*}}, %{{.*}} : !torch.vtensor<[1,3],f32>, !torch.int -> !torch.vtensor<[1,3,1],f32>

@@ -13,6 +13,7 @@ a reshape back.
 from __future__ import annotations
 
 import numpy as np
+from torch_mlir import ir
 
 from .builder import TorchBuilder
 from .node import OnnxNode
@@ -172,10 +173,26 @@ def _squeeze(node: OnnxNode, b: TorchBuilder, axes: list[int] | None):
     for count, axis in enumerate(axes, start=1):
         if sizes[axis] not in (1, None):
             node.fail(f"dim {axis} has size {sizes[axis]}, not 1")
+        unknown_size = sizes[axis] is None
         del sizes[axis]
         result_type = node.result_type() if count == len(axes) else b.tensor_type(sizes, info.element)
-        x = b.op("aten.squeeze.dim", result_type, x, b.constant_int(axis))
+        if unknown_size and node.target in (None, "linalg-on-tensors"):
+            x = _select_only_row(node, b, x, axis, result_type)
+        else:
+            x = b.op("aten.squeeze.dim", result_type, x, b.constant_int(axis))
     return x
+
+
+def _select_only_row(node: OnnxNode, b: TorchBuilder, x: ir.Value, axis: int, result_type: ir.Type) -> ir.Value:
+    """Squeeze of a dim whose size is known only at run time: ONNX requires it to be 1, which a
+    run-time check asserts, and the one row there is is selected. torch-mlir's Linalg lowering of
+    `aten.squeeze.dim` on a `?` dim builds an invalid `tensor.collapse_shape` (it groups the `?`
+    with a static neighbour), and torch's squeeze would leave a dim of another size in place."""
+    size = b.dim_value(b.dim(x, axis))
+    one = b.op("aten.eq.int", b.type("!torch.bool"), size, b.constant_int(1))
+    b.op("torch.runtime.assert", None, one, attributes={
+        "message": ir.StringAttr.get(f"Squeeze '{node.name}': dim {axis} must have size 1")})
+    return b.op("aten.select.int", result_type, x, b.constant_int(axis), b.constant_int(0))
 
 
 @converts("Squeeze", since=1)

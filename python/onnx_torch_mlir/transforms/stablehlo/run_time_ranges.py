@@ -9,6 +9,11 @@ defines it, in the result's float type on 0-d tensors,
     count = max(ceil((limit - start) / delta), 0),
 read as an int (`aten.Int.Tensor`), and the values are `start + i * delta` for an integer
 `arange` of that count (a `dynamic_iota`), converted to the float type. Both consumers take that.
+
+A bound that is a run-time int made a float (`aten.Float.Scalar`: torch-mlir folds the read of a
+size cast to float, `item(to.dtype(NumToTensor(size)))`, into it: YOLOv8's anchor grid,
+`Range(0.0, Cast(Shape(x)[3]), 1.0)` on a dynamic image size) gets the same count, from the
+int as a 0-d tensor (`prim.NumToTensor.Scalar`); torch-mlir computed it in f64 there too.
 """
 
 from torch_mlir import ir
@@ -17,7 +22,7 @@ from ..torch.rewriting import INT, TorchOpBuilder, defining_op, is_op, ops_named
 
 _FLOAT_DTYPE_CODES = {"f16": 5, "f32": 6, "f64": 7, "bf16": 15}
 _SI64 = 4
-_READS = ("torch.aten.item", "torch.aten.Float.Tensor")
+_READS = ("torch.aten.item", "torch.aten.Float.Tensor", "torch.aten.Float.Scalar")
 
 
 def run_time_float_ranges_as_integer_ranges(module: ir.Module) -> int:
@@ -34,7 +39,7 @@ def _rewrite(op: ir.Operation) -> int:
     if sizes is None or len(sizes) != 1 or element not in _FLOAT_DTYPE_CODES:
         return 0
     bounds = list(op.operands[:3])
-    if not any(_read_tensor(bound) is not None for bound in bounds):
+    if not any(_read_tensor(bound) is not None or _run_time_int(bound) is not None for bound in bounds):
         return 0  # constant bounds: torch-mlir lowers them itself
     build = TorchOpBuilder(op)
     tensors = [_as_tensor(build, bound, element) for bound in bounds]
@@ -73,8 +78,22 @@ def _read_tensor(bound: ir.Value):
     return read.operands[0] if sizes == [] and element in _FLOAT_DTYPE_CODES else None
 
 
+def _run_time_int(bound: ir.Value):
+    """The run-time `!torch.int` a bound is (or is made a float from by `aten.Float.Scalar`), else None."""
+    read = defining_op(bound)
+    if is_op(read, "torch.aten.Float.Scalar") and str(read.operands[0].type) == INT:
+        bound = read.operands[0]
+    if str(bound.type) != INT or is_op(defining_op(bound), "torch.constant.int"):
+        return None
+    return bound
+
+
 def _as_tensor(build: TorchOpBuilder, bound: ir.Value, element: str):
-    """`bound` (a constant or a run-time float read) as a 0-d tensor of `element`, else None."""
+    """`bound` (a constant, a run-time float read or a run-time int) as a 0-d tensor of `element`, else None."""
+    number = _run_time_int(bound)
+    if number is not None:
+        integer = build.op("torch.prim.NumToTensor.Scalar", vtensor_spelling([], "si64"), [number])
+        return _to_dtype(build, integer, element, _FLOAT_DTYPE_CODES[element])
     tensor = _read_tensor(bound)
     if tensor is not None:
         own = vtensor_sizes(tensor.type)[1]

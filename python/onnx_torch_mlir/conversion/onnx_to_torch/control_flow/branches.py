@@ -58,6 +58,9 @@ def if_(node: OnnxNode, b: TorchBuilder):
     info = node.input_info(0)
     if info.sizes is not None and None not in info.sizes and len(info.sizes) and max(info.sizes) != 1:
         node.fail(f"the condition has shape {list(info.sizes)}, not one element")
+    declared_branch = _branch_of_declared_ranks(node, then_block, else_block)
+    if declared_branch is not None:
+        return _checked_branch(node, b, declared_branch, then_block, else_block)
     if node.target in LOOPLESS_TARGETS and _selectable(node, b, then_block, else_block):
         return _select_computed_branches(node, b, then_block, else_block)
     return _prim_if(node, b, then_block, else_block)
@@ -74,6 +77,56 @@ def _selectable(node: OnnxNode, b: TorchBuilder, then_block: ir.Block, else_bloc
         if then_info is None or not (then_info.is_static and then_info == else_info):
             return False
     return True
+
+
+def _ranks(block: ir.Block) -> list:
+    return [info.rank if info is not None else None
+            for info in (tensor_info(value_type(value)) for value in terminator(block).operands)]
+
+
+def _branch_of_declared_ranks(node: OnnxNode, then_block: ir.Block, else_block: ir.Block) -> bool | None:
+    """True (then) or False (else) when the branches yield different ranks and the If's results
+    are declared with the ranks of exactly that branch (the importer gives them the one rank the
+    rest of the graph can take, `importer/if_ranks.py`, or the model declares it); else None."""
+    then_ranks, else_ranks = _ranks(then_block), _ranks(else_block)
+    if then_ranks == else_ranks or None in then_ranks + else_ranks:
+        return None
+    declared = [info.rank if info is not None else None
+                for info in (tensor_info(result.type) for result in node.op.results)]
+    if declared == then_ranks:
+        return True
+    if declared == else_ranks:
+        return False
+    return None
+
+
+def _checked_branch(node: OnnxNode, b: TorchBuilder, taken: bool, then_block: ir.Block, else_block: ir.Block):
+    """The branch whose ranks the If's results have, inlined, after a run-time check that the
+    condition selects it: torch cannot carry a rank decided at run time, and the other branch's
+    rank makes the rest of the graph invalid, so a valid run never takes it. The check is a
+    `torch.runtime.assert`, which only the Linalg lowering keeps: TOSA and StableHLO refuse the
+    node (fixing the dims the condition reads decides it at import)."""
+    names = {True: "then_branch", False: "else_branch"}
+    ranks = _ranks(then_block), _ranks(else_block)
+    index = next(i for i, (t, e) in enumerate(zip(*ranks)) if t != e)
+    if node.target in LOOPLESS_TARGETS:
+        node.fail(
+            f"output {index} has rank {ranks[0][index]} in then_branch and {ranks[1][index]} in else_branch, and the "
+            f"condition is known only at run time; only {names[taken]} makes the rest of the graph valid, which "
+            f"{node.target} cannot check at run time (linalg-on-tensors can; fixing the dynamic dims the condition "
+            "reads with --dim or --input-shape decides it at import)"
+        )
+    comparison = "aten.ne.int" if taken else "aten.eq.int"
+    condition = b.op(comparison, b.type("!torch.bool"), b.item(node.input(0)), b.constant_int(0))
+    message = (
+        f"If '{node.name}': the condition selects {names[not taken]}, whose output {index} has rank "
+        f"{ranks[int(taken)][index]}; the program was compiled for {names[taken]} (rank {ranks[int(not taken)][index]}), "
+        "the only rank the rest of the graph takes"
+    )
+    b.op("torch.runtime.assert", None, condition, attributes={"message": ir.StringAttr.get(message)})
+    values = inline_block(b, then_block if taken else else_block, [])
+    flat, _, layout = _expanded(node, values, values, (b, b))
+    return _collapsed(node, b, flat, layout, None)
 
 
 def _checked_block(node: OnnxNode, index: int) -> ir.Block:
