@@ -90,8 +90,9 @@ def loop(node: OnnxNode, b: TorchBuilder):
     for_like = has_trip_count and (not has_condition or (initially_true and _body_keeps_condition(block)))
     if not for_like:
         # A condition that only counts (TF's while_loop: `i + 1 < n`) fixes the number of iterations.
-        counted = counted_iterations(block, inits, initially_true if has_condition else True,
-                                     trip_count if has_trip_count else None, COUNT_LIMIT)
+        initial_condition = True if not has_condition else initially_true if condition_literal is not None else None
+        counted = counted_iterations(block, inits, initial_condition, trip_count if has_trip_count else None,
+                                     COUNT_LIMIT)
         if counted is not None:
             trip_count, for_like = counted, True
     if with_lists:
