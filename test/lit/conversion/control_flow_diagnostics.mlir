@@ -12,7 +12,7 @@ func.func @loop_forever(%v0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
 
 // -----
 
-// CHECK: error: node 'run_time_rows' (Loop, domain 'ai.onnx', opset 17): on tosa this Loop is a while loop, and its scan outputs grow by a row per iteration: a carried tensor whose size changes at run time, which torch-mlir's TOSA lowering cannot take (a trip count known at conversion time unrolls the loop; a scan output whose declared type fixes its length is written in place)
+// CHECK: error: node 'run_time_rows' (Loop, domain 'ai.onnx', opset 17): on tosa this Loop is a while loop, and its scan outputs grow by a row per iteration: a carried tensor whose size changes at run time, which torch-mlir's TOSA lowering cannot take (a trip count known at conversion time unrolls the loop, also a condition that counts to a length fixed with --dim NAME=SIZE; a scan output whose declared type fixes its length is written in place)
 module attributes {onnx_torch_mlir.target = "tosa"} {
   func.func @loop_run_time_scan_output_for_tosa(%m: !torch.vtensor<[],si64>, %v0: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[?,2],f32>) attributes {torch.onnx_meta.opset_version = 17 : si64} {
     %none = torch.constant.none

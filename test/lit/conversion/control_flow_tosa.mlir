@@ -54,3 +54,35 @@ module attributes {onnx_torch_mlir.target = "tosa"} {
     return %0 : !torch.vtensor<[],f32>
   }
 }
+
+// -----
+
+// TF's while_loop as tf2onnx writes it: no trip count, the body yields `float(i + 1) < float(n)`
+// with the counter `i` carried and `n` passed on unchanged. With `n` a literal the loop runs 3
+// times, known at conversion time (control_flow/trip_count.py): unrolled, its scan output the
+// three rows stacked, no tosa.while_loop.
+// CHECK-LABEL: func.func @counted_while_loop
+// CHECK-COUNT-3: tosa.add
+// CHECK-NOT: tosa.while_loop
+// CHECK: %[[ROWS:.*]] = tosa.concat %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i32} : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<3x2xf32>
+// CHECK-NOT: tosa.while_loop
+// CHECK: return %{{.*}}, %[[ROWS]]
+module attributes {onnx_torch_mlir.target = "tosa"} {
+  func.func @counted_while_loop(%h0: !torch.vtensor<[2],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[?,2],f32>) attributes {torch.onnx_meta.opset_version = 15 : si64} {
+    %none = torch.constant.none
+    %zero = torch.operator "onnx.Constant"() {torch.onnx.value = dense<0> : tensor<si32>} : () -> !torch.vtensor<[],si32>
+    %n = torch.operator "onnx.Constant"() {torch.onnx.value = dense<3> : tensor<si32>} : () -> !torch.vtensor<[],si32>
+    %start = torch.operator "onnx.Constant"() {torch.onnx.value = dense<true> : tensor<i1>} : () -> !torch.vtensor<[],i1>
+    %0:4 = torch.operator "onnx.Loop"(%none, %start, %zero, %h0, %n) : (!torch.none, !torch.vtensor<[],i1>, !torch.vtensor<[],si32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],si32>) -> (!torch.vtensor<[],si32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],si32>, !torch.vtensor<[?,2],f32>) {
+    ^bb0(%iteration: !torch.vtensor<[],si64>, %cond: !torch.vtensor<[],i1>, %i: !torch.vtensor<[],si32>, %h: !torch.vtensor<[2],f32>, %limit: !torch.vtensor<[],si32>):
+      %one = torch.operator "onnx.Constant"() {torch.onnx.value = dense<1> : tensor<si32>} : () -> !torch.vtensor<[],si32>
+      %next = torch.operator "onnx.Add"(%i, %one) : (!torch.vtensor<[],si32>, !torch.vtensor<[],si32>) -> !torch.vtensor<[],si32>
+      %doubled = torch.operator "onnx.Add"(%h, %h) : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+      %fi = torch.operator "onnx.Cast"(%next) {torch.onnx.to = 1 : si64} : (!torch.vtensor<[],si32>) -> !torch.vtensor<[],f32>
+      %fn = torch.operator "onnx.Cast"(%limit) {torch.onnx.to = 1 : si64} : (!torch.vtensor<[],si32>) -> !torch.vtensor<[],f32>
+      %more = torch.operator "onnx.Less"(%fi, %fn) : (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[],i1>
+      torch.operator_terminator %more, %next, %doubled, %limit, %doubled : !torch.vtensor<[],i1>, !torch.vtensor<[],si32>, !torch.vtensor<[2],f32>, !torch.vtensor<[],si32>, !torch.vtensor<[2],f32>
+    }
+    return %0#1, %0#3 : !torch.vtensor<[2],f32>, !torch.vtensor<[?,2],f32>
+  }
+}

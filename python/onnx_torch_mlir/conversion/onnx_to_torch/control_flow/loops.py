@@ -36,6 +36,7 @@ from ..node import LOOPLESS_TARGETS, OnnxNode
 from ..registry import converts
 from ..types import tensor_info
 from . import lists, stacked
+from .trip_count import counted_iterations
 from .rows import RowCollector
 from .tensor_loops import tensor_while_loop
 from .regions import (
@@ -55,6 +56,8 @@ from .regions import (
 # On TOSA and StableHLO a constant trip count up to this many iterations is unrolled (no loop for
 # their consumers to run); other loops there are tensor-only while loops (`tensor_loops.py`).
 UNROLL_LIMIT = 256
+# How many iterations `trip_count.counted_iterations` runs a counting condition for at most.
+COUNT_LIMIT = 1 << 16
 INT64_MAX = 2**63 - 1
 
 
@@ -85,6 +88,13 @@ def loop(node: OnnxNode, b: TorchBuilder):
     if condition_literal is not None and not initially_true:
         return _zero_iterations(node, b, block, inits, carried_count)
     for_like = has_trip_count and (not has_condition or (initially_true and _body_keeps_condition(block)))
+    if not for_like:
+        # A condition that only counts (TF's while_loop: `i + 1 < n`) fixes the number of iterations.
+        initial_condition = True if not has_condition else initially_true if condition_literal is not None else None
+        counted = counted_iterations(block, inits, initial_condition, trip_count if has_trip_count else None,
+                                     COUNT_LIMIT)
+        if counted is not None:
+            trip_count, for_like = counted, True
     if with_lists:
         if for_like and isinstance(trip_count, int) and trip_count <= UNROLL_LIMIT:
             return _unrolled(node, b, block, inits, trip_count, for_like, with_lists=True)

@@ -52,8 +52,9 @@ def tensor_while_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: S
         if None in declared_rows:
             node.fail("on tosa this Loop is a while loop, and its scan outputs grow by a row per iteration: a "
                       "carried tensor whose size changes at run time, which torch-mlir's TOSA lowering cannot "
-                      "take (a trip count known at conversion time unrolls the loop; a scan output whose "
-                      "declared type fixes its length is written in place)")
+                      "take (a trip count known at conversion time unrolls the loop, also a condition that "
+                      "counts to a length fixed with --dim NAME=SIZE; a scan output whose declared type fixes its "
+                      "length is written in place)")
     for k, row in enumerate(rows):
         if not tensor_info(row).is_static:
             node.fail(f"on {node.target} this Loop is a while loop, and scan output {k} has rows of type {row}, "
