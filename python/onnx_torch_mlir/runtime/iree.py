@@ -237,6 +237,22 @@ def compile_with_iree(program, input_dialect: str, *, entry: str | None = None) 
     return IreeProgram(function_name, inputs, results, vmfb)
 
 
+def compile_file_with_iree(path, input_type: str, entry: str, inputs: Sequence, results: Sequence) -> IreeProgram:
+    """Compile an MLIR file another tool wrote with the flags `compile_with_iree` uses.
+
+    For programs our bindings need not read, e.g. `iree-import-onnx`'s torch-ONNX form
+    (`input_type` "onnx", IREE's own ONNX conversion): `input_type` is IREE's
+    `--iree-input-type`, `entry` the function to call, and `inputs` and `results`
+    are example arrays with the entry's argument and result shapes and dtypes.
+    """
+    specs = [
+        [_TensorSpec(f"{array.dtype}{list(array.shape)}", array.dtype, tuple(array.shape)) for array in map(np.asarray, arrays)]
+        for arrays in (inputs, results)
+    ]
+    vmfb = _compile_bytecode(None, input_type, f"@{entry} ({input_type})", path=str(path))
+    return IreeProgram(entry, specs[0], specs[1], vmfb)
+
+
 def _bytecode_and_signature(program, entry: str | None):
     """The program as MLIR bytecode, and its entry function's name and tensor specs."""
     from onnx_torch_mlir.runtime import lowering
@@ -323,8 +339,9 @@ def _hal_element_type(dtype: np.dtype):
 _DiagnosticCallback = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
 
 
-def _compile_bytecode(bytecode: bytes, input_type: str, what: str):
-    """IREE's VM flatbuffer for `bytecode` (a buffer in IREE's memory), or an IreeError with IREE's first error."""
+def _compile_bytecode(bytecode: bytes | None, input_type: str, what: str, path: str | None = None):
+    """IREE's VM flatbuffer for `bytecode` (a buffer in IREE's memory) or the file at `path`, or an
+    IreeError with IREE's first error."""
     api, dylib = _iree_compiler_api()
     diagnostics: list[tuple[int, str]] = []
 
@@ -343,7 +360,10 @@ def _compile_bytecode(bytecode: bytes, input_type: str, what: str):
         # The Python wrapper offers console diagnostics only (stderr); the C
         # API's callback gives them to us so they end up in the IreeError.
         dylib.ireeCompilerInvocationEnableCallbackDiagnostics(invocation._inv_p, 0, callback, None)
-        source = api.Source.wrap_buffer(session, bytecode, buffer_name="program.mlirbc")
+        if path is None:
+            source = api.Source.wrap_buffer(session, bytecode, buffer_name="program.mlirbc")
+        else:
+            source = api.Source.open_file(session, path)
         if not invocation.parse_source(source):
             raise IreeError(f"IREE compile of {what}: cannot read the program: {_first_error(diagnostics)}")
         if not invocation.execute():
