@@ -51,6 +51,8 @@ END = "<!-- bench-consumer: end -->"
 ONNXRUNTIME = "onnxruntime"
 IREE_IMPORTER = "iree-import-onnx"
 ERROR_LIMIT = 160
+# iree-compile flags every path gets after runtime/iree.py's (--iree-flag adds to it).
+IREE_FLAGS: list[str] = []
 
 
 # --------------------------------------------------------------------------------------------------
@@ -187,7 +189,7 @@ def _ours(backend: str) -> Callable:
         from onnx_torch_mlir.runtime.iree import compile_with_iree
 
         module = onnx_torch_mlir.compile(str(model.path), output_type=backend)
-        return compile_with_iree(module, backend)
+        return compile_with_iree(module, backend, extra_flags=IREE_FLAGS)
 
     return compile_path
 
@@ -199,7 +201,7 @@ def _torch_mlir(model: LoadedModel, expected: list, workdir: Path):
     module = onnx_torch_mlir.compile(
         str(model.path), output_type="linalg-on-tensors", importer="torch-mlir", converter="torch-mlir"
     )
-    return compile_with_iree(module, "linalg-on-tensors")
+    return compile_with_iree(module, "linalg-on-tensors", extra_flags=IREE_FLAGS)
 
 
 def _iree_importer(model: LoadedModel, expected: list, workdir: Path):
@@ -217,7 +219,7 @@ def _iree_importer(model: LoadedModel, expected: list, workdir: Path):
     if entry is None:
         raise IreeError("iree-import-onnx wrote no func.func in its first 64 KiB")
     try:
-        return compile_file_with_iree(output, "onnx", entry.group(1), model.inputs, expected)
+        return compile_file_with_iree(output, "onnx", entry.group(1), model.inputs, expected, IREE_FLAGS)
     finally:
         output.unlink()
 
@@ -281,6 +283,7 @@ def measure(model: BenchModel, paths: list[str], calls: int, seconds: float, thr
     from onnx_torch_mlir.runtime.backend import declared_output_dtypes
 
     result = ModelResult(model.name, {})
+    log(f"{model.name}: loading (building it first if it is not cached) and running onnxruntime")
     try:
         loaded = load_model(model)
         reference = onnxruntime_session(loaded.path, threads)
@@ -295,6 +298,7 @@ def measure(model: BenchModel, paths: list[str], calls: int, seconds: float, thr
     with tempfile.TemporaryDirectory(prefix="bench-consumer-") as workdir:
         for name in paths:
             cell = result.paths[name] = PathResult(name)
+            log(f"{model.name} {name}: compiling")
             started = time.perf_counter()
             try:
                 program = PATHS[name](loaded, expected, Path(workdir))
@@ -404,12 +408,13 @@ def tsv(results: list[ModelResult]) -> str:
 
 
 def section(results: list[ModelResult], paths: list[str], args, load_start, load_end, minutes: float) -> str:
+    flags = f"; and {' '.join(f'`{flag}`' for flag in args.iree_flag)}" if args.iree_flag else ""
     return f"""{BEGIN}
 ## Downstream: IREE running each path's output, against onnxruntime
 
 Written by `make bench-consumer` (`tools/bench_consumer.py --update`; every call's time in
 `docs/performance-consumer.tsv`). One process per run: each path compiles the ONNX file to an IREE
-module with the same flags (llvm-cpu, host CPU, IREE's default optimization levels; runtime/iree.py),
+module with the same flags (llvm-cpu, host CPU, IREE's default optimization levels; runtime/iree.py{flags}),
 run on IREE's single-threaded `local-sync` driver; onnxruntime runs on its CPU execution provider
 with {args.ort_threads} intra-op thread(s). Every program's outputs are checked against onnxruntime's in
 the same run, at the zoo's tolerance for the model. Then one call of each in turn, a warm-up round,
@@ -448,6 +453,8 @@ def main(argv=None) -> int:
     parser.add_argument("--calls", type=int, default=20, help="timed rounds per model at most")
     parser.add_argument("--seconds", type=float, default=60.0, help="time box for the timed rounds of one model")
     parser.add_argument("--ort-threads", type=int, default=1)
+    parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG",
+                        help="an iree-compile flag for every path, e.g. --iree-flag=--iree-opt-level=O2")
     parser.add_argument("--update", action="store_true", help="write docs/performance.md's section and the TSV")
     parser.add_argument("--document", type=Path, default=DOCUMENT)
     parser.add_argument("--tsv", type=Path, default=TSV)
@@ -457,6 +464,7 @@ def main(argv=None) -> int:
     if args.build:
         print(build(args.build))
         return 0
+    IREE_FLAGS[:] = args.iree_flag
     paths = [name for name in args.paths.split(",") if name]
     unknown = [name for name in paths if name not in PATHS]
     if unknown:

@@ -221,23 +221,28 @@ class IreeProgram:
         return raw.view(spec.dtype).reshape(shape)
 
 
-def compile_with_iree(program, input_dialect: str, *, entry: str | None = None) -> IreeProgram:
+def compile_with_iree(
+    program, input_dialect: str, *, entry: str | None = None, extra_flags: Sequence[str] = ()
+) -> IreeProgram:
     """Compile `program` (an `ir.Module` from `onnx_torch_mlir.compile`, or MLIR text) with IREE.
 
     `input_dialect` is the backend that produced it: "linalg-on-tensors", "tosa"
     or "stablehlo"; `entry` names the function to call (default: the module's
-    single public function). The caller's module is not modified.
+    single public function); `extra_flags` go to IREE after ours (e.g.
+    `--iree-opt-level=O2`). The caller's module is not modified.
     """
     if input_dialect not in INPUT_TYPES:
         raise IreeError(
             f"IREE compile: unknown input dialect {input_dialect!r}; expected one of {', '.join(INPUT_TYPES)}"
         )
     bytecode, function_name, inputs, results = _bytecode_and_signature(program, entry)
-    vmfb = _compile_bytecode(bytecode, INPUT_TYPES[input_dialect], f"@{function_name} ({input_dialect})")
+    vmfb = _compile_bytecode(bytecode, INPUT_TYPES[input_dialect], f"@{function_name} ({input_dialect})", extra_flags)
     return IreeProgram(function_name, inputs, results, vmfb)
 
 
-def compile_file_with_iree(path, input_type: str, entry: str, inputs: Sequence, results: Sequence) -> IreeProgram:
+def compile_file_with_iree(
+    path, input_type: str, entry: str, inputs: Sequence, results: Sequence, extra_flags: Sequence[str] = ()
+) -> IreeProgram:
     """Compile an MLIR file another tool wrote with the flags `compile_with_iree` uses.
 
     For programs our bindings need not read, e.g. `iree-import-onnx`'s torch-ONNX form
@@ -249,7 +254,7 @@ def compile_file_with_iree(path, input_type: str, entry: str, inputs: Sequence, 
         [_TensorSpec(f"{array.dtype}{list(array.shape)}", array.dtype, tuple(array.shape)) for array in map(np.asarray, arrays)]
         for arrays in (inputs, results)
     ]
-    vmfb = _compile_bytecode(None, input_type, f"@{entry} ({input_type})", path=str(path))
+    vmfb = _compile_bytecode(None, input_type, f"@{entry} ({input_type})", extra_flags, path=str(path))
     return IreeProgram(entry, specs[0], specs[1], vmfb)
 
 
@@ -339,7 +344,9 @@ def _hal_element_type(dtype: np.dtype):
 _DiagnosticCallback = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
 
 
-def _compile_bytecode(bytecode: bytes | None, input_type: str, what: str, path: str | None = None):
+def _compile_bytecode(
+    bytecode: bytes | None, input_type: str, what: str, extra_flags: Sequence[str] = (), path: str | None = None
+):
     """IREE's VM flatbuffer for `bytecode` (a buffer in IREE's memory) or the file at `path`, or an
     IreeError with IREE's first error."""
     api, dylib = _iree_compiler_api()
@@ -352,7 +359,7 @@ def _compile_bytecode(bytecode: bytes | None, input_type: str, what: str, path: 
     session = api.Session()
     try:
         try:
-            session.set_flags(*_COMPILER_FLAGS, f"--iree-input-type={input_type}")
+            session.set_flags(*_COMPILER_FLAGS, f"--iree-input-type={input_type}", *extra_flags)
         except ValueError as error:
             detail = "; ".join(line.strip() for line in str(error).splitlines() if line.strip())
             raise IreeError(f"IREE compile of {what}: bad compiler flags: {_first_line(detail)}") from None
