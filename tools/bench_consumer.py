@@ -233,6 +233,16 @@ PATHS: dict[str, Callable] = {
 }
 
 
+# The package's path switch (config.py; DISABLE= for make) each path needs.
+SWITCHES = {"ours-tosa": "tosa", "ours-stablehlo": "stablehlo", "torch-mlir": "torch"}
+
+
+def switched_on_paths() -> list[str]:
+    from onnx_torch_mlir import config
+
+    return [name for name in PATHS if name not in SWITCHES or config.is_enabled(SWITCHES[name])]
+
+
 # --------------------------------------------------------------------------------------------------
 # Measuring
 
@@ -449,8 +459,8 @@ def write_section(document: Path, text: str) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-k", action="append", default=[], metavar="PATTERN", help="models whose name contains it")
-    parser.add_argument("--paths", default=",".join(PATHS), help=f"comma-separated, of {', '.join(PATHS)}")
-    parser.add_argument("--calls", type=int, default=20, help="timed rounds per model at most")
+    parser.add_argument("--paths", help=f"comma-separated, of {', '.join(PATHS)} (default: those switched on)")
+    parser.add_argument("--calls", type=int, default=30, help="timed rounds per model at most")
     parser.add_argument("--seconds", type=float, default=60.0, help="time box for the timed rounds of one model")
     parser.add_argument("--ort-threads", type=int, default=1)
     parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG",
@@ -465,7 +475,7 @@ def main(argv=None) -> int:
         print(build(args.build))
         return 0
     IREE_FLAGS[:] = args.iree_flag
-    paths = [name for name in args.paths.split(",") if name]
+    paths = [name for name in args.paths.split(",") if name] if args.paths else switched_on_paths()
     unknown = [name for name in paths if name not in PATHS]
     if unknown:
         parser.error(f"unknown path(s) {', '.join(unknown)}; expected {', '.join(PATHS)}")
