@@ -266,6 +266,9 @@ class ModelResult:
     paths: dict  # path name -> PathResult, onnxruntime included
     rounds: int = 0
     error: str = ""  # the model could not be loaded or onnxruntime failed
+    measured: str = ""  # UTC date and time the model's measurement started
+    load: str = ""  # the machine's 1-minute load average then
+    setup: str = ""  # what else decides the numbers: onnxruntime's threads, the extra IREE flags
 
 
 def first_line(error: BaseException) -> str:
@@ -286,13 +289,18 @@ def onnxruntime_session(path: Path, threads: int):
     return lambda *inputs: session.run(None, dict(zip(names, inputs)))
 
 
+def setup(threads: int) -> str:
+    return f"ort-threads={threads} iree-flags={' '.join(IREE_FLAGS) or '-'}"
+
+
 def measure(model: BenchModel, paths: list[str], calls: int, seconds: float, threads: int, log) -> ModelResult:
     import onnx
 
     from onnx_torch_mlir.conformance.compare import mismatch
     from onnx_torch_mlir.runtime.backend import declared_output_dtypes
 
-    result = ModelResult(model.name, {})
+    result = ModelResult(model.name, {}, measured=time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+                         load=f"{os.getloadavg()[0]:.1f}", setup=setup(threads))
     log(f"{model.name}: loading (building it first if it is not cached) and running onnxruntime")
     try:
         loaded = load_model(model)
@@ -379,15 +387,16 @@ def cell_text(cell: PathResult | None, ort_ms: float | None, importer_ms: float 
 
 def table(results: list[ModelResult], paths: list[str]) -> str:
     columns = [ONNXRUNTIME, *paths]
-    lines = ["| model | rounds | " + " | ".join(columns) + " |", "|---|---|" + "---|" * len(columns)]
+    lines = ["| model | measured, load | rounds | " + " | ".join(columns) + " |", "|---|---|---|" + "---|" * len(columns)]
     for result in results:
         if result.error:
-            lines.append(f"| {result.name} | - | " + " | ".join([result.error.replace("|", "/")] + [""] * len(paths)) + " |")
+            lines.append(f"| {result.name} | {result.measured}, {result.load} | - | "
+                         + " | ".join([result.error.replace("|", "/")] + [""] * len(paths)) + " |")
             continue
         ort = result.paths[ONNXRUNTIME].median_ms
         importer = result.paths[IREE_IMPORTER].median_ms if IREE_IMPORTER in result.paths else None
         cells = [cell_text(result.paths.get(name), ort, importer) for name in columns]
-        lines.append(f"| {result.name} | {result.rounds} | " + " | ".join(cells) + " |")
+        lines.append(f"| {result.name} | {result.measured}, {result.load} | {result.rounds} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -404,20 +413,51 @@ def compile_table(results: list[ModelResult], paths: list[str]) -> str:
     return "\n".join(lines)
 
 
+TSV_COLUMNS = ("model", "path", "status", "detail", "compile_seconds", "median_ms", "call_ms", "measured", "load", "setup")
+
+
 def tsv(results: list[ModelResult]) -> str:
-    rows = ["model\tpath\tstatus\tdetail\tcompile_seconds\tmedian_ms\tcall_ms"]
+    rows = ["\t".join(TSV_COLUMNS)]
     for result in results:
+        when = f"{result.measured}\t{result.load}\t{result.setup}"
         if result.error:
-            rows.append(f"{result.name}\t-\tmodel error\t{result.error}\t\t\t")
+            rows.append(f"{result.name}\t-\tmodel error\t{result.error}\t\t\t\t{when}")
         for cell in result.paths.values():
             compile_seconds = f"{cell.compile_seconds:.2f}" if cell.compile_seconds is not None else ""
             median = f"{cell.median_ms:.3f}" if cell.median_ms is not None else ""
             calls = ",".join(f"{seconds * 1e3:.3f}" for seconds in cell.call_seconds)
-            rows.append(f"{result.name}\t{cell.path}\t{cell.status}\t{cell.detail}\t{compile_seconds}\t{median}\t{calls}")
+            rows.append(f"{result.name}\t{cell.path}\t{cell.status}\t{cell.detail}\t{compile_seconds}\t{median}\t{calls}\t{when}")
     return "\n".join(rows) + "\n"
 
 
-def section(results: list[ModelResult], paths: list[str], args, load_start, load_end, minutes: float) -> str:
+def read_tsv(path: Path) -> list[ModelResult]:
+    """The results a TSV written by `tsv` holds (an earlier run's, to keep the models this run leaves out)."""
+    results: dict[str, ModelResult] = {}
+    lines = path.read_text().splitlines() if path.exists() else []
+    for line in lines[1:]:
+        row = dict(zip(TSV_COLUMNS, line.split("\t")))
+        result = results.setdefault(row["model"], ModelResult(
+            row["model"], {}, measured=row.get("measured", ""), load=row.get("load", ""), setup=row.get("setup", "")))
+        if row["status"] == "model error":
+            result.error = row["detail"]
+            continue
+        cell = result.paths[row["path"]] = PathResult(row["path"], row["status"], row["detail"])
+        cell.compile_seconds = float(row["compile_seconds"]) if row["compile_seconds"] else None
+        cell.call_seconds = [float(ms) / 1e3 for ms in row["call_ms"].split(",") if ms]
+        if row["path"] == ONNXRUNTIME:
+            result.rounds = len(cell.call_seconds)
+    return list(results.values())
+
+
+def merged(new: list[ModelResult], earlier: list[ModelResult]) -> list[ModelResult]:
+    """This run's results, and the earlier ones of the other models measured the same way, in MODELS order."""
+    names = {result.name for result in new}
+    kept = [result for result in earlier if result.name not in names and result.setup == (new[0].setup if new else "")]
+    order = {model.name: index for index, model in enumerate(MODELS)}
+    return sorted(new + kept, key=lambda result: order.get(result.name, len(order)))
+
+
+def section(results: list[ModelResult], paths: list[str], args) -> str:
     flags = f"; and {' '.join(f'`{flag}`' for flag in args.iree_flag)}" if args.iree_flag else ""
     return f"""{BEGIN}
 ## Downstream: IREE running each path's output, against onnxruntime
@@ -435,7 +475,9 @@ importer and ONNX conversion (`--iree-input-type=onnx`); torch-mlir is torch-mli
 `torch-onnx-to-torch-backend-pipeline`, then the Linalg backend pipeline. A failed path shows its
 first error line.
 
-Machine: 2 cores shared with other jobs; load average {load_start[0]:.1f} / {load_start[1]:.1f} / {load_start[2]:.1f} at the start, {load_end[0]:.1f} / {load_end[1]:.1f} / {load_end[2]:.1f} at the end; the run took {minutes:.1f} min.
+Machine: 2 cores shared with other jobs; *measured* is when a model's measurement started (UTC) and
+the machine's 1-minute load average then. A run updates the rows of the models it measures and keeps
+the others' (from the TSV) when they were measured with the same onnxruntime threads and IREE flags.
 
 {table(results, paths)}
 
@@ -489,12 +531,13 @@ def main(argv=None) -> int:
     def log(message: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
-    load_start, started = os.getloadavg(), time.perf_counter()
+    started = time.perf_counter()
     results = [measure(model, paths, args.calls, args.seconds, args.ort_threads, log) for model in models]
-    minutes = (time.perf_counter() - started) / 60
+    log(f"{len(models)} model(s) in {(time.perf_counter() - started) / 60:.1f} min")
     print(table(results, paths))
     if args.update:
-        write_section(args.document, section(results, paths, args, load_start, os.getloadavg(), minutes))
+        results = merged(results, read_tsv(args.tsv))
+        write_section(args.document, section(results, paths, args))
         args.tsv.write_text(tsv(results))
         log(f"wrote {args.document} and {args.tsv}")
     return 0

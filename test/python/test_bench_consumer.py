@@ -41,6 +41,12 @@ def test_tiny_model_table_and_a_failing_path(tmp_path, monkeypatch):
     monkeypatch.setitem(bench_consumer.PATHS, "broken", broken_path)
     document, tsv = tmp_path / "performance.md", tmp_path / "consumer.tsv"
     document.write_text("# Performance\n\nhand-written text\n")
+    # An earlier run's model, measured the same way, keeps its row; one measured otherwise does not.
+    earlier = "\t".join(bench_consumer.TSV_COLUMNS) + "\n" + "".join(
+        f"{name}\tonnxruntime\tok\t\t\t1.000\t1.0,1.0\t2026-01-01 00:00\t1.0\t{setup}\n"
+        for name, setup in (("earlier", "ort-threads=1 iree-flags=-"), ("other-flags", "ort-threads=2 iree-flags=-"))
+    )
+    tsv.write_text(earlier)
     paths = ["ours-linalg", "iree-import-onnx", "broken"]
     arguments = ["--model-file", str(tiny_model(tmp_path)), "--calls", "2", "--paths", ",".join(paths),
                  "--update", "--document", str(document), "--tsv", str(tsv)]
@@ -52,14 +58,15 @@ def test_tiny_model_table_and_a_failing_path(tmp_path, monkeypatch):
     rows = [line for line in text.splitlines() if line.startswith("| tiny |")]
     timing_row = rows[0]
     cells = [cell.strip() for cell in timing_row.strip("|").split("|")]
-    assert len(cells) == 2 + 1 + len(paths)  # model, rounds, onnxruntime, the paths
-    assert cells[1] == "2"
-    assert cells[2].endswith(" ms") and cells[3].endswith(" ms", 0, cells[3].index(",")) and " / " in cells[3]
-    assert cells[5] == "compile error: RuntimeError: this path cannot compile"
+    assert len(cells) == 3 + 1 + len(paths)  # model, measured, rounds, onnxruntime, the paths
+    assert cells[2] == "2"
+    assert cells[3].endswith(" ms") and cells[4].endswith(" ms", 0, cells[4].index(",")) and " / " in cells[4]
+    assert cells[6] == "compile error: RuntimeError: this path cannot compile"
 
+    assert "| earlier | 2026-01-01 00:00, 1.0 | 2 | 1.00 ms |" in text and "other-flags" not in text
     lines = tsv.read_text().splitlines()
     assert lines[0].split("\t")[:3] == ["model", "path", "status"]
-    by_path = {line.split("\t")[1]: line.split("\t") for line in lines[1:]}
+    by_path = {line.split("\t")[1]: line.split("\t") for line in lines[1:] if line.startswith("tiny\t")}
     assert set(by_path) == {"onnxruntime", *paths}
     for name in ("onnxruntime", "ours-linalg", "iree-import-onnx"):
         assert by_path[name][2] == "ok" and len(by_path[name][6].split(",")) == 2
