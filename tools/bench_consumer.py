@@ -468,7 +468,7 @@ module with the same flags (llvm-cpu, host CPU, IREE's default optimization leve
 run on IREE's single-threaded `local-sync` driver; onnxruntime runs on its CPU execution provider
 with {args.ort_threads} intra-op thread(s). Every program's outputs are checked against onnxruntime's in
 the same run, at the zoo's tolerance for the model. Then one call of each in turn, a warm-up round,
-and up to {args.calls} rounds or {args.seconds:.0f} s per model (at least 2): each cell is the median of its
+and up to `--calls` rounds or `--seconds` per model (at least 2; the last run: {args.calls}, {args.seconds:.0f} s): each cell is the median of its
 calls, then *its median over onnxruntime's / over iree-import-onnx's* (below 1: faster). Paths:
 ours-BACKEND is `onnx_torch_mlir.compile(model, output_type=BACKEND)`; iree-import-onnx is IREE's own
 importer and ONNX conversion (`--iree-input-type=onnx`); torch-mlir is torch-mlir's importer and
