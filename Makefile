@@ -10,7 +10,7 @@ ifneq ($(strip $(DISABLE)),)
 export ONNX_TORCH_MLIR_DISABLE := $(DISABLE)
 endif
 
-.PHONY: venv demo test test-lit test-python test-conformance test-coverage conformance coverage docs bench clean help \
+.PHONY: venv demo test test-lit test-python test-conformance test-coverage conformance coverage docs bench bench-consumer clean help \
 	zoo zoo-check test-zoo wild wild-check test-wild wheel test-wheel
 
 help:
@@ -21,6 +21,8 @@ help:
 	@echo "make coverage          custom-op coverage run (one node case per ONNX op); rewrites docs/custom-op-coverage.md"
 	@echo "make bench             whole-path benchmark (ONNX file to each backend) against torch-mlir's path;"
 	@echo "                       rewrites docs/performance.md"
+	@echo "make bench-consumer    IREE running each path's output (ours, iree-import-onnx, torch-mlir's) against"
+	@echo "                       onnxruntime, calls alternated; rewrites its section of docs/performance.md"
 	@echo "make wheel             build the wheel into dist/ (python -m build)"
 	@echo "make test-wheel        install the wheel into a fresh venv and smoke-test it there (part of make test)"
 	@echo "make zoo               build the model zoo (cached outside the repo), run every model x backend x"
@@ -105,6 +107,11 @@ conformance: venv
 bench: venv
 	$(BIN)/python tools/bench.py --jobs 1 --update
 	$(BIN)/python tools/bench_runner.py --update
+
+# IREE running each path's output (ours on three backends, iree-import-onnx, torch-mlir's) against
+# onnxruntime, calls alternated in one process; writes its section of docs/performance.md.
+bench-consumer: venv
+	$(BIN)/python tools/bench_consumer.py --update
 
 # The wheel users pip-install; its version is onnx_torch_mlir.__version__.
 # build/lib is removed first: setuptools copies into it without deleting, so a module removed from

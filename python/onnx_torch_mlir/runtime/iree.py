@@ -237,12 +237,15 @@ class IreeProgram:
         return raw.view(spec.dtype).reshape(shape)
 
 
-def compile_with_iree(program, input_dialect: str, *, entry: str | None = None, weights_file=None) -> IreeProgram:
+def compile_with_iree(
+    program, input_dialect: str, *, entry: str | None = None, weights_file=None, extra_flags: Sequence[str] = ()
+) -> IreeProgram:
     """Compile `program` (an `ir.Module` from `onnx_torch_mlir.compile`, or MLIR text) with IREE.
 
     `input_dialect` is the backend that produced it: "linalg-on-tensors", "tosa"
     or "stablehlo"; `entry` names the function to call (default: the module's
-    single public function). The caller's module is not modified. `weights_file` is the file
+    single public function); `extra_flags` go to IREE after ours (e.g.
+    `--iree-opt-level=O2`). The caller's module is not modified. `weights_file` is the file
     written with a module compiled with weights="arguments" (safetensors, or a mapping of name to
     array) or weights="parameters" (the parameter archive); see the module docstring.
     """
@@ -251,9 +254,28 @@ def compile_with_iree(program, input_dialect: str, *, entry: str | None = None, 
             f"IREE compile: unknown input dialect {input_dialect!r}; expected one of {', '.join(INPUT_TYPES)}"
         )
     read = _bytecode_and_signature(program, entry, weights_file)
-    vmfb = _compile_bytecode(read.bytecode, INPUT_TYPES[input_dialect], f"@{read.entry} ({input_dialect})")
+    vmfb = _compile_bytecode(read.bytecode, INPUT_TYPES[input_dialect], f"@{read.entry} ({input_dialect})",
+                            extra_flags)
     return IreeProgram(read.entry, read.inputs, read.results, vmfb, read.weights,
                        weights_file if read.reads_parameters else None)
+
+
+def compile_file_with_iree(
+    path, input_type: str, entry: str, inputs: Sequence, results: Sequence, extra_flags: Sequence[str] = ()
+) -> IreeProgram:
+    """Compile an MLIR file another tool wrote with the flags `compile_with_iree` uses.
+
+    For programs our bindings need not read, e.g. `iree-import-onnx`'s torch-ONNX form
+    (`input_type` "onnx", IREE's own ONNX conversion): `input_type` is IREE's
+    `--iree-input-type`, `entry` the function to call, and `inputs` and `results`
+    are example arrays with the entry's argument and result shapes and dtypes.
+    """
+    specs = [
+        [_TensorSpec(f"{array.dtype}{list(array.shape)}", array.dtype, tuple(array.shape)) for array in map(np.asarray, arrays)]
+        for arrays in (inputs, results)
+    ]
+    vmfb = _compile_bytecode(None, input_type, f"@{entry} ({input_type})", extra_flags, path=str(path))
+    return IreeProgram(entry, specs[0], specs[1], vmfb)
 
 
 @dataclass
@@ -385,8 +407,11 @@ def _hal_element_type(dtype: np.dtype):
 _DiagnosticCallback = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
 
 
-def _compile_bytecode(bytecode: bytes, input_type: str, what: str):
-    """IREE's VM flatbuffer for `bytecode` (a buffer in IREE's memory), or an IreeError with IREE's first error."""
+def _compile_bytecode(
+    bytecode: bytes | None, input_type: str, what: str, extra_flags: Sequence[str] = (), path: str | None = None
+):
+    """IREE's VM flatbuffer for `bytecode` (a buffer in IREE's memory) or the file at `path`, or an
+    IreeError with IREE's first error."""
     api, dylib = _iree_compiler_api()
     diagnostics: list[tuple[int, str]] = []
 
@@ -397,7 +422,7 @@ def _compile_bytecode(bytecode: bytes, input_type: str, what: str):
     session = api.Session()
     try:
         try:
-            session.set_flags(*_COMPILER_FLAGS, f"--iree-input-type={input_type}")
+            session.set_flags(*_COMPILER_FLAGS, f"--iree-input-type={input_type}", *extra_flags)
         except ValueError as error:
             detail = "; ".join(line.strip() for line in str(error).splitlines() if line.strip())
             raise IreeError(f"IREE compile of {what}: bad compiler flags: {_first_line(detail)}") from None
@@ -405,7 +430,10 @@ def _compile_bytecode(bytecode: bytes, input_type: str, what: str):
         # The Python wrapper offers console diagnostics only (stderr); the C
         # API's callback gives them to us so they end up in the IreeError.
         dylib.ireeCompilerInvocationEnableCallbackDiagnostics(invocation._inv_p, 0, callback, None)
-        source = api.Source.wrap_buffer(session, bytecode, buffer_name="program.mlirbc")
+        if path is None:
+            source = api.Source.wrap_buffer(session, bytecode, buffer_name="program.mlirbc")
+        else:
+            source = api.Source.open_file(session, path)
         if not invocation.parse_source(source):
             raise IreeError(f"IREE compile of {what}: cannot read the program: {_first_error(diagnostics)}")
         if not invocation.execute():
