@@ -446,7 +446,7 @@ class OnnxNode:
         return values
 
     def resolve_pads(self, spatial_sizes, kernel, strides, dilations, b=None, x=None) -> tuple[list, list]:
-        """(begins, end) per spatial dim from `auto_pad` and `pads` (Conv and the pools).
+        """(begins, ends) per spatial dim from `auto_pad` and `pads` (Conv and the pools).
 
         SAME_UPPER/SAME_LOWER give output size ceil(in / stride); with stride 1 the padding does
         not depend on the input size. Otherwise a dynamic spatial size needs the builder `b` and
