@@ -383,10 +383,12 @@ def _error(model) -> str:
     return str(raised.value)
 
 
-def test_zipmap_is_refused_naming_the_option():
+def test_zipmap_read_by_a_node_is_refused_naming_the_option():
+    """(A ZipMap giving a graph output is compiled as its dense input: test_zipmap_outputs.py.)"""
     model = _linear_classifier(2, 2, "LOGISTIC", None)(True)
-    model.graph.node.append(helper.make_node("ZipMap", ["scores"], ["output_probability"], domain=ML,
+    model.graph.node.append(helper.make_node("ZipMap", ["scores"], ["zipped"], domain=ML,
                                              classlabels_int64s=[10, 11]))
+    model.graph.node.append(helper.make_node("Identity", ["zipped"], ["output_probability"]))
     del model.graph.output[1:]
     model.graph.output.append(helper.make_value_info(
         "output_probability", helper.make_sequence_type_proto(helper.make_map_type_proto(INT64, helper.make_tensor_type_proto(FLOAT, [])))))

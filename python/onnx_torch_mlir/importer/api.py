@@ -21,6 +21,7 @@ from .torch_onnx import TorchOnnxEmitter
 from .validation import (
     check_declared_types, check_node_structure, check_schema_input_types, release_contradicted_declarations,
 )
+from .zipmap import record_labels, zipmap_outputs_as_tensors
 
 FORMS = {"onnx": OnnxDialectEmitter, "torch-onnx": TorchOnnxEmitter}
 FUNCTION_MODES = ("inline", "call")
@@ -57,7 +58,7 @@ def import_onnx(
     if functions not in FUNCTION_MODES:
         raise ImportError_(f"unknown functions mode '{functions}': expected one of {', '.join(FUNCTION_MODES)}")
     opened = open_model(model, base_dir)
-    typed = _typed_skeleton(
+    typed, zipmap_labels = _typed_skeleton(
         opened, expand_ops, inline=functions == "inline", dims=parse_dim_options(dims),
         input_shapes=parse_input_shape_options(input_shapes),
     )
@@ -70,6 +71,7 @@ def import_onnx(
         emitter = FORMS[form](context, opened.weights)
         tracker = Progress(len(typed.graph.node), f"importing {opened.name}", enabled=progress)
         GraphImporter(emitter, opened.name, tracker).import_main(typed, module)
+        record_labels(module, zipmap_labels)
         tracker.finish()
         if form == "onnx" and verify:
             verify_module(module, opened.name)
@@ -86,8 +88,9 @@ def _check_opsets(model: onnx.ModelProto, model_name: str) -> None:
             )
 
 
-def _typed_skeleton(opened, expand_ops, inline: bool, dims=None, input_shapes=None) -> onnx.ModelProto:
-    """The model's structure with every value typed; weights stay where `opened.weights` finds them."""
+def _typed_skeleton(opened, expand_ops, inline: bool, dims=None, input_shapes=None) -> tuple[onnx.ModelProto, dict]:
+    """The model's structure with every value typed (weights stay where `opened.weights` finds them),
+    and the label order of each ZipMap output compiled as its dense probabilities (zipmap.py)."""
     _check_opsets(opened.proto, opened.name)
     proto, originals = skeleton(opened.proto)
     proto = without_negative_dims(proto)
@@ -96,6 +99,7 @@ def _typed_skeleton(opened, expand_ops, inline: bool, dims=None, input_shapes=No
     opened.weights.originals.update(originals)
     if inline:
         proto = inline_local_functions(proto, opened.name)
+    proto, zipmap_labels = zipmap_outputs_as_tensors(proto, opened.name)
     check_node_structure(proto, opened.name)
     proto = check_declared_types(proto, opened.name)
     typed = infer_types(proto, opened.name)
@@ -105,4 +109,4 @@ def _typed_skeleton(opened, expand_ops, inline: bool, dims=None, input_shapes=No
     check_schema_input_types(typed, opened.name)
     if expand_function_ops(typed, expand_ops, opened.name):
         typed = infer_types(inline_expansions(typed, opened.name), opened.name)
-    return typed
+    return typed, zipmap_labels

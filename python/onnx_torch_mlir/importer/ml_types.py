@@ -17,7 +17,8 @@ and skl2onnx's declarations follow:
 - an `[F]` input counts as one row (N = 1).
 
 Maps and sequences of maps (`ZipMap`, `CastMap`, `DictVectorizer`) cannot be typed as tensors:
-`map_problem` gives the one-line reason the importer reports for them.
+`map_problem` gives the one-line reason the importer reports for them (a ZipMap that gives a graph
+output is compiled as its dense input before this check: `zipmap.py`).
 """
 
 from __future__ import annotations
@@ -177,7 +178,8 @@ def map_problem(op_type: str, opset: int | None) -> str | None:
     """Why an ai.onnx.ml op of maps cannot be imported (None for other ops)."""
     where = f"ai.onnx.ml opset {opset}"
     if op_type == "ZipMap":
-        return (f"ZipMap ({where}) gives a sequence of maps, which torch cannot carry; converting the classifier "
+        return (f"ZipMap ({where}) whose sequence of maps another node reads: torch cannot carry maps (a ZipMap "
+                "that gives a graph output is compiled as its dense probabilities); converting the classifier "
                 "with zipmap=False in skl2onnx (options={id(model): {'zipmap': False}}) gives the probabilities "
                 "as a tensor")
     if op_type in ("CastMap", "DictVectorizer"):

@@ -48,6 +48,7 @@ def add_arguments(parser):
 
 def run(args) -> int:
     from ..importer import load_model
+    from ..importer.zipmap import dense_outputs
     from .model_inputs import model_inputs
     from .output_comparison import compare_output
     from .run_command import command_progress
@@ -63,7 +64,7 @@ def run(args) -> int:
         stage("run")
         ours = list(prepared.run(inputs))
         stage("run onnxruntime")
-        reference = _run_onnxruntime(model, inputs)
+        reference = dense_outputs(model, [output.name for output in model.graph.output], _run_onnxruntime(model, inputs))
         steps = _output_steps(model, inputs, reference)
         stage("compare")
         failures = 0

@@ -95,6 +95,22 @@ func.func @conv_same_upper_dynamic(%x: !torch.vtensor<[1,4,?,?],f32>, %w: !torch
 
 // -----
 
+// auto_pad SAME_UPPER with stride 2 on a dynamic size: the pads are computed at run time,
+// total = 3 - ((size - 1) mod 2 + 1), the larger half at the end, and padded explicitly.
+// CHECK-LABEL: func.func @conv_same_upper_stride_dynamic
+func.func @conv_same_upper_stride_dynamic(%x: !torch.vtensor<[1,3,?,?],f32>, %w: !torch.vtensor<[4,3,3,3],f32>) -> !torch.vtensor<[1,4,?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  // CHECK: %[[HEIGHT:.*]] = torch.aten.size.int %arg0, %int2
+  // CHECK: torch.aten.floordiv.int
+  // CHECK: %[[PADS:.*]] = torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!torch.int, !torch.int, !torch.int, !torch.int)
+  // CHECK: %[[PADDED:.*]] = torch.aten.constant_pad_nd %arg0, %[[PADS]], %{{.*}} -> !torch.vtensor<[1,3,?,?],f32>
+  // CHECK: %[[ZEROS:.*]] = torch.prim.ListConstruct %int0{{.*}}, %int0
+  // CHECK: torch.aten.convolution %[[PADDED]], %arg1, %none, %{{.*}}, %[[ZEROS]],
+  %0 = torch.operator "onnx.Conv"(%x, %w) {torch.onnx.auto_pad = "SAME_UPPER", torch.onnx.strides = [2 : si64, 2 : si64]} : (!torch.vtensor<[1,3,?,?],f32>, !torch.vtensor<[4,3,3,3],f32>) -> !torch.vtensor<[1,4,?,?],f32>
+  return %0 : !torch.vtensor<[1,4,?,?],f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @conv_onnx_dialect
 module attributes {onnx.opset_version = 1 : i64} {
   func.func @conv_onnx_dialect(%x: tensor<1x1x5x5xf32>, %w: tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32> {

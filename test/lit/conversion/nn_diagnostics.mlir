@@ -4,8 +4,8 @@
 func.func @refused(%x: !torch.vtensor<[1,3,?,?],f32>, %w: !torch.vtensor<[3,3,3,3],f32>, %dyn: !torch.vtensor<[?,?,?,?],f32>, %v: !torch.vtensor<[3],f32>, %m: !torch.vtensor<[2,3,4],f32>, %x5: !torch.vtensor<[1,1,2,2,2,2],f32>, %x3: !torch.vtensor<[1,1,4,4,4],f32>) -> (!torch.vtensor<[1,3,?,?],si64>, !torch.vtensor<[1,1,3,3,3],si64>, !torch.vtensor<[1,3,?,?],si64>) attributes {torch.onnx_meta.opset_version = 18 : si64} {
   // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (Gemm, domain 'ai.onnx', opset 18): input 0 must have rank 2, not 3
   %0 = torch.operator "onnx.Gemm"(%m, %m) : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[2,3,4],f32>) -> !torch.vtensor<[2,4],f32>
-  // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (Conv, domain 'ai.onnx', opset 18): auto_pad SAME_UPPER with stride 2 needs a static spatial size (dim 2)
-  %1 = torch.operator "onnx.Conv"(%x, %w) {torch.onnx.auto_pad = "SAME_UPPER", torch.onnx.strides = [2 : si64, 2 : si64]} : (!torch.vtensor<[1,3,?,?],f32>, !torch.vtensor<[3,3,3,3],f32>) -> !torch.vtensor<[1,3,?,?],f32>
+  // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (MaxPool, domain 'ai.onnx', opset 18): ceil_mode with auto_pad SAME_UPPER on a dynamic spatial size is not supported; fix the size with --dim NAME=SIZE
+  %1 = torch.operator "onnx.MaxPool"(%x) {torch.onnx.auto_pad = "SAME_UPPER", torch.onnx.ceil_mode = 1 : si64, torch.onnx.kernel_shape = [3 : si64, 3 : si64], torch.onnx.strides = [2 : si64, 2 : si64]} : (!torch.vtensor<[1,3,?,?],f32>) -> !torch.vtensor<[1,3,?,?],f32>
   // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (Conv, domain 'ai.onnx', opset 18): auto_pad 'SAME' is not supported
   %2 = torch.operator "onnx.Conv"(%x, %w) {torch.onnx.auto_pad = "SAME"} : (!torch.vtensor<[1,3,?,?],f32>, !torch.vtensor<[3,3,3,3],f32>) -> !torch.vtensor<[1,3,?,?],f32>
   // CHECK: nn_diagnostics.mlir:[[# @LINE + 1]]:8: error: unnamed node (Conv, domain 'ai.onnx', opset 18): attribute 'kernel_shape' [5, 5] does not match the weight's spatial sizes [3, 3]

@@ -139,9 +139,10 @@ class TorchBuilder:
             self.constant_bool(keepdim), self.constant_none(),
         )
 
-    def pad_spatial(self, x: ir.Value, begins: list[int], ends: list[int], value: float) -> ir.Value:
-        """`aten.constant_pad_nd` of the trailing len(begins) dims of x (negative pads crop)."""
-        if not any(begins) and not any(ends):
+    def pad_spatial(self, x: ir.Value, begins: list, ends: list, value: float) -> ir.Value:
+        """`aten.constant_pad_nd` of the trailing len(begins) dims of x (negative pads crop); the
+        pads are dims (run-time ones: SAME auto_pad on a dynamic size)."""
+        if all(self.static_dim(pad) == 0 for pad in list(begins) + list(ends)):
             return x
         info = self.info(x)
         count = len(begins)
@@ -151,8 +152,8 @@ class TorchBuilder:
         sizes = list(info.sizes)
         for i in range(count):
             dim = info.rank - count + i
-            if sizes[dim] is not None:
-                sizes[dim] += begins[i] + ends[i]
+            sizes[dim] = self.static_dim(self.dim_add(self.dim_add(sizes[dim], begins[i]), ends[i])) \
+                if None not in (sizes[dim], self.static_dim(begins[i]), self.static_dim(ends[i])) else None
         return self.op(
             "aten.constant_pad_nd", self.tensor_type(sizes, info.element), x, self.int_list(pad),
             self.constant_float(value),
@@ -414,6 +415,27 @@ class TorchBuilder:
                 ir.RankedTensorType.get([], element_type), ir.IntegerAttr.get(element_type, int(value))
             )
         return self.op("vtensor.literal", self.tensor_type([], element), attributes={"value": attribute})
+
+
+def same_pads(b: TorchBuilder | None, size, effective: int, stride: int, upper: bool) -> tuple:
+    """(begin, end) of auto_pad SAME_UPPER (`upper`) or SAME_LOWER on a dim of `size` (a dim: with
+    a run-time size, `b` builds the pads as `!torch.int`s) for a window `effective` long.
+
+    The output has ceil(size / stride) positions, the last starting at size - 1 - (size - 1) mod
+    stride, so the total padding is effective - ((size - 1) mod stride + 1), at least 0; SAME_UPPER
+    puts the odd element at the end."""
+    if not isinstance(size, ir.Value):
+        total = max(effective - ((size - 1) % stride + 1), 0)
+        small, large = total // 2, total - total // 2
+    else:
+        before_last = b.dim_sub(size, 1)
+        remainder = b.dim_sub(before_last, b.dim_mul(b.dim_floordiv(before_last, stride), stride))
+        total = b.dim_sub(effective - 1, remainder)
+        if effective < stride:  # the remainder can exceed effective - 1: clamp at 0
+            total = b.dim_mul(total, b.dim_lt(0, total))
+        small = b.dim_floordiv(total, 2)
+        large = b.dim_sub(total, small)
+    return (small, large) if upper else (large, small)
 
 
 def broadcast_sizes(left, right):

@@ -52,7 +52,10 @@ def conv(node: OnnxNode, b: TorchBuilder):
     """Y = conv(X, W) + B with strides, dilations, group and pads (or auto_pad)."""
     x, weight, bias = node.input(0), node.input(1), node.optional_input(2)
     x_sizes, weight_sizes, count, kernel, strides, dilations = _convolution_geometry(node)
-    begins, ends = node.resolve_pads(x_sizes[2:], kernel, strides, dilations)
+    begins, ends = node.resolve_pads(x_sizes[2:], kernel, strides, dilations, b, x)
+    if None in [b.static_dim(pad) for pad in begins + ends]:
+        # auto_pad SAME with a stride on a dynamic size: pads computed at run time, padded explicitly.
+        x, begins, ends = b.pad_spatial(x, begins, ends, 0.0), [0] * count, [0] * count
     padding = [min(p, q) for p, q in zip(begins, ends)]
     if begins != ends:
         x = b.pad_spatial(x, [p - s for p, s in zip(begins, padding)], [q - s for q, s in zip(ends, padding)], 0.0)

@@ -35,8 +35,9 @@ def _bits(element: str) -> int:
     return int(element.lstrip("suif"))
 
 
-def _pool_attributes(node: OnnxNode):
-    """(sizes, kernel, strides, dilations, begins, ends, ceil_mode) of a windowed pool."""
+def _pool_attributes(node: OnnxNode, b: TorchBuilder, x):
+    """(sizes, kernel, strides, dilations, begins, ends, ceil_mode) of a windowed pool; auto_pad
+    SAME with a stride on a dynamic size gives pads computed at run time (dims)."""
     sizes = node.input_sizes(0)
     count = len(sizes) - 2
     kernel = node.attr_ints("kernel_shape")
@@ -44,8 +45,11 @@ def _pool_attributes(node: OnnxNode):
         node.fail(f"attribute 'kernel_shape' {kernel} does not match input rank {len(sizes)}")
     strides = node.spatial_ints("strides", count, 1)
     dilations = node.spatial_ints("dilations", count, 1)
-    begins, ends = node.resolve_pads(sizes[2:], kernel, strides, dilations)
+    begins, ends = node.resolve_pads(sizes[2:], kernel, strides, dilations, b, x)
     ceil_mode = node.attr_int("ceil_mode", 0)
+    if ceil_mode and _run_time(begins + ends):
+        node.fail(f"ceil_mode with auto_pad {node.attr_string('auto_pad')} on a dynamic spatial size is not "
+                  "supported; fix the size with --dim NAME=SIZE")
     if ceil_mode:
         # Drop ceil_mode where it changes nothing: some backends lower only floor mode.
         floor = _output_sizes(sizes, kernel, strides, dilations, begins, ends, False)
@@ -54,8 +58,13 @@ def _pool_attributes(node: OnnxNode):
     return sizes, kernel, strides, dilations, begins, ends, ceil_mode
 
 
+def _run_time(pads) -> bool:
+    """Whether any of `pads` is computed at run time (a `!torch.int`, not an int)."""
+    return any(TorchBuilder.static_dim(pad) is None for pad in pads)
+
+
 def _torch_pads_fit(kernel, begins, ends) -> bool:
-    return begins == ends and all(0 <= p <= k // 2 for p, k in zip(begins, kernel))
+    return not _run_time(begins + ends) and begins == ends and all(0 <= p <= k // 2 for p, k in zip(begins, kernel))
 
 
 def _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode):
@@ -97,7 +106,7 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
         widened = b.to_dtype(x, wider)  # TOSA sign-extends: the mask restores the unsigned value
         mask = (1 << _bits(node.input_info(0).element)) - 1
         x = b.op("aten.bitwise_and.Scalar", widened.type, widened, b.constant_int(mask))
-    sizes, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node)
+    sizes, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node, b, x)
     count = len(kernel)
     if count > 3:
         node.fail(f"{count} spatial dims: only 1 to 3 are supported")
@@ -124,9 +133,8 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
     padding = begins
     if not _torch_pads_fit(kernel, begins, ends):
         if want_indices:
-            node.fail(
-                f"output Indices with pads {begins + ends} (asymmetric or over half the kernel) needs a static input shape"
-            )
+            pads = "computed at run time" if _run_time(begins + ends) else f"{begins + ends} (asymmetric or over half the kernel)"
+            node.fail(f"output Indices with pads {pads} needs a static input shape; fix it with --dim NAME=SIZE")
         x = b.pad_spatial(x, begins, ends, lowest)
         padding = [0] * count
     operands = [
@@ -325,7 +333,7 @@ def _dynamic_ceil_extra(node: OnnxNode, i: int, kernel: int, stride: int, dilati
 def average_pool(node: OnnxNode, b: TorchBuilder):
     """Mean over windows; count_include_pad counts the pads (never the ceil_mode overflow)."""
     x = node.input(0)
-    sizes, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node)
+    sizes, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node, b, x)
     count = len(kernel)
     include_pad = bool(node.attr_int("count_include_pad", 0))
     # 3-D: the window-sum form, which every backend lowers (TOSA has no 3-D average pool).
@@ -353,7 +361,7 @@ def average_pool(node: OnnxNode, b: TorchBuilder):
 def lp_pool(node: OnnxNode, b: TorchBuilder):
     """(sum over the window of |x|^p)^(1/p); pads add zeros."""
     x = node.input(0)
-    _, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node)
+    _, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node, b, x)
     p = node.attr_float("p")
     powered = b.unary("aten.abs", x)
     if p != 1.0:

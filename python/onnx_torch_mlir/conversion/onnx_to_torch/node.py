@@ -28,6 +28,7 @@ from onnx import helper
 from torch_mlir import ir
 
 from ...errors import ConversionError
+from .builder import same_pads
 from .constants import MAX_BOOL_BLOB_ELEMENTS, NUMPY_DTYPES, literal_value, read_resource, shaped_type
 from .registry import display_domain
 from .types import (
@@ -444,11 +445,12 @@ class OnnxNode:
             self.fail(f"attribute '{name}' has {len(values)} values for {count} spatial dims")
         return values
 
-    def resolve_pads(self, spatial_sizes, kernel, strides, dilations) -> tuple[list[int], list[int]]:
+    def resolve_pads(self, spatial_sizes, kernel, strides, dilations, b=None, x=None) -> tuple[list, list]:
         """(begins, ends) per spatial dim from `auto_pad` and `pads` (Conv and the pools).
 
         SAME_UPPER/SAME_LOWER give output size ceil(in / stride); with stride 1 the padding does
-        not depend on the input size, otherwise the spatial size must be static.
+        not depend on the input size. Otherwise a dynamic spatial size needs the builder `b` and
+        the input `x`: its pads are then dims computed at run time (`TorchBuilder.same_pads`).
         """
         count = len(kernel)
         auto_pad = self.attr_string("auto_pad", "NOTSET") or "NOTSET"
@@ -466,17 +468,14 @@ class OnnxNode:
             if kernel[i] is None:
                 self.fail(f"auto_pad {auto_pad} needs a static kernel size")
             effective = (kernel[i] - 1) * dilations[i] + 1
-            if strides[i] == 1:
-                total = effective - 1
-            else:
-                size = spatial_sizes[i]
-                if size is None:
-                    self.fail(f"auto_pad {auto_pad} with stride {strides[i]} needs a static spatial size (dim {i + 2})")
-                out = -(-size // strides[i])
-                total = max((out - 1) * strides[i] + effective - size, 0)
-            small, large = total // 2, total - total // 2
-            begins.append(small if auto_pad == "SAME_UPPER" else large)
-            ends.append(large if auto_pad == "SAME_UPPER" else small)
+            size = 1 if strides[i] == 1 else spatial_sizes[i]  # stride 1: the total is effective - 1
+            if size is None and b is None:
+                self.fail(f"auto_pad {auto_pad} with stride {strides[i]} needs a static spatial size (dim {i + 2})")
+            if size is None:
+                size = b.dim(x, i + 2)
+            begin, end = same_pads(b, size, effective, strides[i], auto_pad == "SAME_UPPER")
+            begins.append(begin)
+            ends.append(end)
         return begins, ends
 
     # -- attributes -------------------------------------------------------------
