@@ -88,6 +88,9 @@ ROUTES = {
         after=(
             Step("rotate-while-loops", "linalg.scf_while_rotation:rotate_while_loops",
                  "IREE's stream conversion fails on torch-mlir's while form"),
+            Step("convolutions-channels-last", "linalg.channels_last:convolutions_channels_last",
+                 "IREE's CPU code for torch-mlir's NCHW convolutions is slow; TOSA's NHWC ran 1.5x faster",
+                 when="linalg.channels_last:channels_last_chosen"),
             Step("cut-window-inputs-to-their-extent", "linalg.window_extents:cut_window_inputs_to_their_extent",
                  "IREE miscompiles inputs past the last window"),
         ),

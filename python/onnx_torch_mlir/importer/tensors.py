@@ -67,6 +67,18 @@ def resource_bytes(attribute: ir.Attribute) -> np.ndarray | None:
     return _RESOURCE_BYTES.get(_resource_key(attribute))
 
 
+def resource_like(values: np.ndarray, name: str, tensor_type: ir.RankedTensorType) -> ir.Attribute:
+    """A `dense_resource` of `tensor_type` over `values` (C-contiguous, the element bytes), registered
+    like the importer's own so later steps can read it (a transform that rewrites a weight)."""
+    data = np.frombuffer(np.ascontiguousarray(values).data, dtype=np.uint8)
+    itemsize = values.dtype.itemsize
+    attribute = ir.DenseResourceElementsAttr.get_from_buffer(
+        data, _resource_name(name), tensor_type, alignment=itemsize if itemsize in (1, 2, 4, 8, 16) else 1
+    )
+    _RESOURCE_BYTES[_resource_key(attribute)] = data
+    return attribute
+
+
 def _resource_key(attribute: ir.Attribute) -> tuple[int, str]:
     # One Python object stands for each live MLIR context; the printed form of a resource
     # attribute is its handle, never its data.
