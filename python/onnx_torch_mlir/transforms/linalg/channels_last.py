@@ -58,7 +58,7 @@ def convolutions_channels_last(module: ir.Module) -> int:
                 _rewrite_window(operation)
                 rewritten += 1
             elif operation.name == "linalg.generic" and _reads_channels_first_transpose(operation):
-                if _rewrite_elementwise(operation):
+                if _rewrite_generic(operation):
                     rewritten += 1
         if rewritten:
             _erase_dead(module)
@@ -186,6 +186,8 @@ def _initial_channels_last(value: ir.Value) -> ir.Value:
 def _filter(value: ir.Value, permutation) -> ir.Value:
     """A filter permuted: its bytes transposed at compile time when known, else a linalg.transpose."""
     owner = _owner(value)
+    if owner is not None and owner.name in ("tensor.collapse_shape", "tensor.expand_shape"):
+        owner = _owner(owner.operands[0])  # a reshape keeps the bytes in order: read them in `value`'s shape
     if owner is not None and owner.name == "arith.constant":
         transposed = _transposed_constant(owner.attributes["value"], _permuted_type(value.type, permutation), permutation)
         if transposed is not None:
@@ -194,27 +196,29 @@ def _filter(value: ir.Value, permutation) -> ir.Value:
 
 
 def _transposed_constant(attribute: ir.Attribute, type_: ir.RankedTensorType, permutation) -> ir.Attribute | None:
+    """`attribute`'s elements, read in the shape `type_` has before `permutation`, transposed; None
+    when they cannot be read here."""
     from ...importer.tensors import resource_bytes, resource_like
 
+    source_shape = [0] * len(permutation)
+    for position, axis in enumerate(permutation):
+        source_shape[axis] = type_.shape[position]
+    attribute = attribute.maybe_downcast() if hasattr(attribute, "maybe_downcast") else attribute
     if isinstance(attribute, ir.DenseElementsAttr):
-        dense = ir.DenseElementsAttr(attribute)
-        if dense.is_splat:
+        if ir.DenseElementsAttr(attribute).is_splat:
             return _splat(attribute, type_)
-        if isinstance(attribute, (ir.DenseFPElementsAttr, ir.DenseIntElementsAttr)):
-            try:
-                values = np.array(attribute)
-            except (TypeError, ValueError):  # an element type numpy's buffer protocol does not carry
-                return None
-            return ir.DenseElementsAttr.get(np.ascontiguousarray(values.transpose(permutation)),
-                                            type=type_.element_type, shape=list(type_.shape))
-        return None
+        if not isinstance(attribute, (ir.DenseFPElementsAttr, ir.DenseIntElementsAttr)):
+            return None
+        try:
+            values = np.array(attribute).reshape(source_shape)
+        except (TypeError, ValueError):  # an element type numpy's buffer protocol does not carry
+            return None
+        return ir.DenseElementsAttr.get(np.ascontiguousarray(values.transpose(permutation)),
+                                        type=type_.element_type, shape=list(type_.shape))
     data = resource_bytes(attribute)
     width = _element_width(type_.element_type)
     if data is None or width not in (8, 16, 32, 64):
         return None
-    source_shape = [0] * len(permutation)
-    for position, axis in enumerate(permutation):
-        source_shape[axis] = type_.shape[position]
     values = np.frombuffer(data, dtype=np.dtype(f"uint{width}")).reshape(source_shape)
     name = str(attribute).partition(" : ")[0].removeprefix("dense_resource<").removesuffix(">")
     return resource_like(np.ascontiguousarray(values.transpose(permutation)), f"{name}_channels_last", type_)
@@ -247,42 +251,57 @@ def _reads_channels_first_transpose(operation: ir.Operation) -> bool:
     return any(_is_channels_first_transpose(operand) for operand in operation.operands)
 
 
-def _rewrite_elementwise(operation: ir.Operation) -> bool:
-    """An elementwise generic on NCHW loops rebuilt on NHWC loops; False when it is not one."""
+def _rewrite_generic(operation: ir.Operation) -> bool:
+    """A generic on 4 loops whose output is 4-D (elementwise, or a reduction over the image such as a
+    global pool) rebuilt on NHWC loops with an NHWC output; False when it is not one."""
     if len(operation.results) != 1 or not _static(operation):
         return False
-    iterators = [str(item) for item in ir.ArrayAttr(operation.attributes["iterator_types"])]
-    if len(iterators) != 4 or any("parallel" not in item for item in iterators):
-        return False
+    iterators = list(ir.ArrayAttr(operation.attributes["iterator_types"]))
     maps = [ir.AffineMapAttr(item).value for item in ir.ArrayAttr(operation.attributes["indexing_maps"])]
-    identity = ir.AffineMap.get_identity(4)
-    if maps[-1] != identity or not all(indexing_map.is_projected_permutation for indexing_map in maps):
+    output = operation.operands[len(maps) - 1]
+    if len(iterators) != 4 or output.type.rank != 4 or not all(_dims_or_constants(item) for item in maps):
         return False
+    new_loop = {loop: ir.AffineDimExpr.get(CHANNELS_FIRST_LOOP[loop]) for loop in range(4)}
+
+    def on_new_loops(results) -> list:
+        return [new_loop[ir.AffineDimExpr(expr).position] if isinstance(expr, ir.AffineDimExpr) else expr
+                for expr in results]
+
+    def channels_last_results(indexing_map) -> list:
+        results = on_new_loops(indexing_map.results)
+        return [results[axis] for axis in TO_CHANNELS_LAST]
+
+    identity = ir.AffineMap.get_identity(4)
     output_argument = operation.regions[0].blocks[0].arguments[len(maps) - 1]
-    new_loops = [ir.AffineDimExpr.get(CHANNELS_FIRST_LOOP[loop]) for loop in range(4)]
     operands, new_maps = [], []
     with operation.location, ir.InsertionPoint(operation):
         for position, (operand, indexing_map) in enumerate(zip(operation.operands, maps)):
-            is_output = position == len(maps) - 1
-            if indexing_map == identity:
-                if is_output and not list(output_argument.uses):
-                    operands.append(_empty(_permuted_type(operand.type, TO_CHANNELS_LAST)))
-                else:
-                    operands.append(_channels_last(operand))
-                new_maps.append(identity)
-                continue
-            operands.append(operand)
-            results = [new_loops[ir.AffineDimExpr(expr).position] for expr in indexing_map.results]
-            new_maps.append(ir.AffineMap.get(4, 0, results))
+            if position == len(maps) - 1:
+                nhwc = _permuted_type(operand.type, TO_CHANNELS_LAST)
+                operands.append(_initial_channels_last(operand) if list(output_argument.uses) else _empty(nhwc))
+                new_maps.append(channels_last_results(indexing_map))
+            elif _is_channels_first_transpose(operand) or indexing_map == identity:
+                operands.append(_channels_last(operand))
+                new_maps.append(channels_last_results(indexing_map))
+            else:
+                operands.append(operand)
+                new_maps.append(on_new_loops(indexing_map.results))
         rebuilt = operation.clone()
         for position, operand in enumerate(operands):
             rebuilt.operands[position] = operand
-        rebuilt.attributes["indexing_maps"] = ir.ArrayAttr.get([ir.AffineMapAttr.get(item) for item in new_maps])
+        rebuilt.attributes["indexing_maps"] = ir.ArrayAttr.get(
+            [ir.AffineMapAttr.get(ir.AffineMap.get(4, 0, results)) for results in new_maps])
+        rebuilt.attributes["iterator_types"] = ir.ArrayAttr.get(
+            [iterators[CHANNELS_FIRST_LOOP.index(loop)] for loop in range(4)])
         rebuilt.results[0].set_type(operands[-1].type)
         back = _transpose(rebuilt.results[0], TO_CHANNELS_FIRST)
     operation.results[0].replace_all_uses_with(back)
     operation.erase()
     return True
+
+
+def _dims_or_constants(indexing_map: ir.AffineMap) -> bool:
+    return all(isinstance(expr, (ir.AffineDimExpr, ir.AffineConstantExpr)) for expr in indexing_map.results)
 
 
 _PURE = {"linalg.transpose", "tensor.empty", "tensor.pad", "tensor.extract_slice", "arith.constant",
