@@ -7,7 +7,7 @@ from .errors import PipelineError
 from .importer.loading import load_model
 from .isolation import begin_step
 from .mlir_context import make_context
-from .pipelines import check_output_type, lower_torch_to_backend
+from .pipelines import check_output_type, lower_torch_to_backend, route_option
 
 IMPORTERS = ("ours", "torch-mlir")
 CONVERTERS = ("ours", "torch-mlir")
@@ -28,6 +28,7 @@ def compile(
     isolated: bool = False,
     entry_name: str | None = None,
     weights: str = "resources",
+    conv_layout: str | None = None,
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
 
@@ -51,6 +52,9 @@ def compile(
     "inline" (literal `dense<...>` constants, which XLA and StableHLO's portable artifacts need);
     transforms/output_form.py says why consumers differ.
 
+    `conv_layout` (Linalg): "channels-last" (the default: 2-D convolutions and pools as NHWC named ops,
+    the form IREE runs fast) or "as-imported" (torch-mlir's NCHW); pipelines.ROUTE_OPTIONS.
+
     `isolated=True` compiles in a forked child process (onnx_torch_mlir.isolation): a crash
     inside MLIR or torch-mlir raises InternalCompilerError (naming the pipeline step and a
     reproducer file) instead of ending this process; the module comes back as bytecode.
@@ -62,6 +66,7 @@ def compile(
             model, output_type, context=context, backend_legal_ops=backend_legal_ops,
             custom_op_encoding=custom_op_encoding, keep_onnx_ops=keep_onnx_ops, importer=importer,
             converter=converter, dims=dims, input_shapes=input_shapes, entry_name=entry_name, weights=weights,
+            conv_layout=conv_layout,
         )
     from .transforms.torch.custom_ops import ENCODINGS, normalize_backend_legal_ops
 
@@ -75,6 +80,9 @@ def compile(
 
     if weights not in WEIGHTS_FORMS:
         raise PipelineError(f"unknown weights form '{weights}': expected one of {', '.join(WEIGHTS_FORMS)}")
+    route_options = {"conv_layout": conv_layout} if conv_layout else {}
+    for name in route_options:
+        route_option(route_options, name)
     legal = normalize_backend_legal_ops(backend_legal_ops)
     context = context or make_context()
     with timing.stage("import"):
@@ -88,7 +96,8 @@ def compile(
     with timing.stage("conversion"):  # torch-mlir's simplification inside it is its own stage
         convert_to_torch(module, converter, legal, target=output_type)
     with timing.stage("backend pipeline"):
-        lower_torch_to_backend(module, output_type, backend_legal_ops=legal, custom_op_encoding=custom_op_encoding)
+        lower_torch_to_backend(module, output_type, backend_legal_ops=legal, custom_op_encoding=custom_op_encoding,
+                               options=route_options)
     hand_over(module, entry_name, weights)
     return module
 

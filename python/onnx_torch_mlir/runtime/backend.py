@@ -62,7 +62,8 @@ class OnnxTorchMlirBackend(Backend):
             raise OnnxTorchMlirError(f"device '{device}' is not supported: the reference runner runs on the CPU")
         model = load_model(model)
         backend = kwargs.pop("backend", DEFAULT_BACKEND)
-        options = {key: kwargs[key] for key in ("importer", "converter", "dims", "input_shapes") if key in kwargs}
+        options = {key: kwargs[key] for key in ("importer", "converter", "dims", "input_shapes", "conv_layout")
+                   if key in kwargs}
         module = compile_model(model, backend, **options)
         program = compile_for_cpu(module, input_dialect=backend)
         return OnnxTorchMlirBackendRep(model, program, [output.name for output in model.graph.output])

@@ -305,6 +305,7 @@ def _dims_or_constants(indexing_map: ir.AffineMap) -> bool:
 
 
 _PURE = {"linalg.transpose", "tensor.empty", "tensor.pad", "tensor.extract_slice", "arith.constant",
+         "tensor.collapse_shape", "tensor.expand_shape",
          "linalg.fill", "linalg.broadcast"}
 
 
@@ -317,7 +318,3 @@ def _erase_dead(module: ir.Module) -> None:
             if all(not list(result.uses) for result in operation.results):
                 operation.erase()
                 changed = True
-
-
-def channels_last_chosen(module: ir.Module) -> bool:
-    return True
