@@ -294,10 +294,25 @@ def _rewrite_generic(operation: ir.Operation) -> bool:
         rebuilt.attributes["iterator_types"] = ir.ArrayAttr.get(
             [iterators[CHANNELS_FIRST_LOOP.index(loop)] for loop in range(4)])
         rebuilt.results[0].set_type(operands[-1].type)
+        _renumber_loop_indices(rebuilt)
         back = _transpose(rebuilt.results[0], TO_CHANNELS_FIRST)
     operation.results[0].replace_all_uses_with(back)
     operation.erase()
     return True
+
+
+def _renumber_loop_indices(generic: ir.Operation) -> None:
+    """A body that reads its loop positions (`linalg.index`: torch-mlir's average pool counts each
+    window's elements in from them) reads the same loop on the NHWC numbering."""
+    def renumber(operation: ir.Operation) -> ir.WalkResult:
+        if operation.name == "linalg.index":
+            loop = ir.IntegerAttr(operation.attributes["dim"])
+            operation.attributes["dim"] = ir.IntegerAttr.get(loop.type, CHANNELS_FIRST_LOOP[loop.value])
+        return ir.WalkResult.ADVANCE
+
+    for block in generic.regions[0].blocks:
+        for operation in block.operations:
+            operation.operation.walk(renumber)
 
 
 def _dims_or_constants(indexing_map: ir.AffineMap) -> bool:
