@@ -7,7 +7,7 @@ from .errors import ConversionError, DynamicDimsError, PipelineError
 from .importer.loading import load_model
 from .isolation import begin_step
 from .mlir_context import make_context
-from .pipelines import check_output_type, lower_torch_to_backend
+from .pipelines import check_output_type, lower_torch_to_backend, route_option
 
 IMPORTERS = ("ours", "torch-mlir")
 CONVERTERS = ("ours", "torch-mlir")
@@ -30,6 +30,7 @@ def compile(
     weights: str = "resources",
     weights_file=None,
     weights_min_bytes: int | None = None,
+    conv_layout: str | None = None,
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
 
@@ -57,6 +58,9 @@ def compile(
     says why consumers differ, transforms/external_weights.py what the last two write. Those two take
     out the constants of at least `weights_min_bytes` bytes (default 1024).
 
+    `conv_layout` (Linalg): "channels-last" (the default: 2-D convolutions and pools as NHWC named ops,
+    the form IREE runs fast) or "as-imported" (torch-mlir's NCHW); pipelines.ROUTE_OPTIONS.
+
     `isolated=True` compiles in a forked child process (onnx_torch_mlir.isolation): a crash
     inside MLIR or torch-mlir raises InternalCompilerError (naming the pipeline step and a
     reproducer file) instead of ending this process; the module comes back as bytecode.
@@ -70,6 +74,7 @@ def compile(
             custom_op_encoding=custom_op_encoding, keep_onnx_ops=keep_onnx_ops, importer=importer,
             converter=converter, dims=dims, input_shapes=input_shapes, entry_name=entry_name, weights=weights,
             weights_file=weights_file, weights_min_bytes=weights_min_bytes,
+            conv_layout=conv_layout,
         )
     from .transforms.torch.custom_ops import ENCODINGS, normalize_backend_legal_ops
 
@@ -84,6 +89,9 @@ def compile(
     if weights not in WEIGHTS_FORMS:
         raise PipelineError(f"unknown weights form '{weights}': expected one of {', '.join(WEIGHTS_FORMS)}")
     check_weights_file(weights, weights_file)
+    route_options = {"conv_layout": conv_layout} if conv_layout else {}
+    for name in route_options:
+        route_option(route_options, name)
     legal = normalize_backend_legal_ops(backend_legal_ops)
     context = context or make_context()
     with timing.stage("import"):
@@ -102,7 +110,7 @@ def compile(
     with timing.stage("backend pipeline"):
         try:
             lower_torch_to_backend(module, output_type, backend_legal_ops=legal,
-                                   custom_op_encoding=custom_op_encoding)
+                                   custom_op_encoding=custom_op_encoding, options=route_options)
         except DynamicDimsError as error:
             raise with_open_dims(error, model, dims, input_shapes) from None
     hand_over(module, entry_name, weights, weights_file, weights_min_bytes)

@@ -30,7 +30,8 @@ class Step:
     onnx_torch_mlir.transforms (imported when the step runs, so the routes cost nothing to read).
 
     `dynamic_only`: runs only when the module's signature has a dynamic dim. `when`: a
-    "module:predicate" that must hold for the module."""
+    "module:predicate" that must hold for the module. `option`: (name, value) of ROUTE_OPTIONS the
+    compile must have chosen (its default when not given)."""
 
     name: str
     function: str
@@ -38,9 +39,12 @@ class Step:
     arguments: tuple = ()
     dynamic_only: bool = False
     when: str | None = None
+    option: tuple[str, str] | None = None
 
-    def run(self, module: ir.Module, dynamic: bool) -> None:
+    def run(self, module: ir.Module, dynamic: bool, options: dict | None = None) -> None:
         if self.dynamic_only and not dynamic:
+            return
+        if self.option and route_option(options or {}, self.option[0]) != self.option[1]:
             return
         if self.when and not _resolve(self.when)(module):
             return
@@ -51,6 +55,25 @@ class Step:
 def _resolve(spelling: str):
     module_name, _, function_name = spelling.partition(":")
     return getattr(importlib.import_module(f"onnx_torch_mlir.transforms.{module_name}"), function_name)
+
+
+# Choices a compile makes about a route's output, by name: (the values, the first the default) and what
+# the choice is for. compile(..., conv_layout="as-imported"), `--conv-layout as-imported`.
+ROUTE_OPTIONS = {
+    "conv_layout": (("channels-last", "as-imported"),
+                    "Linalg's 2-D convolutions and pools: channels-last (NHWC, what IREE's CPU code runs fast; "
+                    "docs/performance.md) or as torch-mlir lowers them (NCHW)"),
+}
+
+
+def route_option(options: dict, name: str) -> str:
+    """The value of route option `name` in `options` (its default when absent); a PipelineError
+    names the choices when the value is not one."""
+    choices = ROUTE_OPTIONS[name][0]
+    value = options.get(name) or choices[0]
+    if value not in choices:
+        raise PipelineError(f"unknown {name.replace('_', '-')} '{value}': expected one of {', '.join(choices)}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -88,6 +111,9 @@ ROUTES = {
         after=(
             Step("rotate-while-loops", "linalg.scf_while_rotation:rotate_while_loops",
                  "IREE's stream conversion fails on torch-mlir's while form"),
+            Step("convolutions-channels-last", "linalg.channels_last:convolutions_channels_last",
+                 "IREE's CPU code for torch-mlir's NCHW convolutions is slow (MobileNetV3 3.5x, ResNet-50 1.3x)",
+                 option=("conv_layout", "channels-last")),
             Step("cut-window-inputs-to-their-extent", "linalg.window_extents:cut_window_inputs_to_their_extent",
                  "IREE miscompiles inputs past the last window"),
         ),
@@ -187,7 +213,8 @@ def check_output_type(output_type: str) -> None:
 
 
 def lower_torch_to_backend(
-    module: ir.Module, output_type: str, *, backend_legal_ops=(), custom_op_encoding: str = "operands"
+    module: ir.Module, output_type: str, *, backend_legal_ops=(), custom_op_encoding: str = "operands",
+    options: dict | None = None,
 ) -> None:
     """Torch backend contract -> `output_type`, in place (no-op for "torch"), by its route.
 
@@ -196,22 +223,28 @@ def lower_torch_to_backend(
     A backend switched off (onnx_torch_mlir.config) raises BackendDisabledError. On TOSA and
     StableHLO, an error after the route's own checks on a module with dynamic dims is a
     DynamicDimsError that says how to fix them (STATIC_DIMS_HINT; `compile` names the dims).
+    `options`: ROUTE_OPTIONS chosen by name (the others take their defaults).
     """
     from . import config
 
     check_output_type(output_type)
     config.require_output_type(output_type)
+    options = options or {}
+    for name in options:
+        if name not in ROUTE_OPTIONS:
+            raise PipelineError(f"unknown route option '{name}': expected one of {', '.join(ROUTE_OPTIONS)}")
+        route_option(options, name)
     if output_type == "torch":
         begin_step("after compilation")
         return
     route = ROUTES[output_type]
     dynamic = output_type in ("tosa", "stablehlo") and has_dynamic_signature(module)
     for step in route.before:
-        step.run(module, dynamic)
+        step.run(module, dynamic, options)
     try:
         lower_with_torch_mlir(module, output_type, backend_legal_ops, custom_op_encoding)
         for step in route.after:
-            step.run(module, dynamic)
+            step.run(module, dynamic, options)
         verify_output(module, output_type)
     except PipelineError as error:
         if not dynamic or isinstance(error, DynamicDimsError):

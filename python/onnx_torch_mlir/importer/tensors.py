@@ -87,6 +87,16 @@ def resource_over_bytes(data: ImportedBytes, name: str, tensor_type: ir.RankedTe
     return attribute
 
 
+def resource_like(values: np.ndarray, name: str, tensor_type: ir.RankedTensorType) -> ir.Attribute:
+    """A `dense_resource` of `tensor_type` over `values` (their element bytes, C order), named and
+    typed like an importer weight `name`, so later steps read it as one (a transform that rewrites
+    a weight, such as a filter transposed to channels-last, and the weights forms that write it)."""
+    data = np.ascontiguousarray(values).reshape(-1).view(np.uint8).view(ImportedBytes)
+    data.tensor_name, data.tensor_dtype = name, values.dtype
+    itemsize = values.dtype.itemsize
+    return resource_over_bytes(data, _resource_name(name), tensor_type, itemsize if itemsize in (1, 2, 4, 8, 16) else 1)
+
+
 def _resource_key(attribute: ir.Attribute) -> tuple[int, str]:
     # One Python object stands for each live MLIR context; the printed form of a resource
     # attribute is its handle, never its data.

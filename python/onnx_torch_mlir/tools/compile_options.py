@@ -19,6 +19,15 @@ def add_compile_arguments(parser, *, default_backend: str, backends_only: bool =
                         help=f"target: {', '.join(choices)} (linalg for short; default {default_backend})")
     parser.add_argument("--importer", choices=IMPORTERS, default=None, help="whose ONNX importer to use")
     parser.add_argument("--converter", choices=CONVERTERS, default=None, help="whose ONNX-to-Torch conversion to use")
+    add_conv_layout_argument(parser)
+
+
+def add_conv_layout_argument(parser) -> None:
+    from ..pipelines import ROUTE_OPTIONS
+
+    choices, meaning = ROUTE_OPTIONS["conv_layout"]
+    parser.add_argument("--conv-layout", choices=choices, default=None,
+                        help=f"{meaning} (default {choices[0]})")
 
 
 def add_weights_arguments(parser, forms) -> None:
@@ -50,6 +59,8 @@ def compile_options(args) -> dict:
     if getattr(args, "weights", "resources") != "resources":
         options["weights"] = args.weights
         options["weights_min_bytes"] = args.weights_min_bytes
+    if getattr(args, "conv_layout", None):
+        options["conv_layout"] = args.conv_layout
     return options
 
 

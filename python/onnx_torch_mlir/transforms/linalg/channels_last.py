@@ -1,0 +1,335 @@
+"""2-D convolutions and pools in channels-last form, with the layout carried through elementwise ops.
+
+torch-mlir's Linalg lowering keeps ONNX's NCHW: `linalg.conv_2d_nchw_fchw`,
+`linalg.depthwise_conv_2d_nchw_chw`, `linalg.pooling_nchw_{max,sum}`. IREE's CPU code generation is
+written for channels-last windows (NHWC images, HWCF filters): the same ResNet-50 ran 1.5 times
+faster in IREE from our TOSA (whose `tosa.conv2d` is NHWC, with transposes at the graph's edges)
+than from our Linalg. IREE's own `iree-preprocessing-convert-conv-to-channels-last` did not close
+the gap (measured: no gain): it transposes around each convolution but not around the pools, the
+pads or the slices between them, so half the residual adds kept a transposed operand.
+
+So this step writes each such op in channels-last form (`linalg.conv_2d_nhwc_hwcf`,
+`linalg.depthwise_conv_2d_nhwc_hwc`, `linalg.pooling_nhwc_{max,sum}`), takes its image in NHWC and
+gives its result back through one `linalg.transpose` to NCHW; and, in program order, each
+elementwise `linalg.generic` (all loops parallel, rank 4) that reads such a transposed result is
+rewritten on NHWC loops too, as are the `tensor.pad` and `tensor.extract_slice` an image passes
+through and the splat, fill or bias broadcast a convolution starts from. A transpose from NCHW is
+then only needed where the graph enters the region (the model's input) and a transpose back only
+where it leaves it (a reshape, a reduction, the result); the transposes left inside are dead and
+erased. A constant filter is transposed here, at compile time, when its bytes are known (literal
+elements, or the importer's weights); else a `linalg.transpose` of the constant is left for the
+consumer to fold. Ops with a dynamic dimension are left as they are.
+
+Numbers are unchanged: each rewritten op computes the same sums in the same order along its
+reduction loops. Can go when torch-mlir's Linalg lowering (or IREE's preprocessing) emits
+channels-last windows with the transposes propagated; `compile --conv-layout as-imported` skips it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from torch_mlir import ir
+from torch_mlir.dialects import linalg
+
+from ...ir_walk import ops_named
+
+TO_CHANNELS_LAST = (0, 2, 3, 1)  # NCHW -> NHWC
+TO_CHANNELS_FIRST = (0, 3, 1, 2)  # NHWC -> NCHW
+# loop (or dim) i of the NCHW form is loop CHANNELS_FIRST_LOOP[i] of the NHWC form
+CHANNELS_FIRST_LOOP = (0, 3, 1, 2)
+
+# NCHW op -> (NHWC builder, the permutation taking its filter to the NHWC op's filter; None: a pool's
+# window shape, unchanged)
+_WINDOWED = {
+    "linalg.conv_2d_nchw_fchw": (linalg.conv_2d_nhwc_hwcf, (2, 3, 1, 0)),
+    "linalg.depthwise_conv_2d_nchw_chw": (linalg.depthwise_conv_2d_nhwc_hwc, (1, 2, 0)),
+    "linalg.pooling_nchw_max": (linalg.pooling_nhwc_max, None),
+    "linalg.pooling_nchw_sum": (linalg.pooling_nhwc_sum, None),
+}
+
+
+def convolutions_channels_last(module: ir.Module) -> int:
+    """Rewrite the module's NCHW windows and the elementwise ops between them (module docstring);
+    the count of ops rewritten."""
+    rewritten = 0
+    with module.context:
+        for operation in ops_named(module, None):
+            if operation.name in _WINDOWED and _static(operation):
+                _rewrite_window(operation)
+                rewritten += 1
+            elif operation.name == "linalg.generic" and _reads_channels_first_transpose(operation):
+                if _rewrite_generic(operation):
+                    rewritten += 1
+        if rewritten:
+            _erase_dead(module)
+    return rewritten
+
+
+def _static(operation: ir.Operation) -> bool:
+    values = list(operation.operands) + list(operation.results)
+    return all(isinstance(value.type, ir.RankedTensorType) and value.type.has_static_shape for value in values)
+
+
+def _owner(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def _permutation(operation: ir.Operation) -> tuple[int, ...]:
+    return tuple(ir.DenseI64ArrayAttr(operation.attributes["permutation"]))
+
+
+def _is_channels_first_transpose(value: ir.Value) -> bool:
+    owner = _owner(value)
+    return owner is not None and owner.name == "linalg.transpose" and _permutation(owner) == TO_CHANNELS_FIRST
+
+
+def _permuted_type(type_: ir.RankedTensorType, permutation) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get([type_.shape[axis] for axis in permutation], type_.element_type, type_.encoding)
+
+
+def _empty(type_: ir.RankedTensorType) -> ir.Value:
+    return ir.Operation.create("tensor.empty", results=[type_]).result
+
+
+def _transpose(value: ir.Value, permutation) -> ir.Value:
+    result_type = _permuted_type(value.type, permutation)
+    return _value(linalg.transpose(value, outs=[_empty(result_type)], permutation=list(permutation)))
+
+
+def _value(built) -> ir.Value:
+    """The one result of what a dialect builder returned (an op view for some ops, a value for others)."""
+    return built if isinstance(built, ir.Value) else built.results[0]
+
+
+def _channels_last(value: ir.Value) -> ir.Value:
+    """`value` (NCHW) in NHWC, built at the current insertion point: the source of a transpose from
+    NHWC, a pad or slice rebuilt on its source in NHWC, a splat as a splat; else a transpose."""
+    owner = _owner(value)
+    if owner is not None:
+        if owner.name == "linalg.transpose" and _permutation(owner) == TO_CHANNELS_FIRST:
+            return owner.operands[0]
+        if owner.name == "arith.constant":
+            attribute = owner.attributes["value"]
+            if isinstance(attribute, ir.DenseElementsAttr) and ir.DenseElementsAttr(attribute).is_splat:
+                return _constant(_splat(attribute, _permuted_type(value.type, TO_CHANNELS_LAST)))
+        if owner.name == "tensor.pad" and _static_pad(owner):
+            return _pad(owner)
+        if owner.name == "tensor.extract_slice" and _static_slice(owner):
+            return _slice(owner)
+    return _transpose(value, TO_CHANNELS_LAST)
+
+
+def _constant(attribute: ir.Attribute) -> ir.Value:
+    return ir.Operation.create("arith.constant", results=[attribute.type], attributes={"value": attribute}).result
+
+
+def _splat(attribute: ir.Attribute, type_: ir.RankedTensorType) -> ir.Attribute:
+    return ir.DenseElementsAttr.get_splat(type_, ir.DenseElementsAttr(attribute).get_splat_value())
+
+
+def _static_pad(pad: ir.Operation) -> bool:
+    if len(pad.operands) != 1 or pad.operands[0].type.rank != 4:
+        return False
+    body = pad.regions[0].blocks[0]
+    yielded = body.operations[len(body.operations) - 1].operands[0]
+    return len(body.operations) == 1 and not (isinstance(yielded.owner, ir.Block) and yielded.owner == body)
+
+
+def _pad(pad: ir.Operation) -> ir.Value:
+    source = _channels_last(pad.operands[0])
+    low = [ir.DenseI64ArrayAttr(pad.attributes["static_low"])[axis] for axis in TO_CHANNELS_LAST]
+    high = [ir.DenseI64ArrayAttr(pad.attributes["static_high"])[axis] for axis in TO_CHANNELS_LAST]
+    body = pad.regions[0].blocks[0]
+    padding = body.operations[0].operands[0]
+    attributes = {"static_low": ir.DenseI64ArrayAttr.get(low), "static_high": ir.DenseI64ArrayAttr.get(high),
+                  "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 0])}
+    if "nofold" in pad.attributes:
+        attributes["nofold"] = pad.attributes["nofold"]
+    rebuilt = ir.Operation.create("tensor.pad", results=[_permuted_type(pad.results[0].type, TO_CHANNELS_LAST)],
+                                  operands=[source], attributes=attributes, regions=1)
+    block = rebuilt.regions[0].blocks.append(*[ir.IndexType.get()] * 4)
+    with ir.InsertionPoint(block):
+        ir.Operation.create("tensor.yield", operands=[padding])
+    return rebuilt.result
+
+
+def _static_slice(extract: ir.Operation) -> bool:
+    return (len(extract.operands) == 1 and extract.operands[0].type.rank == 4
+            and extract.results[0].type.rank == 4)
+
+
+def _slice(extract: ir.Operation) -> ir.Value:
+    source = _channels_last(extract.operands[0])
+    attributes = {name: ir.DenseI64ArrayAttr.get([ir.DenseI64ArrayAttr(extract.attributes[name])[axis]
+                                                  for axis in TO_CHANNELS_LAST])
+                  for name in ("static_offsets", "static_sizes", "static_strides")}
+    attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, 0, 0, 0])
+    return ir.Operation.create("tensor.extract_slice", results=[_permuted_type(extract.results[0].type, TO_CHANNELS_LAST)],
+                               operands=[source], attributes=attributes).result
+
+
+def _initial_channels_last(value: ir.Value) -> ir.Value:
+    """The accumulator a window starts from, in NHWC: a fill or a per-channel broadcast rebuilt."""
+    owner = _owner(value)
+    nhwc = _permuted_type(value.type, TO_CHANNELS_LAST)
+    if owner is not None and owner.name == "linalg.fill":
+        return _value(linalg.fill(owner.operands[0], outs=[_empty(nhwc)]))
+    if (owner is not None and owner.name == "linalg.broadcast"
+            and tuple(ir.DenseI64ArrayAttr(owner.attributes["dimensions"])) == (0, 2, 3)):
+        return _value(linalg.broadcast(owner.operands[0], outs=[_empty(nhwc)], dimensions=[0, 1, 2]))
+    return _channels_last(value)
+
+
+def _filter(value: ir.Value, permutation) -> ir.Value:
+    """A filter permuted: its bytes transposed at compile time when known, else a linalg.transpose."""
+    owner = _owner(value)
+    if owner is not None and owner.name in ("tensor.collapse_shape", "tensor.expand_shape"):
+        owner = _owner(owner.operands[0])  # a reshape keeps the bytes in order: read them in `value`'s shape
+    if owner is not None and owner.name == "arith.constant":
+        transposed = _transposed_constant(owner.attributes["value"], _permuted_type(value.type, permutation), permutation)
+        if transposed is not None:
+            return _constant(transposed)
+    return _transpose(value, permutation)
+
+
+def _transposed_constant(attribute: ir.Attribute, type_: ir.RankedTensorType, permutation) -> ir.Attribute | None:
+    """`attribute`'s elements, read in the shape `type_` has before `permutation`, transposed; None
+    when they cannot be read here."""
+    from ...importer.tensors import resource_bytes, resource_like
+
+    source_shape = [0] * len(permutation)
+    for position, axis in enumerate(permutation):
+        source_shape[axis] = type_.shape[position]
+    attribute = attribute.maybe_downcast() if hasattr(attribute, "maybe_downcast") else attribute
+    if isinstance(attribute, ir.DenseElementsAttr):
+        if ir.DenseElementsAttr(attribute).is_splat:
+            return _splat(attribute, type_)
+        if not isinstance(attribute, (ir.DenseFPElementsAttr, ir.DenseIntElementsAttr)):
+            return None
+        try:
+            values = np.array(attribute).reshape(source_shape)
+        except (TypeError, ValueError):  # an element type numpy's buffer protocol does not carry
+            return None
+        return ir.DenseElementsAttr.get(np.ascontiguousarray(values.transpose(permutation)),
+                                        type=type_.element_type, shape=list(type_.shape))
+    data = resource_bytes(attribute)
+    width = _element_width(type_.element_type)
+    if data is None or width not in (8, 16, 32, 64):
+        return None
+    values = np.frombuffer(data, dtype=np.dtype(f"uint{width}")).reshape(source_shape)
+    name = str(attribute).partition(" : ")[0].removeprefix("dense_resource<").removesuffix(">")
+    return resource_like(np.ascontiguousarray(values.transpose(permutation)), f"{name}_channels_last", type_)
+
+
+def _element_width(element: ir.Type) -> int | None:
+    element = element.maybe_downcast() if hasattr(element, "maybe_downcast") else element
+    if isinstance(element, (ir.FloatType, ir.IntegerType)):
+        return element.width
+    return None
+
+
+def _rewrite_window(operation: ir.Operation) -> None:
+    builder, filter_permutation = _WINDOWED[operation.name]
+    image, window = operation.operands[0], operation.operands[1]
+    initial = operation.operands[2]
+    strides = list(ir.DenseIntElementsAttr(operation.attributes["strides"]))
+    dilations = list(ir.DenseIntElementsAttr(operation.attributes["dilations"]))
+    with operation.location, ir.InsertionPoint(operation):
+        image = _channels_last(image)
+        if filter_permutation is not None:
+            window = _filter(window, filter_permutation)
+        result = _value(builder(image, window, outs=[_initial_channels_last(initial)], strides=strides, dilations=dilations))
+        back = _transpose(result, TO_CHANNELS_FIRST)
+    operation.results[0].replace_all_uses_with(back)
+    operation.erase()
+
+
+def _reads_channels_first_transpose(operation: ir.Operation) -> bool:
+    return any(_is_channels_first_transpose(operand) for operand in operation.operands)
+
+
+def _rewrite_generic(operation: ir.Operation) -> bool:
+    """A generic on 4 loops whose output is 4-D (elementwise, or a reduction over the image such as a
+    global pool) rebuilt on NHWC loops with an NHWC output; False when it is not one."""
+    if len(operation.results) != 1 or not _static(operation):
+        return False
+    iterators = list(ir.ArrayAttr(operation.attributes["iterator_types"]))
+    maps = [ir.AffineMapAttr(item).value for item in ir.ArrayAttr(operation.attributes["indexing_maps"])]
+    output = operation.operands[len(maps) - 1]
+    if len(iterators) != 4 or output.type.rank != 4 or not all(_dims_or_constants(item) for item in maps):
+        return False
+    new_loop = {loop: ir.AffineDimExpr.get(CHANNELS_FIRST_LOOP[loop]) for loop in range(4)}
+
+    def on_new_loops(results) -> list:
+        return [new_loop[ir.AffineDimExpr(expr).position] if isinstance(expr, ir.AffineDimExpr) else expr
+                for expr in results]
+
+    def channels_last_results(indexing_map) -> list:
+        results = on_new_loops(indexing_map.results)
+        return [results[axis] for axis in TO_CHANNELS_LAST]
+
+    identity = ir.AffineMap.get_identity(4)
+    output_argument = operation.regions[0].blocks[0].arguments[len(maps) - 1]
+    operands, new_maps = [], []
+    with operation.location, ir.InsertionPoint(operation):
+        for position, (operand, indexing_map) in enumerate(zip(operation.operands, maps)):
+            if position == len(maps) - 1:
+                nhwc = _permuted_type(operand.type, TO_CHANNELS_LAST)
+                operands.append(_initial_channels_last(operand) if list(output_argument.uses) else _empty(nhwc))
+                new_maps.append(channels_last_results(indexing_map))
+            elif _is_channels_first_transpose(operand) or indexing_map == identity:
+                operands.append(_channels_last(operand))
+                new_maps.append(channels_last_results(indexing_map))
+            else:
+                operands.append(operand)
+                new_maps.append(on_new_loops(indexing_map.results))
+        rebuilt = operation.clone()
+        for position, operand in enumerate(operands):
+            rebuilt.operands[position] = operand
+        rebuilt.attributes["indexing_maps"] = ir.ArrayAttr.get(
+            [ir.AffineMapAttr.get(ir.AffineMap.get(4, 0, results)) for results in new_maps])
+        rebuilt.attributes["iterator_types"] = ir.ArrayAttr.get(
+            [iterators[CHANNELS_FIRST_LOOP.index(loop)] for loop in range(4)])
+        rebuilt.results[0].set_type(operands[-1].type)
+        _renumber_loop_indices(rebuilt)
+        back = _transpose(rebuilt.results[0], TO_CHANNELS_FIRST)
+    operation.results[0].replace_all_uses_with(back)
+    operation.erase()
+    return True
+
+
+def _renumber_loop_indices(generic: ir.Operation) -> None:
+    """A body that reads its loop positions (`linalg.index`: torch-mlir's average pool counts each
+    window's elements in from them) reads the same loop on the NHWC numbering."""
+    def renumber(operation: ir.Operation) -> ir.WalkResult:
+        if operation.name == "linalg.index":
+            loop = ir.IntegerAttr(operation.attributes["dim"])
+            operation.attributes["dim"] = ir.IntegerAttr.get(loop.type, CHANNELS_FIRST_LOOP[loop.value])
+        return ir.WalkResult.ADVANCE
+
+    for block in generic.regions[0].blocks:
+        for operation in block.operations:
+            operation.operation.walk(renumber)
+
+
+def _dims_or_constants(indexing_map: ir.AffineMap) -> bool:
+    return all(isinstance(expr, (ir.AffineDimExpr, ir.AffineConstantExpr)) for expr in indexing_map.results)
+
+
+_PURE = {"linalg.transpose", "tensor.empty", "tensor.pad", "tensor.extract_slice", "arith.constant",
+         "tensor.collapse_shape", "tensor.expand_shape",
+         "linalg.fill", "linalg.broadcast"}
+
+
+def _erase_dead(module: ir.Module) -> None:
+    """Erase the unused transposes (and what only they read) the rewrites left, to a fixed point."""
+    changed = True
+    while changed:
+        changed = False
+        for operation in reversed(ops_named(module, _PURE)):
+            if all(not list(result.uses) for result in operation.results):
+                operation.erase()
+                changed = True

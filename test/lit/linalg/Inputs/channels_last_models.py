@@ -1,0 +1,59 @@
+"""Small convolution networks for the channels-last lit test and its numeric check:
+`channels_last_models.py NAME OUT.onnx`."""
+
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def _weight(name, shape, seed):
+    return numpy_helper.from_array(np.random.default_rng(seed).standard_normal(shape).astype(np.float32), name)
+
+
+def _model(nodes, input_shape, initializers, output_shape):
+    graph = helper.make_graph(
+        nodes, "channels_last", [helper.make_tensor_value_info("x", TensorProto.FLOAT, input_shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, output_shape)], initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def block():
+    """A residual block as vision models have it: a padded strided 3x3 convolution with a bias, Relu,
+    a max pool, a depthwise 3x3 convolution (group = channels), the residual Add, a 1x1 convolution,
+    a global average pool and a flatten."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["p1", "w2"], ["c2"], pads=[1, 1, 1, 1], group=8),
+        helper.make_node("Add", ["c2", "p1"], ["a2"]),
+        helper.make_node("Conv", ["a2", "w3", "b3"], ["c3"]),
+        helper.make_node("GlobalAveragePool", ["c3"], ["g3"]),
+        helper.make_node("Flatten", ["g3"], ["y"]),
+    ]
+    initializers = [_weight("w1", (8, 3, 3, 3), 1), _weight("b1", (8,), 2), _weight("w2", (8, 1, 3, 3), 3),
+                    _weight("w3", (16, 8, 1, 1), 4), _weight("b3", (16,), 5)]
+    return _model(nodes, [2, 3, 12, 10], initializers, [2, 16])
+
+
+def grouped():
+    """A grouped convolution (2 groups of 4 channels, not depthwise) between two plain ones, and an
+    average pool: the grouped form is left as torch-mlir lowers it, between channels-last neighbours."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["c1", "w2"], ["c2"], pads=[1, 1, 1, 1], group=2),
+        helper.make_node("AveragePool", ["c2"], ["p2"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["p2", "w3"], ["y"]),
+    ]
+    initializers = [_weight("w1", (8, 3, 3, 3), 6), _weight("w2", (8, 4, 3, 3), 7), _weight("w3", (4, 8, 1, 1), 8)]
+    return _model(nodes, [1, 3, 8, 8], initializers, [1, 4, 4, 4])
+
+
+MODELS = {function.__name__: function for function in (block, grouped)}
+
+if __name__ == "__main__":
+    model = MODELS[sys.argv[1]]()
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, sys.argv[2])
