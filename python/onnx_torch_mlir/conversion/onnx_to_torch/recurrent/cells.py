@@ -143,11 +143,21 @@ def _lstm(node: OnnxNode, b: TorchBuilder, layout: int):
     """it = f(Xt·Wiᵀ + Ht-1·Riᵀ + Pi ⊙ Ct-1 + Wbi + Rbi), ft likewise with f (or 1 - it with
     input_forget), ct = g(Xt·Wcᵀ + Ht-1·Rcᵀ + Wbc + Rbc), Ct = ft ⊙ Ct-1 + it ⊙ ct,
     ot = f(Xt·Woᵀ + Ht-1·Roᵀ + Po ⊙ Ct + Wbo + Rbo), Ht = ot ⊙ h(Ct)."""
-    layer, activations, clip = _layer(node, b, 4, layout, ["Sigmoid", "Tanh", "Tanh"])
-    input_forget = node.attr_int("input_forget")
+    layer = RecurrentLayer(node, b, 4, layout)
     directions = range(len(layer.directions))
     projections = [layer.project(d, _bias_sum(b, *layer.biases(d))) for d in directions]
     recurrences = [layer.transposed_recurrence(d) for d in directions]
+    return run_lstm(node, b, layer, projections, lambda sb, d, hidden: _mm(sb, hidden, recurrences[d]))
+
+
+def run_lstm(node: OnnxNode, b: TorchBuilder, layer: RecurrentLayer, projections: list, recurrent_product):
+    """The LSTM cell of `_lstm` over the sequence, from the projected inputs of each direction
+    ([T, B, 4H], biases included) and `recurrent_product(builder, direction, Ht-1)`, Ht-1·Rᵀ [B, 4H]
+    (DynamicQuantizeLSTM computes both its own way)."""
+    activations = parse_activations(node, ["Sigmoid", "Tanh", "Tanh"], len(layer.directions))
+    clip = node.attr_float("clip", None)
+    input_forget = node.attr_int("input_forget", 0)
+    directions = range(len(layer.directions))
     peepholes = []
     for d in directions:
         peephole = layer.direction_input(7, d)  # [3H]: i, o, f
@@ -156,7 +166,7 @@ def _lstm(node: OnnxNode, b: TorchBuilder, layout: int):
     def step(sb: TorchBuilder, d: int, projected: ir.Value, states: tuple) -> tuple:
         f, g, h = activations[d]
         hidden, cell = states
-        gates = _add(sb, projected, _mm(sb, hidden, recurrences[d]))
+        gates = _add(sb, projected, recurrent_product(sb, d, hidden))
         input_gate, output_gate, forget_gate, cell_gate = (layer.gate_slice(gates, k, 1, sb) for k in range(4))
         peephole = peepholes[d]
         if peephole is not None:

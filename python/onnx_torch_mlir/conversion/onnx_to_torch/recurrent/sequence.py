@@ -129,10 +129,13 @@ class RecurrentLayer:
     """The operands of one LSTM/GRU/RNN node, time-major, and the loop over its time steps.
 
     Inputs: X (0), W (1), R (2), B (3), sequence_lens (4), initial_h (5), initial_c (6), P (7).
+    W and R are [D, G*H, K] (K the input or hidden size), or [D, K, G*H] with `weights_transposed`
+    (com.microsoft DynamicQuantizeLSTM's layout, whose pattern multiplies by them itself).
     """
 
-    def __init__(self, node: OnnxNode, b: TorchBuilder, gates: int, layout: int):
+    def __init__(self, node: OnnxNode, b: TorchBuilder, gates: int, layout: int, weights_transposed: bool = False):
         self.node, self.b, self.gates, self.layout = node, b, gates, layout
+        self.weights_transposed = weights_transposed
         if layout not in (0, 1):
             node.fail(f"layout {layout} is not 0 or 1")
         for index, what in ((0, "X"), (1, "W"), (2, "R")):
@@ -159,16 +162,20 @@ class RecurrentLayer:
 
     def _hidden_size(self) -> int:
         hidden = self.node.attr_int("hidden_size", None)
-        from_r = self.node.input_info(2).sizes[2]
+        rows_dim, columns_dim = (2, 1) if self.weights_transposed else (1, 2)
+        from_r = self.node.input_info(2).sizes[columns_dim]
         if hidden is None:
             hidden = from_r
         if hidden is None:
             self.node.fail("the hidden size is unknown: give hidden_size or a static R")
         if from_r is not None and from_r != hidden:
-            self.node.fail(f"hidden_size {hidden} does not match R's last dim {from_r}")
-        rows = self.node.input_info(1).sizes[1]
-        if rows is not None and rows != self.gates * hidden:
-            self.node.fail(f"W has {rows} rows; {self.gates} gates of hidden_size {hidden} need {self.gates * hidden}")
+            where = "dim 1" if self.weights_transposed else "last dim"
+            self.node.fail(f"hidden_size {hidden} does not match R's {where} {from_r}")
+        for index, what in ((1, "W"), (2, "R")):
+            rows = self.node.input_info(index).sizes[rows_dim]
+            if rows is not None and rows != self.gates * hidden:
+                self.node.fail(f"{what} has {rows} rows (dim {rows_dim}); {self.gates} gates of hidden_size {hidden} "
+                               f"need {self.gates * hidden}")
         return hidden
 
     def _lengths(self) -> ir.Value | None:
