@@ -10,9 +10,11 @@ R_zero_point of shape [D] (per tensor) or [D, 4H] (per output column). Attribute
 - the input projection quantizes X (the steps below the longest sequence_lens, all of them
   without it) to uint8 with one scale and zero point from its range extended to 0, as
   DynamicQuantizeLinear does (scale 1 for an all-zero range): q = saturate(round(x / scale) + zp);
-- each step quantizes Ht-1 of the whole batch the same way (onnxruntime's single-threaded
-  grouping: with several threads and a batch over 4, or of 2 or more with H <= 256, it quantizes
-  each thread's rows apart, so its results depend on its thread count);
+- each step quantizes Ht-1 of the whole batch the same way; in the forward direction, when Y is
+  produced, the entries whose sequence_lens has ended count as 0 (onnxruntime reads Ht-1 back
+  from Y, where it wrote zeros for them). This is onnxruntime's single-threaded grouping: with
+  several threads and a batch over 4, or of 2 or more with H <= 256, it quantizes each thread's
+  rows apart, so its results depend on its thread count;
 - the product is sum_k (q - zp) * (w - w_zp) exactly, times a_scale * w_scale (per column for a
   per-column scale), in float32; only the first zero point of a direction counts (onnxruntime
   requires per-column ones to be equal, and 0 for int8 weights).
@@ -20,13 +22,14 @@ R_zero_point of shape [D] (per tensor) or [D, 4H] (per output column). Attribute
 The sums are computed on integer-valued floats: exact in float32 while they stay below 2^24 (the
 bound is checked from the weights), else in float64 (float32 on TOSA, which has none). Literal
 weights become float literals of w - w_zp at conversion time. The cell after the products is
-LSTM's (cells.py), so the gates' float arithmetic is the plain LSTM's. Differences from
-onnxruntime left: its gate bias is added after the recurrent product (here before, one rounding
-apart); with sequence_lens, it quantizes a finished entry's state as 0 when Y is produced, and it
-groups the reverse direction's entries by step rather than by time; on TOSA the divisions are
-reciprocal products (a quotient one ulp off can round a value to the other integer). On CPUs without
-AVX-VNNI, onnxruntime's uint8 x int8 kernel saturates pairs of products to int16, which exact sums do
-not reproduce.
+LSTM's (cells.py), so the gates' float arithmetic is the plain LSTM's.
+
+Differences from onnxruntime left: it adds the gate bias after the recurrent product (here before:
+one rounding apart); with sequence_lens of unequal lengths its reverse direction reverses each
+entry's steps and quantizes the states of one step of every entry together, here those of one
+time; on TOSA the divisions are reciprocal products (a quotient one ulp off rounds a value to the
+other integer now and then). On x86 CPUs without AVX-VNNI, onnxruntime's uint8 x int8 kernel adds
+pairs of products in int16 (vpmaddubsw), which saturates: exact sums do not reproduce that.
 """
 
 from __future__ import annotations
@@ -149,6 +152,18 @@ def _masked_to_longest(b: TorchBuilder, layer: RecurrentLayer, x: ir.Value) -> i
     return b.op("aten.where.ScalarOther", x.type, running, x, b.constant_float(0.0))
 
 
+def _finished_zeroed(b: TorchBuilder, layer: RecurrentLayer, hidden: ir.Value, t) -> ir.Value:
+    """Ht-1 with the entries that ended before step t (length < t) zeroed: onnxruntime's forward
+    direction reads Ht-1 from Y, where it wrote zeros for them."""
+    lengths_info = b.info(layer.lengths)
+    ran = b.tensor_type(lengths_info.sizes, "i1")
+    if isinstance(t, ir.Value) and b.info(t) is not None:  # a [] si64 tensor (tensor_loop.py)
+        running = b.op("aten.ge.Tensor", ran, layer.lengths, t)
+    else:
+        running = b.op("aten.ge.Scalar", ran, layer.lengths, b.dim_value(t))
+    return b.op("aten.where.ScalarOther", hidden.type, b.unsqueeze(running, 1), hidden, b.constant_float(0.0))
+
+
 @converts("DynamicQuantizeLSTM", since=1, domain=MICROSOFT)
 def dynamic_quantize_lstm(node: OnnxNode, b: TorchBuilder):
     """LSTM with Xt·Wᵀ and Ht-1·Rᵀ as integer GEMMs of dynamically uint8-quantized X and Ht-1 with the
@@ -176,8 +191,12 @@ def dynamic_quantize_lstm(node: OnnxNode, b: TorchBuilder):
         projections.append(projected)
         recurrences.append((recurrent_weights, recurrent_scale, recurrent_element))
 
-    def recurrent_product(sb: TorchBuilder, d: int, hidden: ir.Value) -> ir.Value:
+    zero_finished = layer.lengths is not None and node.result_is_used(0)
+
+    def recurrent_product(sb: TorchBuilder, d: int, hidden: ir.Value, t) -> ir.Value:
         weights, scale, element = recurrences[d]
+        if zero_finished and layer.directions[d] == "forward":
+            hidden = _finished_zeroed(sb, layer, hidden, t)
         return quantized_product(sb, hidden, weights, scale, element, [sb.info(hidden).sizes[0], columns])
 
     return run_lstm(node, b, layer, projections, recurrent_product)

@@ -120,9 +120,10 @@ def activate(b: TorchBuilder, activation: Activation, x: ir.Value) -> ir.Value:
     return b.op("aten.softplus", x_type, x, b.constant_int(1), b.constant_int(20))
 
 
-# A step: (builder, direction index, projected input of the step [B, G*H], states) -> new states.
-# The first state is the hidden state H, which is also the step's output.
-Step = Callable[[TorchBuilder, int, ir.Value, tuple], tuple]
+# A step: (builder, direction index, projected input of the step [B, G*H], states, t) -> new states.
+# The first state is the hidden state H, which is also the step's output. t is the step's time
+# index: an int, a `!torch.int`, or a [] si64 tensor (tensor_loop.py).
+Step = Callable[[TorchBuilder, int, ir.Value, tuple, object], tuple]
 
 
 class RecurrentLayer:
@@ -298,7 +299,7 @@ class RecurrentLayer:
         return output, states
 
     def _step(self, b: TorchBuilder, direction: int, projected: ir.Value, t, states: tuple, step: Step):
-        new_states = tuple(b.cast_to(new, old.type) for new, old in zip(step(b, direction, projected, states), states))
+        new_states = tuple(b.cast_to(new, old.type) for new, old in zip(step(b, direction, projected, states, t), states))
         return self._masked(b, t, new_states, states)
 
     def _run_unrolled(self, projections, initial_states, step: Step, want_y: bool):
