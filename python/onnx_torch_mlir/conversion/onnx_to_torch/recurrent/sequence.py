@@ -235,12 +235,14 @@ class RecurrentLayer:
 
     def transposed_recurrence(self, direction: int) -> ir.Value:
         """Rᵀ of one direction: [H, G*H], so that a step computes H·Rᵀ with one `aten.mm`."""
-        return self.transpose(self.direction_input(2, direction), 0, 1)
+        recurrence = self.direction_input(2, direction)
+        return recurrence if self.weights_transposed else self.transpose(recurrence, 0, 1)
 
     def project(self, direction: int, bias: ir.Value | None) -> ir.Value:
         """X·Wᵀ (+ bias) of one direction for all time steps at once: [T, B, G*H]."""
         b = self.b
-        weights_t = self.transpose(self.direction_input(1, direction), 0, 1)
+        weights = self.direction_input(1, direction)
+        weights_t = weights if self.weights_transposed else self.transpose(weights, 0, 1)
         x_info = b.info(self.x)
         projected_type = b.tensor_type([x_info.sizes[0], x_info.sizes[1], self.gates * self.hidden], self.element)
         projected = b.op("aten.matmul", projected_type, self.x, weights_t)
