@@ -116,9 +116,10 @@ def integer_matmul(node: OnnxNode, b: TorchBuilder, a: ir.Value, a_zero: int | N
             return accumulator
     lhs = _minus_zero_point(node, b, a, _per_row(node, b, a_zero, rank))
     rhs = _minus_zero_point(node, b, other, _zero_point(node, b, b_zero))
-    if rank > 3 and b.info(rhs).rank == 2:
+    if rank > 3 and b.info(rhs).rank == 2 and node.target in (None, "linalg-on-tensors"):
         # torch-mlir's Linalg lowering of a matmul of rank > 3 by a matrix converts the elements with
-        # `arith.extf`, which an integer fails: the rows are multiplied as one matrix instead.
+        # `arith.extf`, which an integer fails: the rows are multiplied as one matrix instead (not on
+        # StableHLO, which takes the matmul, and where a reshape to dynamic dims IREE refuses).
         lhs_dims = b.dims(lhs)
         rows = b.reshape(lhs, [-1, lhs_dims[-1]], [None, b.info(lhs).sizes[-1]])
         columns = b.info(rhs).sizes[1]
