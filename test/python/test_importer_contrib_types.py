@@ -315,6 +315,15 @@ CASES = {
         "DynamicQuantizeMatMul", [Input("a", F32, ["batch", "sequence", 8]), weights("b", I8, [8, 4]), scalar("b_scale", 0.1)],
         ["y"], [vtensor("?,?,4")],
     ),
+    "dynamic_quantize_lstm": Case(
+        "DynamicQuantizeLSTM",
+        [Input("x", F32, ["sequence", "batch", 4]), weights("w", I8, [2, 4, 8]), weights("r", I8, [2, 2, 8]),
+         ABSENT, ABSENT, ABSENT, ABSENT, ABSENT, constant("w_scale", np.array([0.1, 0.2], np.float32)),
+         constant("w_zero_point", np.zeros(2, np.int8)), constant("r_scale", np.array([0.3, 0.4], np.float32)),
+         constant("r_zero_point", np.zeros(2, np.int8))],
+        ["y", "y_h", "y_c"], [vtensor("?,2,?,2"), vtensor("2,?,2"), vtensor("2,?,2")],
+        {"hidden_size": 2, "direction": "bidirectional"},
+    ),
     "matmul_integer_to_float": Case(
         "MatMulIntegerToFloat",
         [Input("a", U8, ["batch", "sequence", 8]), weights("b", I8, [8, 4]), scalar("a_scale", 0.1), scalar("b_scale", 0.2)],

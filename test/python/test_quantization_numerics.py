@@ -347,6 +347,21 @@ def test_matmul_integer_per_row_and_column_zero_points(backend):
     _assert_equal([got], [want])
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_matmul_integer_of_rank_4_by_a_matrix(backend):
+    """A [2, 3, 4, 8] by B [8, 1] with A's zero point an input (the integer form): what
+    onnxruntime's quantize_dynamic writes for an attention score (text2tashkeel's bilstm.int8)."""
+    rng = np.random.default_rng(RNG_SEED)
+    a, b = _integer_operands(rng, (2, 3, 4, 8), (8, 1), np.uint8, np.int8)
+    arrays = {"a": a, "b": b, "a_zero": np.array(131, np.uint8), "b_zero": np.array(0, np.int8)}
+    inputs, initializers = _inputs_or_initializers(arrays, {"b", "b_zero"})
+    model = _model([helper.make_node("MatMulInteger", ["a", "b", "a_zero", "b_zero"], ["y"])], inputs,
+                   [_value("y", TensorProto.INT32, None)], initializers, opset=10)
+    want = (a.astype(np.int32) - 131) @ b.astype(np.int32)
+    (got,) = _run_ours(model, backend, _feeds(model, **arrays), [np.int32])
+    _assert_equal([got], [want])
+
+
 def _qlinear_matmul_model(arrays, literal_names, y_type):
     inputs, initializers = _inputs_or_initializers(arrays, literal_names)
     names = ["a", "a_scale", "a_zero", "b", "b_scale", "b_zero", "y_scale", "y_zero"]

@@ -476,6 +476,23 @@ def group_query_attention(node: ContribNode) -> list:
     ]
 
 
+def dynamic_quantize_lstm(node: ContribNode) -> list:
+    """DynamicQuantizeLSTM: Y [T, D, B, H], Y_h and Y_c [D, B, H], typed like X; H is
+    `hidden_size`, else dim 1 of R ([D, H, 4H])."""
+    x = node.input(0)
+    if x is None:
+        return []
+    directions = 2 if node.attribute("direction", "forward") == "bidirectional" else 1
+    hidden = node.attribute("hidden_size")
+    if hidden is None:
+        recurrence = node.dims(2)
+        hidden = recurrence[1] if recurrence and len(recurrence) == 3 else None
+    dims = node.dims(0)
+    steps, batch = (dims[0], dims[1]) if dims and len(dims) == 3 else (None, None)
+    return [x.with_dims([steps, directions, batch, hidden]), x.with_dims([directions, batch, hidden]),
+            x.with_dims([directions, batch, hidden])]
+
+
 MICROSOFT_RESULT_TYPES = {
     "Attention": _attention(past_index=4),
     "QAttention": _attention(past_index=8),
@@ -506,6 +523,7 @@ MICROSOFT_RESULT_TYPES = {
     "QuantizeLinear": quantize_linear,
     "DequantizeLinear": dequantize_linear,
     "DynamicQuantizeMatMul": _matmul_typed_like(0),
+    "DynamicQuantizeLSTM": dynamic_quantize_lstm,
     "MatMulIntegerToFloat": _matmul_typed_like(2),
     "NhwcConv": _convolution(0, 1, None, channels_last=True),
     "FusedConv": _convolution(0, 1, None, channels_last=False),

@@ -29,3 +29,17 @@ module attributes {onnx_torch_mlir.target = "tosa"} {
     return %0#1 : !torch.vtensor<[1,1,4],f32>
   }
 }
+
+// -----
+
+func.func @refused_dynamic_quantize_lstm(%x: !torch.vtensor<[2,1,3],f32>, %w: !torch.vtensor<[1,3,4],si8>, %r: !torch.vtensor<[1,1,4],si8>, %wf: !torch.vtensor<[1,3,4],f32>, %s: !torch.vtensor<[1],f32>, %z: !torch.vtensor<[1],si8>, %s2: !torch.vtensor<[1,4],f32>) -> () attributes {torch.onnx_meta.opset_version = 17 : si64, torch.onnx_meta.opset_versions = {com.microsoft = 1 : si64}} {
+  %none = torch.constant.none
+  %zc = torch.vtensor.literal(dense<[[0, 1, 0, 0]]> : tensor<1x4xsi8>) : !torch.vtensor<[1,4],si8>
+  // CHECK: recurrent_diagnostics.mlir:[[# @LINE + 1]]:10: error: unnamed node (DynamicQuantizeLSTM, domain 'com.microsoft', opset 1): W is f32; int8 or uint8 is required
+  %0:2 = torch.operator "com.microsoft.DynamicQuantizeLSTM"(%x, %wf, %r, %none, %none, %none, %none, %none, %s, %z, %s, %z) {torch.onnx.hidden_size = 1 : si64} : (!torch.vtensor<[2,1,3],f32>, !torch.vtensor<[1,3,4],f32>, !torch.vtensor<[1,1,4],si8>, !torch.none, !torch.none, !torch.none, !torch.none, !torch.none, !torch.vtensor<[1],f32>, !torch.vtensor<[1],si8>, !torch.vtensor<[1],f32>, !torch.vtensor<[1],si8>) -> (!torch.vtensor<[2,1,1,1],f32>, !torch.vtensor<[1,1,1],f32>)
+  // CHECK: recurrent_diagnostics.mlir:[[# @LINE + 1]]:10: error: unnamed node (DynamicQuantizeLSTM, domain 'com.microsoft', opset 1): W_zero_point per column must be 0, as onnxruntime requires
+  %1:2 = torch.operator "com.microsoft.DynamicQuantizeLSTM"(%x, %w, %r, %none, %none, %none, %none, %none, %s2, %zc, %s, %z) {torch.onnx.hidden_size = 1 : si64} : (!torch.vtensor<[2,1,3],f32>, !torch.vtensor<[1,3,4],si8>, !torch.vtensor<[1,1,4],si8>, !torch.none, !torch.none, !torch.none, !torch.none, !torch.none, !torch.vtensor<[1,4],f32>, !torch.vtensor<[1,4],si8>, !torch.vtensor<[1],f32>, !torch.vtensor<[1],si8>) -> (!torch.vtensor<[2,1,1,1],f32>, !torch.vtensor<[1,1,1],f32>)
+  // CHECK: recurrent_diagnostics.mlir:[[# @LINE + 1]]:10: error: unnamed node (DynamicQuantizeLSTM, domain 'com.microsoft', opset 1): hidden_size 1 does not match R's dim 1 3
+  %2:2 = torch.operator "com.microsoft.DynamicQuantizeLSTM"(%x, %w, %w, %none, %none, %none, %none, %none, %s, %z, %s, %z) {torch.onnx.hidden_size = 1 : si64} : (!torch.vtensor<[2,1,3],f32>, !torch.vtensor<[1,3,4],si8>, !torch.vtensor<[1,3,4],si8>, !torch.none, !torch.none, !torch.none, !torch.none, !torch.none, !torch.vtensor<[1],f32>, !torch.vtensor<[1],si8>, !torch.vtensor<[1],f32>, !torch.vtensor<[1],si8>) -> (!torch.vtensor<[2,1,1,1],f32>, !torch.vtensor<[1,1,1],f32>)
+  return
+}

@@ -116,6 +116,15 @@ def integer_matmul(node: OnnxNode, b: TorchBuilder, a: ir.Value, a_zero: int | N
             return accumulator
     lhs = _minus_zero_point(node, b, a, _per_row(node, b, a_zero, rank))
     rhs = _minus_zero_point(node, b, other, _zero_point(node, b, b_zero))
+    if rank > 3 and b.info(rhs).rank == 2 and node.target in (None, "linalg-on-tensors"):
+        # torch-mlir's Linalg lowering of a matmul of rank > 3 by a matrix converts the elements with
+        # `arith.extf`, which an integer fails: the rows are multiplied as one matrix instead (not on
+        # StableHLO, which takes the matmul, and where a reshape to dynamic dims IREE refuses).
+        lhs_dims = b.dims(lhs)
+        rows = b.reshape(lhs, [-1, lhs_dims[-1]], [None, b.info(lhs).sizes[-1]])
+        columns = b.info(rhs).sizes[1]
+        product = b.op("aten.mm", b.tensor_type([b.info(rows).sizes[0], columns], "si32"), rows, rhs)
+        return b.reshape(product, lhs_dims[:-1] + [b.dim(rhs, 1)], sizes)
     return b.op("aten.matmul", b.tensor_type(sizes, "si32"), lhs, rhs)
 
 

@@ -58,7 +58,7 @@ def _rnn(node: OnnxNode, b: TorchBuilder, layout: int):
     projections = [layer.project(d, _bias_sum(b, *layer.biases(d))) for d in directions]
     recurrences = [layer.transposed_recurrence(d) for d in directions]
 
-    def step(sb: TorchBuilder, d: int, projected: ir.Value, states: tuple) -> tuple:
+    def step(sb: TorchBuilder, d: int, projected: ir.Value, states: tuple, t) -> tuple:
         gate = _add(sb, projected, _mm(sb, states[0], recurrences[d]))
         return (activate(sb, activations[d][0], _clipped(sb, gate, clip)),)
 
@@ -105,7 +105,7 @@ def _gru(node: OnnxNode, b: TorchBuilder, layout: int, linear_before_reset: int)
         update_reset_weights.append(layer.gate_slice(recurrence, 0, 2))
         hidden_weights.append(layer.gate_slice(recurrence, 2))
 
-    def step(sb: TorchBuilder, d: int, projected: ir.Value, states: tuple) -> tuple:
+    def step(sb: TorchBuilder, d: int, projected: ir.Value, states: tuple, t) -> tuple:
         f, g = activations[d]
         h = states[0]
         update_reset = _add(sb, layer.gate_slice(projected, 0, 2, sb), _mm(sb, h, update_reset_weights[d]))
@@ -143,20 +143,30 @@ def _lstm(node: OnnxNode, b: TorchBuilder, layout: int):
     """it = f(Xt·Wiᵀ + Ht-1·Riᵀ + Pi ⊙ Ct-1 + Wbi + Rbi), ft likewise with f (or 1 - it with
     input_forget), ct = g(Xt·Wcᵀ + Ht-1·Rcᵀ + Wbc + Rbc), Ct = ft ⊙ Ct-1 + it ⊙ ct,
     ot = f(Xt·Woᵀ + Ht-1·Roᵀ + Po ⊙ Ct + Wbo + Rbo), Ht = ot ⊙ h(Ct)."""
-    layer, activations, clip = _layer(node, b, 4, layout, ["Sigmoid", "Tanh", "Tanh"])
-    input_forget = node.attr_int("input_forget")
+    layer = RecurrentLayer(node, b, 4, layout)
     directions = range(len(layer.directions))
     projections = [layer.project(d, _bias_sum(b, *layer.biases(d))) for d in directions]
     recurrences = [layer.transposed_recurrence(d) for d in directions]
+    return run_lstm(node, b, layer, projections, lambda sb, d, hidden, t: _mm(sb, hidden, recurrences[d]))
+
+
+def run_lstm(node: OnnxNode, b: TorchBuilder, layer: RecurrentLayer, projections: list, recurrent_product):
+    """The LSTM cell of `_lstm` over the sequence, from the projected inputs of each direction
+    ([T, B, 4H], biases included) and `recurrent_product(builder, direction, Ht-1, t)`, Ht-1·Rᵀ
+    [B, 4H] at step t (DynamicQuantizeLSTM computes both its own way)."""
+    activations = parse_activations(node, ["Sigmoid", "Tanh", "Tanh"], len(layer.directions))
+    clip = node.attr_float("clip", None)
+    input_forget = node.attr_int("input_forget", 0)
+    directions = range(len(layer.directions))
     peepholes = []
     for d in directions:
         peephole = layer.direction_input(7, d)  # [3H]: i, o, f
         peepholes.append(None if peephole is None else [layer.gate_slice(peephole, gate) for gate in range(3)])
 
-    def step(sb: TorchBuilder, d: int, projected: ir.Value, states: tuple) -> tuple:
+    def step(sb: TorchBuilder, d: int, projected: ir.Value, states: tuple, t) -> tuple:
         f, g, h = activations[d]
         hidden, cell = states
-        gates = _add(sb, projected, _mm(sb, hidden, recurrences[d]))
+        gates = _add(sb, projected, recurrent_product(sb, d, hidden, t))
         input_gate, output_gate, forget_gate, cell_gate = (layer.gate_slice(gates, k, 1, sb) for k in range(4))
         peephole = peepholes[d]
         if peephole is not None:

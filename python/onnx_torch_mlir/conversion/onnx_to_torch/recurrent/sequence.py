@@ -120,19 +120,23 @@ def activate(b: TorchBuilder, activation: Activation, x: ir.Value) -> ir.Value:
     return b.op("aten.softplus", x_type, x, b.constant_int(1), b.constant_int(20))
 
 
-# A step: (builder, direction index, projected input of the step [B, G*H], states) -> new states.
-# The first state is the hidden state H, which is also the step's output.
-Step = Callable[[TorchBuilder, int, ir.Value, tuple], tuple]
+# A step: (builder, direction index, projected input of the step [B, G*H], states, t) -> new states.
+# The first state is the hidden state H, which is also the step's output. t is the step's time
+# index: an int, a `!torch.int`, or a [] si64 tensor (tensor_loop.py).
+Step = Callable[[TorchBuilder, int, ir.Value, tuple, object], tuple]
 
 
 class RecurrentLayer:
     """The operands of one LSTM/GRU/RNN node, time-major, and the loop over its time steps.
 
     Inputs: X (0), W (1), R (2), B (3), sequence_lens (4), initial_h (5), initial_c (6), P (7).
+    W and R are [D, G*H, K] (K the input or hidden size), or [D, K, G*H] with `weights_transposed`
+    (com.microsoft DynamicQuantizeLSTM's layout, whose pattern multiplies by them itself).
     """
 
-    def __init__(self, node: OnnxNode, b: TorchBuilder, gates: int, layout: int):
+    def __init__(self, node: OnnxNode, b: TorchBuilder, gates: int, layout: int, weights_transposed: bool = False):
         self.node, self.b, self.gates, self.layout = node, b, gates, layout
+        self.weights_transposed = weights_transposed
         if layout not in (0, 1):
             node.fail(f"layout {layout} is not 0 or 1")
         for index, what in ((0, "X"), (1, "W"), (2, "R")):
@@ -159,16 +163,20 @@ class RecurrentLayer:
 
     def _hidden_size(self) -> int:
         hidden = self.node.attr_int("hidden_size", None)
-        from_r = self.node.input_info(2).sizes[2]
+        rows_dim, columns_dim = (2, 1) if self.weights_transposed else (1, 2)
+        from_r = self.node.input_info(2).sizes[columns_dim]
         if hidden is None:
             hidden = from_r
         if hidden is None:
             self.node.fail("the hidden size is unknown: give hidden_size or a static R")
         if from_r is not None and from_r != hidden:
-            self.node.fail(f"hidden_size {hidden} does not match R's last dim {from_r}")
-        rows = self.node.input_info(1).sizes[1]
-        if rows is not None and rows != self.gates * hidden:
-            self.node.fail(f"W has {rows} rows; {self.gates} gates of hidden_size {hidden} need {self.gates * hidden}")
+            where = "dim 1" if self.weights_transposed else "last dim"
+            self.node.fail(f"hidden_size {hidden} does not match R's {where} {from_r}")
+        for index, what in ((1, "W"), (2, "R")):
+            rows = self.node.input_info(index).sizes[rows_dim]
+            if rows is not None and rows != self.gates * hidden:
+                self.node.fail(f"{what} has {rows} rows (dim {rows_dim}); {self.gates} gates of hidden_size {hidden} "
+                               f"need {self.gates * hidden}")
         return hidden
 
     def _lengths(self) -> ir.Value | None:
@@ -227,12 +235,14 @@ class RecurrentLayer:
 
     def transposed_recurrence(self, direction: int) -> ir.Value:
         """Rᵀ of one direction: [H, G*H], so that a step computes H·Rᵀ with one `aten.mm`."""
-        return self.transpose(self.direction_input(2, direction), 0, 1)
+        recurrence = self.direction_input(2, direction)
+        return recurrence if self.weights_transposed else self.transpose(recurrence, 0, 1)
 
     def project(self, direction: int, bias: ir.Value | None) -> ir.Value:
         """X·Wᵀ (+ bias) of one direction for all time steps at once: [T, B, G*H]."""
         b = self.b
-        weights_t = self.transpose(self.direction_input(1, direction), 0, 1)
+        weights = self.direction_input(1, direction)
+        weights_t = weights if self.weights_transposed else self.transpose(weights, 0, 1)
         x_info = b.info(self.x)
         projected_type = b.tensor_type([x_info.sizes[0], x_info.sizes[1], self.gates * self.hidden], self.element)
         projected = b.op("aten.matmul", projected_type, self.x, weights_t)
@@ -291,7 +301,7 @@ class RecurrentLayer:
         return output, states
 
     def _step(self, b: TorchBuilder, direction: int, projected: ir.Value, t, states: tuple, step: Step):
-        new_states = tuple(b.cast_to(new, old.type) for new, old in zip(step(b, direction, projected, states), states))
+        new_states = tuple(b.cast_to(new, old.type) for new, old in zip(step(b, direction, projected, states, t), states))
         return self._masked(b, t, new_states, states)
 
     def _run_unrolled(self, projections, initial_states, step: Step, want_y: bool):

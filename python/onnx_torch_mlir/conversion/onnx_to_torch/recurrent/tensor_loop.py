@@ -50,7 +50,7 @@ def run_tensor_loop(layer, direction: int, projection: ir.Value, initial_states:
     old_states = tuple(arguments[: len(initial_states)])
     projected = _row(inner, projection, t)
     new_states = tuple(inner.cast_to(new, old.type)
-                       for new, old in zip(step(inner, direction, projected, old_states), old_states))
+                       for new, old in zip(step(inner, direction, projected, old_states, t), old_states))
     output, states = _masked(layer, inner, t, new_states, old_states)
     yielded = list(states)
     if want_y:
