@@ -23,6 +23,8 @@
   IREE's preprocessing builds a `dynamic_reshape` there (check with that test).
 """
 
+import dataclasses
+
 from torch_mlir import ir
 from torch_mlir._mlir_libs import _stablehlo
 
@@ -82,22 +84,47 @@ def _is_dim_of(value: ir.Value, tensor: ir.Value, dim: int) -> bool:
     return size is not None and size.operands[0] == tensor and _constant_int(size.operands[1]) == dim
 
 
+@dataclasses.dataclass
+class _DynamicDot:
+    """A dynamically shaped `stablehlo.dot_general`'s operands and dims by role."""
+
+    lhs: ir.Value
+    rhs: ir.Value
+    result_type: ir.RankedTensorType
+    lhs_batch: list[int]
+    rhs_batch: list[int]
+    lhs_contracting: list[int]
+    rhs_contracting: list[int]
+    lhs_free: list[int]
+    rhs_free: list[int]
+
+    @staticmethod
+    def of(op: ir.Operation) -> "_DynamicDot | None":
+        """None when a type is unranked or every shape is static."""
+        lhs, rhs = op.operands
+        result_type = op.results[0].type
+        types = (lhs.type, rhs.type, result_type)
+        if not all(isinstance(t, ir.RankedTensorType) for t in types) or all(t.has_static_shape for t in types):
+            return None
+        numbers = _stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+        lhs_batch, rhs_batch = list(numbers.lhs_batching_dimensions), list(numbers.rhs_batching_dimensions)
+        lhs_contracting = list(numbers.lhs_contracting_dimensions)
+        rhs_contracting = list(numbers.rhs_contracting_dimensions)
+        lhs_free = [d for d in range(lhs.type.rank) if d not in lhs_batch and d not in lhs_contracting]
+        rhs_free = [d for d in range(rhs.type.rank) if d not in rhs_batch and d not in rhs_contracting]
+        return _DynamicDot(lhs, rhs, result_type, lhs_batch, rhs_batch, lhs_contracting, rhs_contracting,
+                           lhs_free, rhs_free)
+
+
 def unit_contraction_as_product(op: ir.Operation) -> bool:
     """Rewrite a dynamically shaped `stablehlo.dot_general` whose contracting dims are all 1 into a
     broadcast product (module docstring); whether it was."""
-    lhs, rhs = op.operands
-    result_type = op.results[0].type
-    types = (lhs.type, rhs.type, result_type)
-    if not all(isinstance(t, ir.RankedTensorType) for t in types) or all(t.has_static_shape for t in types):
+    dot = _DynamicDot.of(op)
+    if dot is None or not _all_unit(dot.lhs.type, dot.lhs_contracting) or not _all_unit(dot.rhs.type, dot.rhs_contracting):
         return False
-    numbers = _stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
-    lhs_batch, rhs_batch = list(numbers.lhs_batching_dimensions), list(numbers.rhs_batching_dimensions)
-    lhs_contracting = list(numbers.lhs_contracting_dimensions)
-    rhs_contracting = list(numbers.rhs_contracting_dimensions)
-    if not _all_unit(lhs.type, lhs_contracting) or not _all_unit(rhs.type, rhs_contracting):
-        return False
-    lhs_free = [d for d in range(lhs.type.rank) if d not in lhs_batch and d not in lhs_contracting]
-    rhs_free = [d for d in range(rhs.type.rank) if d not in rhs_batch and d not in rhs_contracting]
+    lhs, rhs, result_type = dot.lhs, dot.rhs, dot.result_type
+    lhs_batch, rhs_batch, lhs_free, rhs_free = dot.lhs_batch, dot.rhs_batch, dot.lhs_free, dot.rhs_free
+    lhs_contracting, rhs_contracting = dot.lhs_contracting, dot.rhs_contracting
     if len(lhs_batch) + len(lhs_free) + len(rhs_free) != result_type.rank:
         return False
     ip = ir.InsertionPoint(op)
@@ -123,18 +150,13 @@ def unit_free_dims_as_reduction(op: ir.Operation) -> bool:
     """Rewrite a dynamically shaped `stablehlo.dot_general` one of whose operands has only unit free
     dims (or none) into a broadcast product reduced over the contracting dims (module docstring);
     whether it was."""
-    lhs, rhs = op.operands
-    result_type = op.results[0].type
-    types = (lhs.type, rhs.type, result_type)
-    if not all(isinstance(t, ir.RankedTensorType) for t in types) or all(t.has_static_shape for t in types):
+    dot = _DynamicDot.of(op)
+    if dot is None or not (_all_unit(dot.lhs.type, dot.lhs_free) or _all_unit(dot.rhs.type, dot.rhs_free)):
         return False
-    numbers = _stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
-    lhs_batch, rhs_batch = list(numbers.lhs_batching_dimensions), list(numbers.rhs_batching_dimensions)
-    lhs_contracting = list(numbers.lhs_contracting_dimensions)
-    rhs_contracting = list(numbers.rhs_contracting_dimensions)
-    lhs_free = [d for d in range(lhs.type.rank) if d not in lhs_batch and d not in lhs_contracting]
-    rhs_free = [d for d in range(rhs.type.rank) if d not in rhs_batch and d not in rhs_contracting]
-    if not (_all_unit(lhs.type, lhs_free) or _all_unit(rhs.type, rhs_free)) or not lhs_contracting:
+    lhs, rhs, result_type = dot.lhs, dot.rhs, dot.result_type
+    lhs_batch, rhs_batch, lhs_free, rhs_free = dot.lhs_batch, dot.rhs_batch, dot.lhs_free, dot.rhs_free
+    lhs_contracting, rhs_contracting = dot.lhs_contracting, dot.rhs_contracting
+    if not lhs_contracting:
         return False
     if len(lhs_batch) + len(lhs_free) + len(rhs_free) != result_type.rank:
         return False
