@@ -30,6 +30,7 @@ from torch_mlir import ir
 from ...errors import ConversionError
 from .builder import same_pads
 from .constants import MAX_BOOL_BLOB_ELEMENTS, NUMPY_DTYPES, literal_value, read_resource, shaped_type
+# NUMPY_DTYPES, literal_value: node-view API too (trip_count.py reads a Loop's carried initial values).
 from .registry import display_domain
 from .types import (
     defining_op,

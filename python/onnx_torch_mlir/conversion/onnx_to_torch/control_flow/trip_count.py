@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
-from ..constants import NUMPY_DTYPES, literal_value
+from ..node import NUMPY_DTYPES, literal_value
 from ..types import tensor_info
 from .regions import UNREALIZED_CAST, terminator
 
