@@ -1,18 +1,13 @@
 """tools/bench.py on a tiny model: both paths measured in child processes, stages and the report."""
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+from tool_modules import load_tool
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("bench", REPOSITORY / "tools" / "bench.py")
-bench = importlib.util.module_from_spec(_spec)
-sys.modules["bench"] = bench  # dataclasses look their module up there
-_spec.loader.exec_module(bench)
+bench = load_tool("bench")
 
 
 def tiny_model(directory: Path) -> Path:

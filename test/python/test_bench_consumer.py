@@ -1,23 +1,18 @@
 """tools/bench_consumer.py on a tiny model: paths compiled by IREE, checked, timed in turn, reported."""
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from tool_modules import load_tool
 
 pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 pytest.importorskip("onnxruntime")
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("bench_consumer", REPOSITORY / "tools" / "bench_consumer.py")
-bench_consumer = importlib.util.module_from_spec(_spec)
-sys.modules["bench_consumer"] = bench_consumer  # dataclasses look their module up there
-_spec.loader.exec_module(bench_consumer)
+bench_consumer = load_tool("bench_consumer")
 
 
 def tiny_model(directory: Path) -> Path:
