@@ -139,6 +139,8 @@ ROUTES = {
         ),
         after=(
             Step("cut-marked-rows", "tosa.dynamic_rows:cut_marked_rows", "the markers: tensor.extract_slice to the count"),
+            Step("float64-as-float32", "tosa.float64:float64_as_float32",
+                 "TOSA has no float64; torch-mlir's lowering keeps the model's"),
             Step("gathers-of-i64-as-i32-halves", "tosa.wide_gathers:gathers_of_i64_as_i32_halves",
                  "TOSA's gather has no i64; IREE refuses one"),
             Step("exact-casts-between-floats-and-int64", "tosa.exact_casts:exact_casts_between_floats_and_int64",

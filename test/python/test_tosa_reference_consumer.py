@@ -311,3 +311,33 @@ def test_a_cond_if_in_a_while_loop_isolated_in_either_order(order):
     for condition, want in ((True, x + 4 * (1.5 + x)), (False, x - 4 * x)):
         for run in (compile_with_tosa_reference(module), program(module, "tosa", "reference")):
             np.testing.assert_allclose(run(np.array(condition), x)[0], want, rtol=1e-6)
+
+
+def _float64_model():
+    """SwiftF0's pitch decoder in small: a Cast to double, a softmax and a lookup into a float64
+    table, returned as float64 (TOSA has none: transforms/tosa/float64.py)."""
+    table = numpy_helper.from_array(np.linspace(3.5, 7.5, 6, dtype=np.float64) + 1e-9, "table")
+    nodes = [
+        helper.make_node("Cast", ["logits"], ["wide"], to=TensorProto.DOUBLE),
+        helper.make_node("Softmax", ["wide"], ["weights"], axis=-1),
+        helper.make_node("Mul", ["weights", "table"], ["weighted"]),
+        helper.make_node("ReduceSum", ["weighted", "last"], ["log_pitch"], keepdims=0),
+        helper.make_node("Exp", ["log_pitch"], ["pitch"]),
+    ]
+    last = numpy_helper.from_array(np.array([-1], np.int64), "last")
+    return _model(nodes, [helper.make_tensor_value_info("logits", F, [2, 6])],
+                  [helper.make_tensor_value_info("pitch", TensorProto.DOUBLE, [2])], [table, last])
+
+
+def test_float64_is_computed_in_float32_with_a_warning():
+    model = _float64_model()
+    with pytest.warns(Warning, match=r"TOSA has no float64.*output 0 of @graph is float32"):
+        module = onnx_torch_mlir.compile(model, output_type="tosa")
+    assert "f64" not in str(module)
+    logits = np.linspace(-2, 3, 12, dtype=np.float32).reshape(2, 6)
+    want = expected(model, [logits])[0]
+    for consumer in ("tosa-reference", "reference", "iree"):
+        run = compile_with_tosa_reference(module) if consumer == "tosa-reference" else program(module, "tosa", consumer)
+        got = np.asarray(run(logits)[0])
+        assert got.dtype == np.float32, consumer
+        np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=consumer)

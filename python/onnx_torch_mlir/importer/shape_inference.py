@@ -14,6 +14,7 @@ from ..errors import ImportError_
 from .constant_folding import type_through_folding
 from .contrib_inference import type_contrib_results
 from .if_ranks import choose_if_ranks, strictly_typed
+from .squeeze_ranks import choose_squeeze_ranks
 from .if_types import relax_if_outputs
 from .shape_values import refine_types
 from .static_if import resolve_static_ifs
@@ -76,14 +77,15 @@ def infer_types(model: onnx.ModelProto, model_name: str, choose_if_ranks_: bool 
     (`shape_values`), and inference runs again for the ops downstream. Subgraphs are
     typed last (`subgraph_inference`), and an If's outputs then get the common type of
     what its branches yield (`if_types`). An If whose run-time condition picks between ranks gets
-    the one rank the rest of the graph can take, where only one can (`if_ranks`; not while such a
-    choice is being tried, `choose_if_ranks_` False).
+    the one rank the rest of the graph can take, where only one can (`if_ranks`), and so does a
+    Squeeze without axes over `?` dims (`squeeze_ranks`); not while such a choice is being tried,
+    `choose_if_ranks_` False.
     """
     inferred = _infer(model, model_name)
     _release_unproven_static_dims(inferred, model_name)
     type_through_folding(inferred, lambda folded: _infer(folded, model_name))
     refined = _refined(inferred, model_name)
-    while choose_if_ranks_ and choose_if_ranks(refined, lambda candidate: _well_typed(candidate, model_name)):
+    while choose_if_ranks_ and _choose_run_time_ranks(refined, model_name):
         refined = _refined(_infer(refined, model_name), model_name)
     if _has_subgraphs(refined.graph):
         infer_subgraph_types(refined, lambda lifted: infer_types(lifted, model_name, choose_if_ranks_))
@@ -91,6 +93,15 @@ def infer_types(model: onnx.ModelProto, model_name: str, choose_if_ranks_: bool 
         if relax_if_outputs(refined, _declared_types(model.graph), model_name):
             refined = _infer(refined, model_name)
     return refined
+
+
+def _choose_run_time_ranks(model: onnx.ModelProto, model_name: str) -> bool:
+    """Type the Ifs and axis-less Squeezes whose rank is decided at run time by the one choice the
+    rest of the graph takes (`if_ranks`, `squeeze_ranks`); True if any was typed."""
+    def well_typed(candidate: onnx.ModelProto) -> bool:
+        return _well_typed(candidate, model_name)
+
+    return choose_if_ranks(model, well_typed) or choose_squeeze_ranks(model, well_typed)
 
 
 def _refined(typed: onnx.ModelProto, model_name: str) -> onnx.ModelProto:

@@ -155,6 +155,23 @@ def _dims_reshaped(node: OnnxNode, b: TorchBuilder):
     return b.dims_tensor(dims, result.rank)
 
 
+def _unit_dims_squeezed(node: OnnxNode, sizes: list[int | None]) -> list[int]:
+    """The dims a Squeeze without axes removes: every dim of size 1 and, when the result type says
+    so (importer/squeeze_ranks.py types it by the reading the rest of the graph takes), every `?`
+    dim as well, which must then be 1 at run time."""
+    ones = [i for i, size in enumerate(sizes) if size == 1]
+    unknown = [i for i, size in enumerate(sizes) if size is None]
+    if not unknown:
+        return ones
+    result_rank = node.result_info().rank
+    if result_rank == len(sizes) - len(ones):
+        return ones
+    if result_rank == len(sizes) - len(ones) - len(unknown):
+        return sorted(ones + unknown)
+    node.fail(f"without 'axes', over the dims {unknown} known only at run time, the result's rank is "
+              "decided at run time; fix their sizes with --dim or --input-shape")
+
+
 def _squeeze(node: OnnxNode, b: TorchBuilder, axes: list[int] | None):
     kept = _dims_reshaped(node, b)
     if kept is not None:
@@ -163,11 +180,7 @@ def _squeeze(node: OnnxNode, b: TorchBuilder, axes: list[int] | None):
     info = node.input_info(0)
     rank = node.rank()
     if axes is None:
-        axes = [i for i, size in enumerate(info.sizes) if size == 1]
-        unknown = [i for i, size in enumerate(info.sizes) if size is None]
-        result_rank = node.result_info().rank
-        if unknown and result_rank != rank - len(axes):
-            node.fail("without 'axes', needs static dims (or a result type that tells which dims are squeezed)")
+        axes = _unit_dims_squeezed(node, info.sizes)
     axes = sorted({node.axis(axis, rank, "axes value") for axis in axes}, reverse=True)
     sizes = list(info.sizes)
     for count, axis in enumerate(axes, start=1):
