@@ -162,6 +162,8 @@ ROUTES = {
     "stablehlo": Route(
         before=(
             REFUSE_BROADCAST_MISMATCHES,
+            Step("run-time-checks-as-markers", "stablehlo.run_time_checks:run_time_checks_as_markers",
+                 "checks a wrong answer hides behind (an If of two ranks): carried as a custom call"),
             DROP_RUNTIME_ASSERTS,
             LOWER_CONTROL_FLOW["stablehlo"],
             ERASE_UNUSED_SHAPE_ARITHMETIC,
@@ -176,6 +178,8 @@ ROUTES = {
             CONSTANT_INT_TENSORS_AS_LITERALS,
             Step("run-time-items-as-int-tensors", "stablehlo.torch_forms:run_time_items_as_int_tensors",
                  "TorchToStablehlo refuses aten.item of a 0-d tensor"),
+            Step("run-time-squeezes-as-slices", "stablehlo.torch_forms:run_time_squeezes_as_slices",
+                 "TorchToStablehlo squeezes only a static 1 (x.squeeze(-1) on a dynamic size)"),
             Step("run-time-pads-as-slices-and-concatenations",
                  "stablehlo.run_time_pads:run_time_pads_as_slices_and_concatenations", "CenterCropPad's expanded Pad"),
             Step("max-pools-as-slices", "stablehlo.window_slices:max_pools_as_slices",
@@ -186,6 +190,8 @@ ROUTES = {
                  "sizes read at run time, also in a static signature"),
         ),
         after=(
+            Step("markers-as-asserts", "stablehlo.run_time_checks:markers_as_asserts",
+                 "the carried checks as cf.assert, which both consumers run"),
             Step("dynamic-convolutions-as-patches", "stablehlo.dynamic_convolution:dynamic_convolutions_as_patches",
                  "no consumer lowers dynamic spatial sizes"),
             Step("dynamic-reduce-windows-as-slices",

@@ -5,8 +5,8 @@ ranks 2 and 3, decided at run time. A Gemm downstream takes rank 2 only, so the 
 the only one a valid run takes (Silero VAD: an LSTMCell after such a squeeze). The importer gives
 the If's output that rank (`importer/if_ranks.py`), the conversion inlines that branch after a
 run-time check of the condition, and a run that would need the other branch fails the check on
-Linalg; TOSA and StableHLO cannot check it and refuse. An If whose two ranks both suit the graph
-still fails with the way out.
+Linalg and StableHLO (a `cf.assert` there, which both consumers run); TOSA cannot check it and
+refuses. An If whose two ranks both suit the graph still fails with the way out.
 """
 
 from __future__ import annotations
@@ -121,10 +121,25 @@ def test_nested_in_an_if_on_an_input():
         np.testing.assert_allclose(np.asarray(outputs[0]), _expected(_nested_model(), feeds)[0], rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("backend", ["stablehlo", "tosa"])
-def test_backends_without_a_run_time_check_refuse(backend):
-    with pytest.raises(OnnxTorchMlirError, match="linalg-on-tensors can; fixing the dynamic dims"):
-        onnx_torch_mlir.compile(_model(), backend)
+@pytest.mark.parametrize("negated", [False, True])
+def test_stablehlo_runs_the_branch_and_checks_the_condition(negated):
+    """StableHLO has no assertion op: the check reaches both consumers as a `cf.assert`
+    (transforms/stablehlo/run_time_checks.py), and the Squeeze of the run-time size is lowered."""
+    model = _model(negated=negated)
+    module = onnx_torch_mlir.compile(model, "stablehlo")
+    assert str(module).count("cf.assert") == 1
+    expected = _expected(model, {"x": _x(1)})[0]
+    untaken = "then_branch" if negated else "else_branch"
+    iree_program = compile_with_iree(module, "stablehlo")
+    for run in (lambda x: runtime.run(module, [x], input_dialect="stablehlo"), iree_program):
+        np.testing.assert_allclose(np.asarray(run(_x(1))[0]), expected, rtol=1e-6, atol=1e-6)
+        with pytest.raises(Exception, match=f"the condition selects {untaken}"):
+            run(_x(3))
+
+
+def test_tosa_refuses():
+    with pytest.raises(OnnxTorchMlirError, match="linalg-on-tensors and stablehlo can; fixing the dynamic dims"):
+        onnx_torch_mlir.compile(_model(), "tosa")
 
 
 def test_fixing_the_dim_decides_the_if_on_every_backend():

@@ -14,6 +14,14 @@ concatenated (`aten.cat`); StableHLO lowers all of these on run-time values.
 optimum's exports with a KV cache) is refused the same way; `aten.Int.Tensor` is the same value
 and is lowered (`run_time_items_as_int_tensors`; of a 0-d float tensor, `aten.Float.Tensor`).
 
+`aten.squeeze.dim` of a dim of run-time size (ONNX requires it to be 1; TorchScript's
+`x.squeeze(-1)` on a dynamic size, behind an If on that size, see
+`transforms/stablehlo/run_time_checks.py`) is refused too ("failed to legalize operation
+'torch.aten.squeeze.dim'": the lowering squeezes only a static 1), and so is `aten.select.int`
+along a dim of run-time size (our Linalg conversion's form of that squeeze). The one row there is
+is cut to a static 1 first (`aten.slice.Tensor(x, dim, 0, 1, 1)`, a `real_dynamic_slice`), and that
+dim squeezed (`run_time_squeezes_as_slices`).
+
 An interpolation (`Resize`) of dynamic spatial sizes has no StableHLO lowering at all; it is
 refused with the node's location (`refuse_dynamic_interpolations`).
 """
@@ -21,7 +29,9 @@ refused with the node's location (`refuse_dynamic_interpolations`).
 from torch_mlir import ir
 
 from ...errors import DynamicDimsError, PipelineError
-from ..torch.rewriting import TorchOpBuilder, defining_op, is_op, ops_named, vtensor_sizes
+from ..torch.rewriting import (
+    TorchOpBuilder, constant_int, defining_op, is_op, ops_named, vtensor_sizes, vtensor_spelling,
+)
 
 _SCALAR_ELEMENTS = {"!torch.int": "si64", "!torch.float": "f64", "!torch.bool": "i1"}
 _CONSTANTS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool")
@@ -91,6 +101,24 @@ def run_time_items_as_int_tensors(module: ir.Module) -> int:
             item = TorchOpBuilder(op).op(_SCALAR_READS[scalar][1], scalar, [op.operands[0]])
             op.results[0].replace_all_uses_with(item)
             op.erase()
+            rewritten += 1
+    return rewritten
+
+
+def run_time_squeezes_as_slices(module: ir.Module) -> int:
+    """`aten.squeeze.dim` of a run-time size as the squeeze of its first row (module docstring); the count."""
+    rewritten = 0
+    with module.context, ir.Location.unknown():
+        for op in ops_named(module, {"torch.aten.squeeze.dim"}):
+            sizes, element = vtensor_sizes(op.operands[0].type)
+            dim = constant_int(op.operands[1])
+            if sizes is None or dim is None or not -len(sizes) <= dim < len(sizes) or sizes[dim] is not None:
+                continue
+            sizes[dim] = 1
+            build = TorchOpBuilder(op)
+            row = build.op("torch.aten.slice.Tensor", vtensor_spelling(sizes, element),
+                           [op.operands[0], op.operands[1], build.int(0), build.int(1), build.int(1)])
+            op.operands[0] = row
             rewritten += 1
     return rewritten
 

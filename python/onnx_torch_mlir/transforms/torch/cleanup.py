@@ -17,7 +17,8 @@ def drop_runtime_asserts(module: ir.Module) -> int:
     `Reshape` target copies a dim, broadcast and unflatten size checks). The Linalg path keeps
     them as run-time assertions; on these two backends a model run on inputs that break one
     computes on without the check, as torch-mlir's own TOSA and StableHLO paths do for the
-    checks they never emit.
+    checks they never emit. (On StableHLO the checks a wrong answer would hide behind are taken
+    out first and kept as `cf.assert`: `transforms/stablehlo/run_time_checks.py`.)
     """
     found: list[ir.Operation] = []
 

@@ -103,21 +103,28 @@ def _branch_of_declared_ranks(node: OnnxNode, then_block: ir.Block, else_block: 
 def _checked_branch(node: OnnxNode, b: TorchBuilder, taken: bool, then_block: ir.Block, else_block: ir.Block):
     """The branch whose ranks the If's results have, inlined, after a run-time check that the
     condition selects it: torch cannot carry a rank decided at run time, and the other branch's
-    rank makes the rest of the graph invalid, so a valid run never takes it. The check is a
-    `torch.runtime.assert`, which only the Linalg lowering keeps: TOSA and StableHLO refuse the
-    node (fixing the dims the condition reads decides it at import)."""
+    rank makes the rest of the graph invalid, so a valid run never takes it.
+
+    The check is `torch.runtime.assert` of `aten.Bool.int(aten.item(ok))`, `ok` the condition (or
+    its negation) as a 0-d boolean tensor: Linalg lowers it as it is; on StableHLO, which has no
+    assertion op, `transforms/stablehlo/run_time_checks.py` carries a check of that form through
+    torch-mlir's lowering and makes it a `cf.assert` (the other asserts are dropped there). TOSA
+    refuses the node: no TOSA consumer is given a check (fixing the dims the condition reads
+    decides it at import)."""
     names = {True: "then_branch", False: "else_branch"}
     ranks = _ranks(then_block), _ranks(else_block)
     index = next(i for i, (t, e) in enumerate(zip(*ranks)) if t != e)
-    if node.target in LOOPLESS_TARGETS:
+    if node.target == "tosa":
         node.fail(
             f"output {index} has rank {ranks[0][index]} in then_branch and {ranks[1][index]} in else_branch, and the "
             f"condition is known only at run time; only {names[taken]} makes the rest of the graph valid, which "
-            f"{node.target} cannot check at run time (linalg-on-tensors can; fixing the dynamic dims the condition "
-            "reads with --dim or --input-shape decides it at import)"
+            f"{node.target} cannot check at run time (linalg-on-tensors and stablehlo can; fixing the dynamic dims "
+            "the condition reads with --dim or --input-shape decides it at import)"
         )
-    comparison = "aten.ne.int" if taken else "aten.eq.int"
-    condition = b.op(comparison, b.type("!torch.bool"), b.item(node.input(0)), b.constant_int(0))
+    ok = _condition_tensor(node, b)
+    if not taken:
+        ok = b.op("aten.logical_not", ok.type, ok)
+    condition = b.op("aten.Bool.int", b.type("!torch.bool"), b.item(ok))
     message = (
         f"If '{node.name}': the condition selects {names[not taken]}, whose output {index} has rank "
         f"{ranks[int(taken)][index]}; the program was compiled for {names[taken]} (rank {ranks[int(not taken)][index]}), "
