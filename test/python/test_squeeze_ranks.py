@@ -95,3 +95,17 @@ def test_undecided_rank_names_the_node_and_the_way_out():
 
 def test_fixed_batch_decides_it():
     assert _ours(_model(None), np.ones((1, 4), np.float32), dims={"batch_size": 1}).shape == ()
+
+
+@pytest.mark.parametrize("consumer", ["reference", "iree"])
+def test_stablehlo_checks_the_squeezed_batch(consumer):
+    from consumers import program
+
+    model = _model([])
+    module = onnx_torch_mlir.compile(model, output_type="stablehlo")
+    run = program(module, "stablehlo", consumer)
+    x = np.array([[0.5, -1.0, 2.0, 0.25]], np.float32)
+    expected = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_allclose(np.asarray(run(x)[0]), expected, rtol=1e-6)
+    with pytest.raises(Exception, match="Squeeze_72"):
+        run(np.ones((2, 4), np.float32))

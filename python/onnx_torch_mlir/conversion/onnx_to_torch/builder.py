@@ -289,6 +289,15 @@ class TorchBuilder:
         """1 if lhs < rhs else 0, as a dim."""
         return self._dim_comparison("lt.int", lhs, rhs, lambda x, y: x < y)
 
+    def check_at_run_time(self, ok: ir.Value, message: str) -> None:
+        """Fail the program with `message` unless the 0-d boolean tensor `ok` holds:
+        `torch.runtime.assert` of `aten.Bool.int(aten.item(ok))`. Linalg lowers it as it is; on
+        StableHLO, which has no assertion op, `transforms/stablehlo/run_time_checks.py` carries a
+        check of this form through torch-mlir's lowering as a `cf.assert` (the route drops every
+        other assert)."""
+        condition = self.op("aten.Bool.int", self.type("!torch.bool"), self.item(ok))
+        self.op("torch.runtime.assert", None, condition, attributes={"message": ir.StringAttr.get(message)})
+
     def item(self, tensor: ir.Value) -> ir.Value:
         """`aten.item` of a one-element tensor: a `!torch.float` for float elements, else a `!torch.int`.
 

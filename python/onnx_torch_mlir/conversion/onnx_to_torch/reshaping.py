@@ -191,6 +191,8 @@ def _squeeze(node: OnnxNode, b: TorchBuilder, axes: list[int] | None):
         result_type = node.result_type() if count == len(axes) else b.tensor_type(sizes, info.element)
         if unknown_size and node.target in (None, "linalg-on-tensors"):
             x = _select_only_row(node, b, x, axis, result_type)
+        elif unknown_size and node.target == "stablehlo":
+            x = _squeeze_checked_dim(node, b, x, axis, result_type)
         else:
             x = b.op("aten.squeeze.dim", result_type, x, b.constant_int(axis))
     return x
@@ -206,6 +208,16 @@ def _select_only_row(node: OnnxNode, b: TorchBuilder, x: ir.Value, axis: int, re
     b.op("torch.runtime.assert", None, one, attributes={
         "message": ir.StringAttr.get(f"Squeeze '{node.name}': dim {axis} must have size 1")})
     return b.op("aten.select.int", result_type, x, b.constant_int(axis), b.constant_int(0))
+
+
+def _squeeze_checked_dim(node: OnnxNode, b: TorchBuilder, x: ir.Value, axis: int, result_type: ir.Type) -> ir.Value:
+    """StableHLO: the squeeze of a dim known only at run time after the check that it is 1
+    (`b.check_at_run_time`, on a tensor: StableHLO keeps no other check); the route's
+    `run-time-squeezes-as-slices` squeezes it as its first row."""
+    size = b.op("prim.NumToTensor.Scalar", b.tensor_type([], "si64"), b.dim_value(b.dim(x, axis)))
+    one = b.op("aten.eq.Scalar", b.tensor_type([], "i1"), size, b.constant_int(1))
+    b.check_at_run_time(one, f"Squeeze '{node.name}': dim {axis} must have size 1")
+    return b.op("aten.squeeze.dim", result_type, x, b.constant_int(axis))
 
 
 @converts("Squeeze", since=1)

@@ -105,10 +105,8 @@ def _checked_branch(node: OnnxNode, b: TorchBuilder, taken: bool, then_block: ir
     condition selects it: torch cannot carry a rank decided at run time, and the other branch's
     rank makes the rest of the graph invalid, so a valid run never takes it.
 
-    The check is `torch.runtime.assert` of `aten.Bool.int(aten.item(ok))`, `ok` the condition (or
-    its negation) as a 0-d boolean tensor: Linalg lowers it as it is; on StableHLO, which has no
-    assertion op, `transforms/stablehlo/run_time_checks.py` carries a check of that form through
-    torch-mlir's lowering and makes it a `cf.assert` (the other asserts are dropped there). TOSA
+    The check (`b.check_at_run_time`) reads `ok`, the condition (or its negation) as a 0-d boolean
+    tensor, on Linalg and StableHLO. TOSA
     refuses the node: no TOSA consumer is given a check (fixing the dims the condition reads
     decides it at import)."""
     names = {True: "then_branch", False: "else_branch"}
@@ -124,13 +122,12 @@ def _checked_branch(node: OnnxNode, b: TorchBuilder, taken: bool, then_block: ir
     ok = _condition_tensor(node, b)
     if not taken:
         ok = b.op("aten.logical_not", ok.type, ok)
-    condition = b.op("aten.Bool.int", b.type("!torch.bool"), b.item(ok))
     message = (
         f"If '{node.name}': the condition selects {names[not taken]}, whose output {index} has rank "
         f"{ranks[int(taken)][index]}; the program was compiled for {names[taken]} (rank {ranks[int(not taken)][index]}), "
         "the only rank the rest of the graph takes"
     )
-    b.op("torch.runtime.assert", None, condition, attributes={"message": ir.StringAttr.get(message)})
+    b.check_at_run_time(ok, message)
     values = inline_block(b, then_block if taken else else_block, [])
     flat, _, layout = _expanded(node, values, values, (b, b))
     return _collapsed(node, b, flat, layout, None)
