@@ -87,6 +87,7 @@ def test_size_dims(model_path: str, reference_path: str) -> tuple[dict[str, int]
     decoder's `sequence_length`; a dim without a name), as `--input-shape INPUT=D0xD1`."""
     import numpy as np
     import onnx
+    from onnx_torch_mlir.importer.fixed_dims import UNNAMED_DIM_PARAMS  # paddle2onnx's "?": no name
 
     graph = onnx.load(model_path, load_external_data=False).graph
     initializers = {initializer.name for initializer in graph.initializer}
@@ -96,7 +97,7 @@ def test_size_dims(model_path: str, reference_path: str) -> tuple[dict[str, int]
     shapes = [reference[f"input.{index}"].shape for index in range(len(inputs))]
     for value, shape in zip(inputs, shapes):
         for axis, dim in enumerate(value.type.tensor_type.shape.dim):
-            if dim.dim_param and not _fixed(dim):
+            if dim.dim_param and dim.dim_param not in UNNAMED_DIM_PARAMS and not _fixed(dim):
                 sizes.setdefault(dim.dim_param, set()).add(int(shape[axis]))
     dims = {name: next(iter(found)) for name, found in sorted(sizes.items()) if len(found) == 1}
     input_shapes = {}
