@@ -19,7 +19,7 @@ import numpy as np
 import onnx
 import onnxruntime
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
 from consumers import program
@@ -234,3 +234,30 @@ def test_insert_at_run_time_position_matches_onnxruntime(consumer):
         np.testing.assert_array_equal(got, want)
         results.append(tuple(want))
     assert len(set(results)) == 3  # -1 inserts where 1 does
+
+
+def _int32_shape_model() -> onnx.ModelProto:
+    """tf2onnx's Tensordot (magika): the input's Shape cast to int32, some dims gathered by an int32
+    initializer and concatenated, cast back to int64 and reshaped by. The dims become `aten.tensor`
+    of a list with a run-time size, no dtype and an si32 result."""
+    free = numpy_helper.from_array(np.array([0, 1], np.int32), "free")
+    last = numpy_helper.from_array(np.array([1], np.int32), "last")
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Shape", ["r"], ["shape"]),
+             helper.make_node("Cast", ["shape"], ["narrow"], to=TensorProto.INT32),
+             helper.make_node("Gather", ["narrow", "free"], ["kept"], axis=0),
+             helper.make_node("Concat", ["kept", "last"], ["dims"], axis=0),
+             helper.make_node("Cast", ["dims"], ["wide"], to=TensorProto.INT64),
+             helper.make_node("Reshape", ["r", "wide"], ["y"])]
+    graph = helper.make_graph(nodes, "int32_shape", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=[free, last])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.parametrize("consumer", ["reference", "iree"])
+def test_int32_shape_of_a_run_time_size_matches_onnxruntime(consumer):
+    model = _int32_shape_model()
+    module = onnx_torch_mlir.compile(model, "stablehlo")
+    x = np.ones((5, 3), np.float32)
+    (want,) = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    (got,) = program(module, "stablehlo", consumer)(x)
+    np.testing.assert_array_equal(got, want)

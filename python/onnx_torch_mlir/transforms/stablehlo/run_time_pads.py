@@ -17,12 +17,9 @@ left alone; a pad of constant amounts only is left to torch-mlir.
 
 from torch_mlir import ir
 
-from ..torch.rewriting import INT, TorchOpBuilder, constant_int, defining_op, is_op, ops_named, vtensor_sizes, \
+from ..torch.rewriting import DTYPE_CODES, INT, TorchOpBuilder, constant_int, defining_op, is_op, ops_named, vtensor_sizes, \
     vtensor_spelling
 
-# torch's ScalarType codes of the element types a fill value is converted to.
-_DTYPE_CODES = {"ui8": 0, "si8": 1, "si16": 2, "si32": 3, "si64": 4, "f16": 5, "f32": 6, "f64": 7, "i1": 11,
-                "bf16": 15}
 _SCALAR_TENSORS = {"!torch.float": "f64", "!torch.int": "si64", "!torch.bool": "i1"}
 
 
@@ -45,7 +42,7 @@ def _rewrite(op: ir.Operation) -> int:
     amounts = list(construct.operands)
     if all(constant_int(amount) is not None for amount in amounts) or len(amounts) > 2 * len(sizes):
         return 0
-    if element not in _DTYPE_CODES or str(value.type) not in _SCALAR_TENSORS:
+    if element not in DTYPE_CODES or str(value.type) not in _SCALAR_TENSORS:
         return 0
     build = TorchOpBuilder(op)
     fill = _fill_scalar(build, value, element)
@@ -75,7 +72,7 @@ def _fill_scalar(build: TorchOpBuilder, value: ir.Value, element: str) -> ir.Val
         return scalar
     false = build.bool(False)
     return build.op("torch.aten.to.dtype", f"!torch.vtensor<[],{element}>",
-                    [scalar, build.int(_DTYPE_CODES[element]), false, false, build.none()])
+                    [scalar, build.int(DTYPE_CODES[element]), false, false, build.none()])
 
 
 def _non_negative(build: TorchOpBuilder, amount: ir.Value) -> ir.Value:

@@ -7,8 +7,9 @@ StableHLO lowering converts it only when every element is a constant; otherwise 
 and the conversion fails at its `torch.constant.int` dtype ("failed to legalize operation
 'torch.constant.int'"). Its Linalg lowering has no such limit. Here each element becomes a 0-d
 tensor (`prim.NumToTensor.Scalar`), converted to the result's dtype where it differs
-(`aten.to.dtype` with the op's own dtype operand), unsqueezed to [1], and the elements are
-concatenated (`aten.cat`); StableHLO lowers all of these on run-time values.
+(`aten.to.dtype` with the op's own dtype operand, or without one the result type's: a Shape cast
+to int32, tf2onnx's Tensordot), unsqueezed to [1], and the elements are concatenated
+(`aten.cat`); StableHLO lowers all of these on run-time values.
 
 `aten.item` of a 0-d integer tensor (a `Where` on a Shape's values read back as a size, in
 optimum's exports with a KV cache) is refused the same way; `aten.Int.Tensor` is the same value
@@ -30,7 +31,7 @@ from torch_mlir import ir
 
 from ...errors import DynamicDimsError, PipelineError
 from ..torch.rewriting import (
-    TorchOpBuilder, constant_int, defining_op, is_op, ops_named, vtensor_sizes, vtensor_spelling,
+    DTYPE_CODES, TorchOpBuilder, constant_int, defining_op, is_op, ops_named, vtensor_sizes, vtensor_spelling,
 )
 
 _SCALAR_ELEMENTS = {"!torch.int": "si64", "!torch.float": "f64", "!torch.bool": "i1"}
@@ -56,10 +57,12 @@ def _rewrite(op: ir.Operation) -> int:
         return 0
     if all(any(is_op(defining_op(scalar), name) for name in _CONSTANTS) for scalar in scalars):
         return 0  # torch-mlir lowers a list of constants itself
-    dtype = op.operands[1]
-    if str(dtype.type) != "!torch.int" and any(_SCALAR_ELEMENTS[str(s.type)] != element for s in scalars):
-        return 0  # no dtype given and the scalars' own dtype is not the result's
     build = TorchOpBuilder(op)
+    dtype = op.operands[1]
+    if str(dtype.type) != "!torch.int":  # no dtype given: the result type's
+        if element not in DTYPE_CODES:
+            return 0
+        dtype = build.int(DTYPE_CODES[element])
     zero = build.int(0)
     pieces = []
     for scalar in scalars:

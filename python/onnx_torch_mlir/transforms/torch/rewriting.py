@@ -5,6 +5,8 @@ from torch_mlir import ir
 from ...ir_walk import ops_named  # noqa: F401 - the transforms import it from here
 
 INT = "!torch.int"
+# torch's ScalarType codes of the element types a rewrite converts to (`aten.to.dtype`).
+DTYPE_CODES = {"ui8": 0, "si8": 1, "si16": 2, "si32": 3, "si64": 4, "f16": 5, "f32": 6, "f64": 7, "i1": 11, "bf16": 15}
 
 
 class TorchOpBuilder:
