@@ -1,7 +1,7 @@
 """StableHLO convolutions on dynamic sizes that were refused ("stablehlo.convolution on
 tensor<?x1x?xf32>", "... on tensor<?x?x?x?xf32>"): a kernel longer than the 64 positions the slice
-form takes but a whole number of strides long (a 1-D audio front end's 256-sample kernel at stride
-128), now blocks of the stride and one slice per block offset (stablehlo_dynamic_blocks.py,
+form takes but a few strides long (a 1-D audio front end's 256-sample kernel at stride 128; a mel
+front end's 512 taps at stride 160, given zero taps to 640), now blocks of the stride and one slice per block offset (stablehlo_dynamic_blocks.py,
 strided_convolution_patches); an input whose channel count the export also named (a UNet, a VAE
 decoder), now cast to the count the kernel implies (stablehlo_dynamic_convolution.py). Compiled
 once with dynamic sizes, run at two sizes on the reference runner and IREE against onnxruntime."""
@@ -19,6 +19,9 @@ CASES = {
     "audio-1d": (1, 16, (256,), {"strides": [128]}, [(2, 1, 1024), (1, 1, 700)]),
     "audio-1d-padded": (2, 8, (96,), {"strides": [32], "pads": [48, 48]}, [(2, 2, 400), (1, 2, 257)]),
     "2d-12x9-stride-4x3": (3, 5, (12, 9), {"strides": [4, 3], "pads": [2, 1, 3, 0]}, [(2, 3, 20, 17), (1, 3, 13, 11)]),
+    # not a whole number of strides: zero taps to the next one (openWakeWord's mel front end)
+    "mel-512-stride-160": (1, 12, (512,), {"strides": [160]}, [(2, 1, 1600), (1, 1, 1000)]),
+    "2d-10x9-stride-4x2": (2, 4, (10, 9), {"strides": [4, 2], "pads": [1, 2, 1, 0]}, [(2, 2, 23, 19), (1, 2, 14, 12)]),
 }
 
 

@@ -165,12 +165,6 @@ def _product(values: list[int]) -> int:
     return product
 
 
-def whole_strides(windows: list[int], strides: list[int], dilations: list[int]) -> bool:
-    """Whether every window is a whole number of strides long (no dilation): the windows overlap
-    by whole blocks (a 1-D audio front end's 256-sample kernel at stride 128)."""
-    return all(w % s == 0 for w, s in zip(windows, strides)) and all(d == 1 for d in dilations)
-
-
 def strided_convolution_patches(emit: Emitter, padded: ir.Value, kernel: list[int], strides: list[int], outputs):
     """The patches (`[N, OUT..., K*C]`, offsets row-major, then channels) of an ungrouped convolution
     whose kernel is `M` strides long along each dim: `padded` (`[N, P..., C]`) cut into blocks of

@@ -26,9 +26,10 @@ the kernel `w: [O, C/G, K...]` and G feature groups:
 Only convolutions with a dynamic spatial input dim, or grouped or transposed (input-dilated) ones on
 a dynamic batch, are rewritten (an ungrouped one on a dynamic batch alone is lowered as a convolution). A kernel of more than MAX_WINDOW_POSITIONS positions is taken when its windows
 tile the input (as large as their stride, no dilation: EfficientNet's 320x320 ceil-mode pooler),
-as blocks of a reshape (stablehlo_dynamic_blocks.py), and, ungrouped, when it is a whole number of
-strides long (a 1-D audio front end's 256-sample kernel at stride 128), as blocks of the stride and
-one slice per block offset; otherwise, or with a `batch_group_count`, the convolution is kept, and
+as blocks of a reshape (stablehlo_dynamic_blocks.py), and, ungrouped, when it spans a few strides
+(a 1-D audio front end's 256-sample kernel at stride 128), as blocks of the stride and one slice per
+block offset (a kernel that is not a whole number of strides long, 512 taps at stride 160, first
+gets zero taps to the next whole number, `_in_whole_strides`); otherwise, or with a `batch_group_count`, the convolution is kept, and
 the consumers then refuse it by name (transforms/stablehlo/dynamic.py). A dynamic input channel
 count (an export that names every dim) is first cast to the one the kernel implies.
 """
@@ -43,7 +44,7 @@ from torch_mlir._mlir_libs import _stablehlo
 
 from ..stablehlo.dynamic_blocks import (
     convolution_blocks, depth_to_space_convolution, fills_its_stride, is_ones_kernel, pool_blocks,
-    strided_convolution_patches, tiles, whole_strides, window_sums)
+    strided_convolution_patches, tiles, window_sums)
 from ..stablehlo.window_emitter import DYNAMIC, Emitter, edge_padding, integer, integers
 from ..torch.rewriting import ops_named
 
@@ -104,7 +105,7 @@ def _qualifies(op: ir.Operation) -> bool:
         return False
     if integer(op, "batch_group_count") != 1:
         return False
-    return not _large_kernel(op) or _kernel_tiles(op) or _kernel_of_whole_strides(op)
+    return not _large_kernel(op) or _kernel_tiles(op) or _kernel_of_strides(op)
 
 
 def _large_kernel(op: ir.Operation) -> bool:
@@ -123,9 +124,10 @@ def _kernel_tiles(op: ir.Operation) -> bool:
             and tiles(kernel, integers(op, "window_strides", count, 1), integers(op, "rhs_dilation", count, 1)))
 
 
-def _kernel_of_whole_strides(op: ir.Operation) -> bool:
-    """Whether an ungrouped kernel with several output channels is a whole number (at most
-    MAX_WINDOW_POSITIONS in all) of strides of at least 2 long (strided_convolution_patches)."""
+def _kernel_of_strides(op: ir.Operation) -> bool:
+    """Whether an ungrouped, undilated kernel with several output channels spans at most
+    MAX_WINDOW_POSITIONS strides of at least 2 in all (strided_convolution_patches, after
+    `_in_whole_strides` where it is not a whole number of them)."""
     numbers = _stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
     count = len(numbers.kernel_spatial_dimensions)
     kernel = [op.operands[1].type.shape[d] for d in numbers.kernel_spatial_dimensions]
@@ -134,8 +136,8 @@ def _kernel_of_whole_strides(op: ir.Operation) -> bool:
         return False
     if integers(op, "lhs_dilation", count, 1) != [1] * count or min(strides) < 2:
         return False
-    return (whole_strides(kernel, strides, integers(op, "rhs_dilation", count, 1))
-            and int(np.prod([k // s for k, s in zip(kernel, strides)])) <= MAX_WINDOW_POSITIONS)
+    return (integers(op, "rhs_dilation", count, 1) == [1] * count
+            and int(np.prod([-(-k // s) for k, s in zip(kernel, strides)])) <= MAX_WINDOW_POSITIONS)
 
 
 def _rewrite(op: ir.Operation) -> None:
@@ -167,11 +169,31 @@ def _rewrite(op: ir.Operation) -> None:
     elif tiles(kernel, strides, dilations):
         patches, outputs = convolution_blocks(emit, padded, kernel, batched, groups)
         result = _contract(emit, patches, w, groups, batched, outputs)
-    else:  # a whole number of strides (_kernel_of_whole_strides)
+    else:  # a kernel of strides (_kernel_of_strides)
+        w, padded = _in_whole_strides(emit, w, padded, strides)
+        kernel = list(w.type.shape[2:])
         outputs = [_output_size(emit, padded, 1 + i, kernel[i], strides[i], dilations[i]) for i in range(count)]
         patches = strided_convolution_patches(emit, padded, kernel, strides, outputs)
         result = _contract(emit, patches, w, groups, batched, outputs)
     _finish(op, emit, numbers, result)
+
+
+def _in_whole_strides(emit: Emitter, w: ir.Value, padded: ir.Value, strides: list[int]):
+    """(`w`, `padded`) with the kernel ([O, C, K...]) extended by zero taps at its end to a whole
+    number of strides, `K' = ceil(K / s) * s`, and the input ([N, P..., C]) by as many zeros at its
+    end: the windows are as many as before, `(P + K' - K - K') / s + 1`, and each extra tap
+    multiplies a zero weight, so the result is the same (openWakeWord's mel front end: a 512-tap
+    kernel at stride 160 is 4 strides of 160)."""
+    kernel = list(w.type.shape[2:])
+    extra = [-(-k // s) * s - k for k, s in zip(kernel, strides)]
+    if not any(extra):
+        return w, padded
+    shape = list(w.type.shape[:2]) + [k + e for k, e in zip(kernel, extra)]
+    zeros = [0] * len(w.type.shape)
+    w = emit.create("stablehlo.pad", ir.RankedTensorType.get(shape, w.type.element_type), [w, emit.zero(w.type.element_type)],
+                    edge_padding_low=ir.DenseI64ArrayAttr.get(zeros), edge_padding_high=ir.DenseI64ArrayAttr.get([0, 0] + extra),
+                    interior_padding=ir.DenseI64ArrayAttr.get(zeros))
+    return w, _padded(emit, padded, [(0, e) for e in extra], [1] * len(extra))
 
 
 def _finish(op: ir.Operation, emit: Emitter, numbers, result: ir.Value) -> None:
