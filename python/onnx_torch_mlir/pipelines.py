@@ -188,6 +188,9 @@ ROUTES = {
                  "interpolation of dynamic sizes", dynamic_only=True),
             Step("refuse-dynamic-interpolations", "stablehlo.torch_forms:refuse_dynamic_interpolations",
                  "sizes read at run time, also in a static signature"),
+            Step("run-time-static-info-casts-as-tensor-casts",
+                 "stablehlo.torch_forms:run_time_static_info_casts_as_tensor_casts",
+                 "TorchToStablehlo has no tensor_static_info_cast (a GRU's [?, H] state read as [1, H])"),
         ),
         after=(
             Step("markers-as-asserts", "stablehlo.run_time_checks:markers_as_asserts",

@@ -151,3 +151,37 @@ def refuse_dynamic_interpolations(module: ir.Module) -> None:
                     f"torch-to-stablehlo: {op.location}: {op.name[len('torch.'):]} to spatial sizes known only at run "
                     f"time ({op.results[0].type}): torch-mlir's StableHLO lowering interpolates only to static sizes "
                     "(give the Resize constant sizes or scales, or compile for linalg-on-tensors)")
+
+
+def run_time_static_info_casts_as_tensor_casts(module: ir.Module) -> int:
+    """Each `torch.tensor_static_info_cast` that makes a run-time dim static (a GRU's new state,
+    [?, H] from X's run-time batch, read as the [1, H] of its initial state input) as a
+    `tensor.cast` between builtin tensors (`torch_c.to_builtin_tensor`, `torch_c.from_builtin_tensor`
+    around it, which the lowering folds away); the count. torch-mlir's StableHLO lowering has no
+    pattern for the Torch cast ("failed to legalize operation 'torch.tensor_static_info_cast'"),
+    its Linalg lowering makes it the same `tensor.cast`, which checks the size at run time."""
+    from ..torch.custom_ops import builtin_tensor_type, load_backend_dialects
+
+    rewritten = 0
+    load_backend_dialects(module.context)
+    with module.context, ir.Location.unknown():
+        for op in ops_named(module, {"torch.tensor_static_info_cast"}):
+            source, target = vtensor_sizes(op.operands[0].type)[0], vtensor_sizes(op.results[0].type)[0]
+            if source is None or target is None or not any(s is None and t is not None
+                                                           for s, t in zip(source, target)):
+                continue
+            builtin_source = builtin_tensor_type(op.operands[0].type)
+            builtin_target = builtin_tensor_type(op.results[0].type)
+            if builtin_source is None or builtin_target is None:
+                continue
+            point = ir.InsertionPoint(op)
+            value = ir.Operation.create("torch_c.to_builtin_tensor", results=[builtin_source],
+                                        operands=[op.operands[0]], loc=op.location, ip=point).result
+            value = ir.Operation.create("tensor.cast", results=[builtin_target], operands=[value],
+                                        loc=op.location, ip=point).result
+            value = ir.Operation.create("torch_c.from_builtin_tensor", results=[op.results[0].type],
+                                        operands=[value], loc=op.location, ip=point).result
+            op.results[0].replace_all_uses_with(value)
+            op.erase()
+            rewritten += 1
+    return rewritten

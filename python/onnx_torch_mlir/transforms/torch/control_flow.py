@@ -11,7 +11,13 @@ the Torch backend contract, before the backend pipeline, and replaces each
 - `torch.prim.If` by `stablehlo.if` / `tosa.cond_if` on a `tensor<i1>`;
 - `torch.prim.Loop` by `stablehlo.while` / `tosa.while_loop` whose carried values are the loop's
   condition (`tensor<i1>`), an iteration counter (`tensor<i64>`, only when the loop reads its
-  iteration number or has a trip count other than "unbounded") and the loop's tensors.
+  iteration number or has a trip count other than "unbounded") and the loop's tensors. A for-like
+  loop (a trip count and the constant true as its initial condition, torch-mlir's
+  `PrimLoopOp::isForLike`, which ignores the condition the body yields) carries no condition:
+  its condition region only compares the counter with the trip count. IREE raises that counting
+  form (and only it) to an `scf.for`; on an `scf.while` its stream conversion fails when a carried
+  tensor's run-time dim is computed in the body from a value outside the loop
+  (`recurrent/tensor_loop.py` says more).
 
 The regions keep their Torch ops: values cross the region boundaries through
 `torch_c.to_builtin_tensor` / `torch_c.from_builtin_tensor`, and the backend pipeline then converts
@@ -295,9 +301,10 @@ class _ControlFlow:
         iteration = block.arguments[0]
         bounded = not self._is_constant_int(trip_count, INT64_MAX)
         counted = bounded or bool(list(iteration.uses))
+        flagged = not (bounded and self._is_constant_true(initial_condition))
         i1, si64 = ir.Type.parse("!torch.vtensor<[],i1>"), ir.Type.parse("!torch.vtensor<[],si64>")
-        carried = [self.condition(initial_condition, op)]
-        torch_types = [i1]
+        carried = [self.condition(initial_condition, op)] if flagged else []
+        torch_types = [i1] if flagged else []
         if counted:
             carried.append(self.to_builtin(self.literal(np.array(0, np.int64), "!torch.vtensor<[],si64>", op), op))
             torch_types.append(si64)
@@ -310,9 +317,9 @@ class _ControlFlow:
         types = [value.type for value in carried]
         new = ir.Operation.create(self.names["while"], results=types, operands=carried, regions=2,
                                   loc=self.location, ip=ir.InsertionPoint(op))
-        self._build_condition_region(new.regions[0], types, torch_types, counted, limit)
-        self._build_body(new.regions[1], block, types, torch_types, counted, captured)
-        leading = 2 if counted else 1
+        self._build_condition_region(new.regions[0], types, torch_types, counted, limit, flagged)
+        self._build_body(new.regions[1], block, types, torch_types, counted, captured, flagged)
+        leading = int(counted) + int(flagged)
         for old, value in zip(op.results, list(new.results)[leading:]):
             old.replace_all_uses_with(self.from_builtin(value, old.type, op))
         op.erase()
@@ -322,18 +329,26 @@ class _ControlFlow:
         return owner is not None and owner.name == "torch.constant.int" and (
             ir.IntegerAttr(owner.attributes["value"]).value == number)
 
-    def _build_condition_region(self, region, types, torch_types, counted: bool, limit) -> None:
+    def _is_constant_true(self, value: ir.Value) -> bool:
+        owner = _owner(value)
+        return owner is not None and owner.name == "torch.constant.bool" and ir.BoolAttr(owner.attributes["value"]).value
+
+    def _build_condition_region(self, region, types, torch_types, counted: bool, limit, flagged: bool) -> None:
         block = region.blocks.append(*types, arg_locs=[self.location] * len(types))
         terminator = self.create(self.names["yield"], [], [block.arguments[0]], block)
         if not counted or limit is None:
             return
-        keep = self.from_builtin(block.arguments[0], torch_types[0], terminator)
-        counter = self.from_builtin(block.arguments[1], torch_types[1], terminator)
-        below = self.create("torch.aten.lt.Tensor", [torch_types[0]], [counter, limit], terminator).result
-        both = self.create("torch.aten.logical_and", [torch_types[0]], [keep, below], terminator).result
-        terminator.operands[0] = self.to_builtin(both, terminator)
+        i1 = ir.Type.parse("!torch.vtensor<[],i1>")
+        counter_index = 1 if flagged else 0
+        counter = self.from_builtin(block.arguments[counter_index], torch_types[counter_index], terminator)
+        below = self.create("torch.aten.lt.Tensor", [i1], [counter, limit], terminator).result
+        if flagged:
+            keep = self.from_builtin(block.arguments[0], torch_types[0], terminator)
+            below = self.create("torch.aten.logical_and", [i1], [keep, below], terminator).result
+        terminator.operands[0] = self.to_builtin(below, terminator)
 
-    def _build_body(self, region, block: ir.Block, types, torch_types, counted: bool, captured) -> None:
+    def _build_body(self, region, block: ir.Block, types, torch_types, counted: bool, captured,
+                    flagged: bool) -> None:
         """The loop's block with builtin arguments (bridged to its torch ones) and the backend's yield;
         the `captured` values (carried last, unchanged) replace their uses inside."""
         first_op = block.operations[0]
@@ -341,11 +356,12 @@ class _ControlFlow:
         for new_type in types:
             block.add_argument(new_type, self.location)
         new_arguments = list(block.arguments)[len(old_arguments):]
-        leading = 2 if counted else 1
+        leading = int(counted) + int(flagged)
+        counter_index = 1 if flagged else 0
         if counted:
             iteration = old_arguments[0]
             if list(iteration.uses):
-                counter = self.from_builtin(new_arguments[1], torch_types[1], first_op)
+                counter = self.from_builtin(new_arguments[counter_index], torch_types[counter_index], first_op)
                 number = self.create("torch.aten.item", [ir.Type.parse("!torch.int")], [counter], first_op).result
                 iteration.replace_all_uses_with(number)
         for old, new, torch_type in zip(old_arguments[1:], new_arguments[leading:], torch_types[leading:]):
@@ -359,14 +375,13 @@ class _ControlFlow:
         for _ in old_arguments:
             block.erase_argument(0)
         terminator = block.operations[len(block.operations) - 1]
-        condition = self.condition(terminator.operands[0], terminator)
         values = [self.yielded(value, terminator) for value in list(terminator.operands)[1:]]
-        yielded = [condition]
+        yielded = [self.condition(terminator.operands[0], terminator)] if flagged else []
         if counted:
-            counter = self.from_builtin(new_arguments[1], torch_types[1], terminator)
+            counter = self.from_builtin(new_arguments[counter_index], torch_types[counter_index], terminator)
             one = self.create("torch.constant.int", [ir.Type.parse("!torch.int")], [], terminator,
                               {"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)}).result
-            following = self.create("torch.aten.add.Scalar", [torch_types[1]], [counter, one, one], terminator).result
+            following = self.create("torch.aten.add.Scalar", [torch_types[counter_index]], [counter, one, one], terminator).result
             yielded.append(self.to_builtin(following, terminator))
         self.create(self.names["yield"], [], [*yielded, *values, *passed], terminator)
         terminator.erase()
