@@ -25,6 +25,7 @@ def compile(
     context: ir.Context | None = None,
     dims=None,
     input_shapes=None,
+    input_values=None,
     isolated: bool = False,
     entry_name: str | None = None,
     weights: str = "resources",
@@ -47,7 +48,9 @@ def compile(
     `dims` fixes symbolic dims at compile time: {"batch": 1} or ["batch=1"] (the command
     line's `--dim NAME=SIZE`), for forms a backend takes only with static sizes; `input_shapes`
     fixes whole input shapes: {"mask": (1, 12)} or ["mask=1x12"] (`--input-shape`), for dims
-    without a name or with a name shared by dims of different sizes.
+    without a name or with a name shared by dims of different sizes. `input_values` fixes inputs to a
+    value, {"sr": 16000} or ["sr=16000"] (`--input-value`): each becomes a constant and is no longer an
+    argument of the program, so an If on it is decided (importer/input_values.py).
 
     `entry_name` names the entry function (default: the ONNX graph's name); XLA runs `main`.
     `weights` is "resources" (the default: `dense_resource` blobs, kept out of the printed IR),
@@ -72,7 +75,7 @@ def compile(
         return compile_isolated(
             model, output_type, context=context, backend_legal_ops=backend_legal_ops,
             custom_op_encoding=custom_op_encoding, keep_onnx_ops=keep_onnx_ops, importer=importer,
-            converter=converter, dims=dims, input_shapes=input_shapes, entry_name=entry_name, weights=weights,
+            converter=converter, dims=dims, input_shapes=input_shapes, input_values=input_values, entry_name=entry_name, weights=weights,
             weights_file=weights_file, weights_min_bytes=weights_min_bytes,
             conv_layout=conv_layout,
         )
@@ -95,7 +98,7 @@ def compile(
     legal = normalize_backend_legal_ops(backend_legal_ops)
     context = context or make_context()
     with timing.stage("import"):
-        module = import_model(model, importer, context, dims, input_shapes)
+        module = import_model(model, importer, context, dims, input_shapes, input_values)
     if keep_onnx_ops:
         if converter != "ours":
             raise PipelineError("keep_onnx_ops needs our conversion (converter='ours')")
@@ -177,7 +180,7 @@ def hand_over(module: ir.Module, entry_name: str | None, weights: str, weights_f
             external_weights.write_weights(taken, weights, weights_file, entry_name=name)
 
 
-def import_model(model, importer: str, context: ir.Context, dims=None, input_shapes=None) -> ir.Module:
+def import_model(model, importer: str, context: ir.Context, dims=None, input_shapes=None, input_values=None) -> ir.Module:
     """`model` (a path, bytes or onnx.ModelProto) in the torch-ONNX spelling, by `importer`.
 
     Our importer takes the path itself, so large weights are memory-mapped rather
@@ -191,13 +194,17 @@ def import_model(model, importer: str, context: ir.Context, dims=None, input_sha
     if importer == "ours":
         from .importer import import_onnx
 
-        return import_onnx(model, form="torch-onnx", context=context, dims=dims, input_shapes=input_shapes)
+        return import_onnx(model, form="torch-onnx", context=context, dims=dims, input_shapes=input_shapes,
+                           input_values=input_values)
     if importer == "torch-mlir":
         from .importer.fixed_dims import fix_input_shapes, fix_symbolic_dims, parse_dim_options, parse_input_shape_options
+        from .importer.input_values import fix_input_values, parse_input_value_options
         from .peers import import_with_torch_mlir
 
         proto = fix_symbolic_dims(load_model(model), parse_dim_options(dims))
-        return import_with_torch_mlir(fix_input_shapes(proto, parse_input_shape_options(input_shapes)), context)
+        proto = fix_input_values(fix_input_shapes(proto, parse_input_shape_options(input_shapes)),
+                                 parse_input_value_options(input_values))
+        return import_with_torch_mlir(proto, context)
     raise ValueError(f"unknown importer '{importer}': expected one of {', '.join(IMPORTERS)}")
 
 

@@ -162,6 +162,13 @@ def tosa_reference_available() -> str | None:
 CONSUMER_AVAILABLE = {"iree": iree_available, "xla": xla_available, "tosa-reference": tosa_reference_available}
 
 
+def _selector_arguments(model: zoo_models.ZooModel, configuration: str) -> list[str]:
+    """`--selector-input NAME` for each input ours-dims fixes to its test value (ZooModel.selector_inputs)."""
+    if configuration != "ours-dims":
+        return []
+    return [argument for name in model.selector_inputs for argument in ("--selector-input", name)]
+
+
 def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configuration: str, backend: str,
             consumers: list[str], timeout: float, work_root: Path) -> list[Cell]:
     def cells(outcome: str, stage: str, error: str, **measures) -> list[Cell]:
@@ -176,7 +183,7 @@ def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configurat
         compiled = run_child(
             [sys.executable, str(WORKER), "compile", "--model", str(build.model_path), "--configuration", configuration,
              "--backend", backend, "--output", str(module_path), "--record", str(work / "compile.json"),
-             "--reference", str(build.reference_path), *xla_form],
+             "--reference", str(build.reference_path), *xla_form, *_selector_arguments(model, configuration)],
             work / "compile.json", timeout,
         )
         measures = {"compile_seconds": round(compiled.seconds, 2), "compile_peak_mb": compiled.peak_mb}
@@ -202,7 +209,8 @@ def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configurat
                 [sys.executable, str(WORKER), "run", "--module",
                  str(work / "module-xla.mlirbc" if consumer == "xla" else module_path), "--model", str(build.model_path),
                  "--backend", backend, "--consumer", consumer, "--reference", str(build.reference_path),
-                 "--rtol", repr(model.rtol), "--atol", repr(model.atol), "--record", str(record_path)],
+                 "--rtol", repr(model.rtol), "--atol", repr(model.atol), "--record", str(record_path),
+                 *_selector_arguments(model, configuration)],
                 record_path, timeout,
             )
             run_measures = {**measures, "run_peak_mb": ran.peak_mb}

@@ -53,6 +53,10 @@ class ZooModel:
     rtol: float = 1e-3
     atol: float = 1e-4
     description: str = ""
+    # Inputs that choose a network rather than carry data (Silero VAD's sample rate `sr`): ours-dims
+    # fixes them too, at the value the model is tested at (`--input-value`), as a user who compiles
+    # for one shape and one rate does.
+    selector_inputs: tuple[str, ...] = ()
 
     def build(self, directory) -> Path:
         """Export the model into `directory`; the path of its `.onnx` file."""

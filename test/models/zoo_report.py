@@ -376,7 +376,9 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
         "**ours-dims** = the same with every dynamic dim fixed at the size the model is tested at (`--dim NAME=SIZE`;",
         "`--input-shape INPUT=D0xD1` for an input with a dim no name fixes, such as the `sequence_length` a merged",
         "decoder gives both its tokens and its longer attention mask): what a user who compiles for one input shape",
-        "does; dynamic models on TOSA and StableHLO only);",
+        "does, and with an input that chooses a network rather than carrying data (Silero VAD's sample rate `sr`)",
+        "fixed at its test value (`--input-value sr=16000`), as a user who compiles for one rate does; dynamic models",
+        "on TOSA and StableHLO only);",
         "**torch-mlir** = ours with torch-mlir's ONNX importer and conversion. Consumers: **reference** =",
         "our CPU runner (`onnx_torch_mlir.runtime.compile_for_cpu`); **IREE** =",
         "`onnx_torch_mlir.runtime.iree.compile_with_iree` (llvm-cpu). Outcomes: "

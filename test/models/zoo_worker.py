@@ -47,6 +47,9 @@ def compile_model(args) -> dict:
         if args.configuration == "ours-dims":
             options["dims"], options["input_shapes"] = test_size_dims(args.model, args.reference)
             record["dims"], record["input_shapes"] = options["dims"], options["input_shapes"]
+        if args.selector_input:
+            options["input_values"] = test_input_values(args.model, args.reference, args.selector_input)
+            record["input_values"] = options["input_values"]
         module = onnx_torch_mlir.compile(args.model, output_type=args.backend, **options)
         record["compile_seconds"] = round(time.perf_counter() - started, 3)
         with open(args.output, "wb") as output:
@@ -106,6 +109,23 @@ def test_size_dims(model_path: str, reference_path: str) -> tuple[dict[str, int]
         if unnamed:
             input_shapes[value.name] = [int(size) for size in shape]
     return dims, input_shapes
+
+
+def _graph_inputs(model_path: str) -> list[str]:
+    import onnx
+
+    graph = onnx.load(model_path, load_external_data=False).graph
+    initializers = {initializer.name for initializer in graph.initializer}
+    return [value.name for value in graph.input if value.name not in initializers]
+
+
+def test_input_values(model_path: str, reference_path: str, names: list[str]) -> dict[str, list]:
+    """{input: its test value} for the selector inputs `names` (`--input-value`)."""
+    import numpy as np
+
+    reference = np.load(reference_path)
+    inputs = _graph_inputs(model_path)
+    return {name: reference[f"input.{inputs.index(name)}"].reshape(-1).tolist() for name in names}
 
 
 def _load_consumer(consumer: str, backend: str):
@@ -207,6 +227,9 @@ def run_module(args) -> dict:
     # Pickled objects only where build_zoo.py saved onnxruntime's list of dicts of a ZipMap (our own cache).
     reference = np.load(args.reference, allow_pickle=True)
     inputs = [reference[f"input.{index}"] for index in range(sum(key.startswith("input.") for key in reference.files))]
+    if args.selector_input:  # fixed at compile time: no longer arguments
+        names = _graph_inputs(args.model)
+        inputs = [array for name, array in zip(names, inputs) if name not in args.selector_input]
     expected = [reference[f"output.{index}"] for index in range(sum(key.startswith("output.") for key in reference.files))]
     header = onnx.load(args.model, load_external_data=False)
     expected = dense_outputs(header, [output.name for output in header.graph.output], expected)
@@ -253,6 +276,8 @@ def main(argv=None) -> int:
     compile_parser.add_argument("--output", required=True)
     compile_parser.add_argument("--record", required=True)
     compile_parser.add_argument("--reference", help="the inputs (configuration ours-dims fixes the dims at their sizes)")
+    compile_parser.add_argument("--selector-input", action="append", default=[],
+                                help="an input fixed at its test value (--input-value; repeatable)")
     compile_parser.add_argument("--xla-output", help="also write the module as XLA takes it (entry @main, weights inline)")
     run_parser = commands.add_parser("run")
     run_parser.add_argument("--module", required=True)
@@ -260,6 +285,8 @@ def main(argv=None) -> int:
     run_parser.add_argument("--backend", required=True)
     run_parser.add_argument("--consumer", choices=CONSUMERS, required=True)
     run_parser.add_argument("--reference", required=True)
+    run_parser.add_argument("--selector-input", action="append", default=[],
+                            help="an input the compile fixed at its value: not passed to the program")
     run_parser.add_argument("--rtol", type=float, required=True)
     run_parser.add_argument("--atol", type=float, required=True)
     run_parser.add_argument("--record", required=True)

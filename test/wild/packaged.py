@@ -31,12 +31,13 @@ def build_packaged_file(directory: Path, package: str, version: str, member: str
 
 def _packaged(name: str, family: str, exporter: str, dynamic: bool, package: str, version: str, member: str,
               sha256: str, make_inputs, producer: str, licence: str, description: str, slice_: bool = False,
-              rtol: float = 1e-3, atol: float = 1e-4, **input_parameters) -> WildModel:
+              rtol: float = 1e-3, atol: float = 1e-4, selector_inputs: tuple[str, ...] = (),
+              **input_parameters) -> WildModel:
     return WildModel(
         name=name, family=family, exporter=exporter, dynamic=dynamic, slice=slice_,
         builder=build_packaged_file, make_inputs=make_inputs,
         parameters={"package": package, "version": version, "member": member, "sha256": sha256, **input_parameters},
-        rtol=rtol, atol=atol, description=description, producer=producer,
+        rtol=rtol, atol=atol, description=description, producer=producer, selector_inputs=selector_inputs,
         source=f"{package}=={version}: {member}", licence=licence, sha256=sha256,
     )
 
@@ -592,7 +593,7 @@ def _speech() -> list[WildModel]:
                   make_inputs=inputs_for_silero_vad, producer="spox (silero's own build)", slice_=True,
                   description="Silero VAD v6, the package's default (also shipped by livekit-plugins-silero and "
                               "pipecat-ai): an If on the sample rate around two whole networks, LSTM state",
-                  **_SILERO_VAD),
+                  selector_inputs=("sr",), **_SILERO_VAD),
         _packaged("silero-vad-op15", "speech", TORCHSCRIPT, True, member="silero_vad/data/silero_vad_16k_op15.onnx",
                   sha256="7ed98ddbad84ccac4cd0aeb3099049280713df825c610a8ed34543318f1b2c49",
                   make_inputs=inputs_for_silero_vad, producer="PyTorch 2.3.1", **_SILERO_VAD,
@@ -621,7 +622,7 @@ def _speech() -> list[WildModel]:
         _packaged("silero-vad-v5", "speech", SPOX, True, package="silero-vad", version="5.1.2", licence="MIT",
                   member="silero_vad/data/silero_vad.onnx",
                   sha256="2623a2953f6ff3d2c1e61740c6cdb7168133479b267dfef114a4a3cc5bdd788f",
-                  make_inputs=inputs_for_silero_vad, producer="spox (silero's own build)",
+                  make_inputs=inputs_for_silero_vad, producer="spox (silero's own build)", selector_inputs=("sr",),
                   description="Silero VAD v5 (silero-vad 5.1 and 5.1.2): If on the sample rate, LSTM state"),
         _packaged("faster-whisper-vad-v6", "speech", TORCHSCRIPT, True, package="faster-whisper", version="1.2.1",
                   member="faster_whisper/assets/silero_vad_v6.onnx",

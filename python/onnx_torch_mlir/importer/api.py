@@ -9,6 +9,7 @@ from ..mlir_context import make_context
 from .fixed_dims import (
     fix_input_shapes, fix_symbolic_dims, parse_dim_options, parse_input_shape_options, without_negative_dims,
 )
+from .input_values import fix_input_values, parse_input_value_options
 from .functions import DEFAULT_EXPAND_OPS, expand_function_ops, inline_expansions, inline_local_functions
 from .graph import GraphImporter
 from .loading import open_model
@@ -39,6 +40,7 @@ def import_onnx(
     progress: bool | None = None,
     dims=None,
     input_shapes=None,
+    input_values=None,
 ) -> ir.Module:
     """Import `model` (a path, the serialized bytes or an onnx.ModelProto) to MLIR.
 
@@ -52,6 +54,8 @@ def import_onnx(
     stderr (default: when it is a terminal). `dims`: symbolic dims fixed to a size
     ({"batch": 1} or ["batch=1"]), as the command line's `--dim NAME=SIZE`. `input_shapes`:
     inputs' whole shapes fixed ({"mask": (1, 12)} or ["mask=1x12"]), as `--input-shape`.
+    `input_values`: inputs fixed to a value and no longer arguments ({"sr": 16000} or ["sr=16000"]), as
+    `--input-value` (importer/input_values.py).
     """
     if form not in FORMS:
         raise ImportError_(f"unknown form '{form}': expected one of {', '.join(FORMS)}")
@@ -60,7 +64,7 @@ def import_onnx(
     opened = open_model(model, base_dir)
     typed, zipmap_labels = _typed_skeleton(
         opened, expand_ops, inline=functions == "inline", dims=parse_dim_options(dims),
-        input_shapes=parse_input_shape_options(input_shapes),
+        input_shapes=parse_input_shape_options(input_shapes), input_values=parse_input_value_options(input_values),
     )
     check_declared_results(typed.graph, opset_versions(typed), opened.name)
     if form == "torch-onnx":
@@ -88,7 +92,8 @@ def _check_opsets(model: onnx.ModelProto, model_name: str) -> None:
             )
 
 
-def _typed_skeleton(opened, expand_ops, inline: bool, dims=None, input_shapes=None) -> tuple[onnx.ModelProto, dict]:
+def _typed_skeleton(opened, expand_ops, inline: bool, dims=None, input_shapes=None,
+                    input_values=None) -> tuple[onnx.ModelProto, dict]:
     """The model's structure with every value typed (weights stay where `opened.weights` finds them),
     and the label order of each ZipMap output compiled as its dense probabilities (zipmap.py)."""
     _check_opsets(opened.proto, opened.name)
@@ -96,6 +101,7 @@ def _typed_skeleton(opened, expand_ops, inline: bool, dims=None, input_shapes=No
     proto = without_negative_dims(proto)
     proto = fix_symbolic_dims(proto, dims or {}, opened.name)
     proto = fix_input_shapes(proto, input_shapes or {}, opened.name)
+    proto = fix_input_values(proto, input_values or {}, opened.name)
     opened.weights.originals.update(originals)
     if inline:
         proto = inline_local_functions(proto, opened.name)

@@ -84,6 +84,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--input-shape", action="append", default=[], metavar="INPUT=D0xD1",
                         help="fix the whole shape of input INPUT at compile time, e.g. attention_mask=1x128 "
                         "(repeatable; ? keeps a dim dynamic); for dims --dim cannot name")
+    parser.add_argument("--input-value", action="append", default=[], metavar="INPUT=VALUE",
+                        help="fix input INPUT to VALUE at compile time, e.g. sr=16000 (repeatable; comma-separated "
+                        "for several elements): it becomes a constant and is no longer an argument, so an If on "
+                        "it is decided (TOSA needs that)")
     from .compile_options import add_dims_from_argument
 
     add_dims_from_argument(parser, "at compile time")
@@ -148,7 +152,7 @@ def _compile_and_write(args) -> int:
         module = compile_model(
             model, args.output_type, backend_legal_ops=legal, keep_onnx_ops=keep,
             custom_op_encoding=args.custom_op_encoding, importer=args.importer, converter=args.converter,
-            dims=args.dim, input_shapes=args.input_shape, entry_name=args.entry_name,
+            dims=args.dim, input_shapes=args.input_shape, input_values=args.input_value, entry_name=args.entry_name,
             weights="inline" if args.emit_portable_artifact else args.weights, weights_file=args.weights_file,
             weights_min_bytes=args.weights_min_bytes, conv_layout=args.conv_layout,
         )
