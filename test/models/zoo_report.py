@@ -386,11 +386,14 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
         "A compile error is ours (stage `compile`) or the consumer's compiler's (stage `consumer compile`).",
         "Times and peak memory (RSS) are those of the child process that compiled or ran the model.",
     ]
-    if run_note and run_note.get("seconds"):
+    if run_note and run_note.get("seconds") and str(run_note.get("models")) == str(len(models)):
         minutes = int(run_note["seconds"]) / 60
         out += ["", f"Last full run ({run_note.get('date', 'date not recorded')}): {run_note.get('models')} models, "
                     f"{run_note.get('cells')} cells, {run_note.get('jobs')} child processes at a time, "
                     f"{minutes:.0f} minutes on 2 cores, building the models included."]
+    else:  # a run of the whole corpus as it was then says nothing of today's rows
+        out += ["", "The rows below come from runs of parts of the corpus (`-k`), each row from the last run "
+                    "that included its model; no run of the whole corpus as it is now is on record."]
     out += ["", "## Summary", "", "Cells per configuration, backend and consumer:", ""]
     header = ["configuration", "backend", "consumer", *OUTCOMES, "total"]
     out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
