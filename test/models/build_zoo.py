@@ -8,8 +8,10 @@ packages that export and run it. A model is rebuilt only when its key changed.
 
 A directory holds the exported model, `reference.npz` (the seeded inputs `input.<name>` in graph
 input order and onnxruntime's outputs `output.<index>`, CPU execution provider), and `build.json`:
-the outcome, the path of the `.onnx` file and its sha256, and on failure the stage ("export", "inputs",
-"onnxruntime") with the first line of the error. A failed build is cached like a successful one
+the outcome, the path of the `.onnx` file and its sha256, on failure the stage ("export", "inputs",
+"onnxruntime") with the first line of the error, and `reference` when onnxruntime ran an in-memory
+copy with int8 weights as uint8 because its uint8 x int8 kernels saturate on this CPU
+(unsaturated_reference.py). A failed build is cached like a successful one
 (the same code and versions fail the same way); `--rebuild` forces a new attempt.
 
 Each model is built in its own process (an exporter that crashes or hangs costs one model).
@@ -36,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import unsaturated_reference  # noqa: E402
 import zoo_models  # noqa: E402
 from corpus import CORPORA, ZOO, Corpus  # noqa: E402
 
@@ -65,7 +68,8 @@ def package_versions() -> dict[str, str]:
 
 
 def cache_key(model: zoo_models.ZooModel) -> str:
-    harness = "".join(inspect.getsource(function) for function in (build_in_this_process, _check_declared_dims, _onnxruntime_outputs))
+    harness = "".join(inspect.getsource(code) for code in (build_in_this_process, _check_declared_dims, _onnxruntime_outputs,
+                                                           unsaturated_reference))
     text = model.fingerprint_source() + harness + json.dumps(package_versions(), sort_keys=True) + f"seed={SEED}"
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
@@ -135,22 +139,33 @@ def graph_input_names(model) -> list[str]:
     return [value.name for value in model.graph.input if value.name not in initializers]
 
 
-def _onnxruntime_outputs(model_path: Path, ordered_inputs: list) -> list:
+def _onnxruntime_outputs(model_path: Path, ordered_inputs: list) -> tuple[list, dict | None]:
+    """onnxruntime's outputs, and how the reference was computed when not from the file as it is
+    (None): on a CPU where its uint8 x int8 kernels saturate, a model with int8 weights is run as an
+    in-memory copy with those weights as uint8, the same real values (unsaturated_reference.py)."""
     import onnx
     import onnxruntime
 
     header = onnx.load(str(model_path), load_external_data=False)
-    if header.ir_version <= ONNXRUNTIME_MAX_IR_VERSION:
+    saturation = unsaturated_reference.uint8_int8_saturation()
+    how = None
+    if header.ir_version <= ONNXRUNTIME_MAX_IR_VERSION and not (saturation and unsaturated_reference.needs_rewrite(header)):
         source = str(model_path)
     else:
         full = onnx.load(str(model_path))
-        full.ir_version = ONNXRUNTIME_MAX_IR_VERSION
+        full.ir_version = min(full.ir_version, ONNXRUNTIME_MAX_IR_VERSION)
+        if saturation and unsaturated_reference.needs_rewrite(full):
+            copy, rewrite = unsaturated_reference.int8_weights_as_uint8(full)
+            if rewrite.nodes or rewrite.left:
+                how = {"uint8 x int8 saturation": saturation, **rewrite.record()}
+            if rewrite.nodes:
+                full = copy
         source = full.SerializeToString()
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3
     session = onnxruntime.InferenceSession(source, options, providers=["CPUExecutionProvider"])
     names = [value.name for value in session.get_inputs()]
-    return session.run(None, dict(zip(names, ordered_inputs)))
+    return session.run(None, dict(zip(names, ordered_inputs))), how
 
 
 def _check_declared_dims(model, names: list[str], inputs: list) -> None:
@@ -204,9 +219,11 @@ def build_in_this_process(model: zoo_models.ZooModel, directory: Path) -> dict:
     except Exception as error:
         return fail("inputs", error)
     try:
-        outputs = _onnxruntime_outputs(model_path, ordered)
+        outputs, how = _onnxruntime_outputs(model_path, ordered)
     except Exception as error:
         return fail("onnxruntime", error)
+    if how:
+        record["reference"] = how
     arrays = {f"input.{index}": value for index, value in enumerate(ordered)}
     arrays.update({f"output.{index}": np.asarray(value) for index, value in enumerate(outputs)})
     np.savez(directory / "reference.npz", **arrays)

@@ -133,7 +133,25 @@ def read_cells(path: Path) -> list[Cell]:
                     for name in _FIELDS}) for row in rows]
 
 
-_BUILD_FIELDS = ["model", "exporter", "dynamic", "slice", "ok", "stage", "error", "seconds", "megabytes", "opset", "sha256"]
+_BUILD_FIELDS = ["model", "exporter", "dynamic", "slice", "ok", "stage", "error", "seconds", "megabytes", "opset", "sha256",
+                 "reference"]
+
+
+def reference_text(how: dict | None) -> str:
+    """What a build record's `reference` (build_zoo._onnxruntime_outputs) says, as a sentence; "" when
+    onnxruntime ran the file as it is."""
+    if not how:
+        return ""
+    nodes = how.get("int8 weights as uint8", {})
+    text = ("onnxruntime's uint8 x int8 kernels saturate on the CPU that computed the reference (no AVX-VNNI: "
+            f"off exact integer arithmetic by up to {how.get('uint8 x int8 saturation')})")
+    if nodes:
+        text += (", so it ran an in-memory copy with the int8 weights of "
+                 + ", ".join(f"{count} {op}" for op, count in nodes.items())
+                 + " as uint8 with zero point + 128 (the same real values; test/models/unsaturated_reference.py)")
+    if how.get("left"):
+        text += "; left as is, so saturated: " + "; ".join(how["left"][:5]) + ("; ..." if len(how["left"]) > 5 else "")
+    return text + "."
 
 
 def build_rows(builds: dict) -> list[dict]:
@@ -151,7 +169,7 @@ def build_rows(builds: dict) -> list[dict]:
             "slice": "yes" if model.slice else "", "ok": "ok" if result.ok else "failed", "stage": result.stage,
             "error": _clean(result.error), "seconds": f"{record.get('seconds', result.seconds)}",
             "megabytes": str(record.get("megabytes", "")), "opset": str(record.get("opset", "") or ""),
-            "sha256": record.get("sha256", ""),
+            "sha256": record.get("sha256", ""), "reference": _clean(reference_text(record.get("reference"))),
         })
     return rows
 
@@ -460,6 +478,8 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
         out += ["", f"### {model.name}", "", f"{model.description}. Exporter {model.exporter}; "
                 f"tolerance rtol {model.rtol:g}, atol {model.atol:g}.", ""]
         build = builds.get(model.name)
+        if build and build.get("reference"):
+            out += [f"Reference: {build['reference']}", ""]
         if build and build["ok"] != "ok":
             out.append(f"Build failed at {build['stage']}: {_code(build['error'], 400)}")
             continue

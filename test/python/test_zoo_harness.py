@@ -160,6 +160,18 @@ def test_report_generation_on_fake_results():
     assert "**failed** at export: `RuntimeError: unordered_map::at`" in text
 
 
+def test_a_reference_from_the_unsaturated_copy_is_said_in_the_builds_and_the_report(tmp_path):
+    record = {"ok": True, "model": "model.onnx", "reference": {
+        "uint8 x int8 saturation": 651887, "int8 weights as uint8": {"DequantizeLinear": 31}, "left": []}}
+    (tmp_path / "build.json").write_text(__import__("json").dumps(record))
+    (row,) = zoo_report.build_rows({MODEL_A: build_zoo.BuildResult(MODEL_A, True, tmp_path)})
+    assert row["reference"].startswith("onnxruntime's uint8 x int8 kernels saturate on the CPU that computed the reference")
+    assert "the int8 weights of 31 DequantizeLinear as uint8 with zero point + 128" in row["reference"]
+    text = zoo_report.render(zoo_models.MODELS, {MODEL_A: {"ok": "ok", "reference": row["reference"]}}, {})
+    assert f"Reference: {row['reference']}" in text
+    assert zoo_report.reference_text(None) == ""
+
+
 def test_update_files_writes_everything(tmp_path):
     cells = [_cell(MODEL_A, "pass"), _cell(MODEL_A, "unavailable", consumer="iree", error="no iree")]
     written = zoo_report.update_files(tmp_path, cells, {}, ["ours"], [MODEL_A])
