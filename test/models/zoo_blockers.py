@@ -5,7 +5,8 @@ sees, one by one, what stops a model and which issue (or upstream project) it wa
 cell that no entry explains is listed as **unexplained**: that is a bug to look at, not a known gap.
 
 Entries are (what the cell must match, the blocker). A match is on the backend (None: any), the
-consumer (None: any) and a substring of the first error line; the first entry that matches wins.
+consumer (None: any), the model (None: any; for a cause that only that model's numbers show) and a
+substring of the first error line; the first entry that matches wins.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ class Blocker:
     explanation: str
     backend: str | None = None
     consumer: str | None = None
+    model: str | None = None
 
 
 _DYNAMIC_TOSA = (
@@ -43,6 +45,12 @@ _TOSA_NEEDS_STATIC = (
 )
 
 BLOCKERS: tuple[Blocker, ...] = (
+    Blocker("values differ beyond", "the third of its dynamically quantized LSTMs quantizes its hidden state at run "
+            "time, and float round-off (ours and onnxruntime's differ by about 2e-7 there) rounds one value to the "
+            "other integer at one step; the recurrence carries that step (max 0.27). Our program is bit-identical "
+            "whether compiled from the int8 file or its uint8 copy, and the first two LSTMs match onnxruntime to "
+            "4e-7; the reference is computed without onnxruntime's saturating u8s8 kernels "
+            "(test/models/unsaturated_reference.py)", model="tashkeel-bilstm-int8"),
     Blocker("the type of result", "the merged decoder's `If` (values from its branches are untyped): issue 10 item 1"),
     Blocker("in else_branch, and the condition is known only at run time",
             "an If whose run-time condition picks between two ranks of which only one keeps the rest of the graph "
@@ -155,10 +163,11 @@ BLOCKERS: tuple[Blocker, ...] = (
 )
 
 
-def blocker_for(backend: str, consumer: str, error: str) -> str | None:
+def blocker_for(backend: str, consumer: str, error: str, model: str = "") -> str | None:
     """The blocker of a failing cell, or None when no entry explains it."""
     for blocker in BLOCKERS:
-        if blocker.backend not in (None, backend) or blocker.consumer not in (None, consumer):
+        if blocker.backend not in (None, backend) or blocker.consumer not in (None, consumer) \
+                or blocker.model not in (None, model):
             continue
         if blocker.error_contains in error:
             return blocker.explanation

@@ -546,7 +546,7 @@ def _blocker_section(cells: list[Cell], fixed_dims_cells: list[Cell]) -> list[st
         return out + ["None."]
     out += ["| model | backend | consumer | outcome | with `--dim` | blocker |", "|---|---|---|---|---|---|"]
     for cell in failing:
-        blocker = blocker_for(cell.backend, cell.consumer, cell.error)
+        blocker = blocker_for(cell.backend, cell.consumer, cell.error, cell.model)
         text = blocker or f"**unexplained**: {_code(cell.error, 160)}"
         fixed = with_dims.get((cell.model, cell.backend, cell.consumer))
         fixed_text = "" if fixed is None else ("**pass**" if fixed.outcome == "pass" else SHORT[fixed.outcome])
