@@ -48,11 +48,10 @@ class KnownInvalid(collections.namedtuple("KnownInvalid", "name pattern reason")
 
 KNOWN_INVALID = (
     KnownInvalid("float64", r"element type 'f64' is not legal",
-                 "float64 data: the model computes in DOUBLE (its inputs or outputs, Cast to or from DOUBLE, "
-                 "EyeLike/Range/CumSum in double, an Attention's softmax_precision), or a lowering computes in "
-                 "float64 on purpose for the answer's exactness (integer Pow through double, requantizing with "
-                 "float16 scales); no TOSA profile or extension has f64, and computing those in float32 would "
-                 "change the numbers"),
+                 "float64 that becomes an integer: a lowering computes in float64 on purpose for the answer's "
+                 "exactness (integer Pow through double, requantizing with float16 scales), which float32 would "
+                 "round, so transforms/tosa/float64.py leaves the module as it is (a model's other float64 is "
+                 "computed in float32 there, with a warning); no TOSA profile or extension has f64"),
     KnownInvalid("FNUZ float8", r"f8E4M3FNUZ|f8E5M2FNUZ",
                  "the FNUZ float8 types are not TOSA types (EXT-FP8E4M3 and EXT-FP8E5M2 are the OCP FN types)"),
     KnownInvalid("float4 and E8M0", r"fp4e2m1|fp8e8m0",

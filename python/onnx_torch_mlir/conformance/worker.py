@@ -84,14 +84,44 @@ def _run_stages(case: CasePayload, configuration: Configuration, backend: str) -
     _stage("lower", pipelines.lower_torch_to_backend, module, backend)
     program = _stage("compile", runtime.compile_for_cpu, module, input_dialect=backend)
     result_dtypes = declared_output_dtypes(model)
+    float32_arguments = _float32_arguments(module) if backend == "tosa" else None
     for inputs, expected in data_sets:
         arrays = _stage("run", _as_arrays, inputs, "input")
+        if float32_arguments is not None:
+            arrays = _float64_as_float32(arrays, float32_arguments)
         expected = _stage("run", _as_arrays, expected, "expected output")
         outputs = _stage("run", program, *arrays)
+        if backend == "tosa":
+            outputs = _float32_widened(outputs, result_dtypes)
         outputs = _stage("compare", runtime.reinterpret_results, outputs, result_dtypes)
         reason = mismatch(expected, outputs, case.rtol, case.atol)
         if reason:
             raise StageFailure("compare", reason)
+
+
+def _float32_arguments(module) -> list[bool]:
+    """Which arguments of the module's entry function are float32 (TOSA has no float64, so the TOSA
+    route computes a model's float64 in float32: transforms/tosa/float64.py)."""
+    from torch_mlir import ir
+
+    with module.context:
+        for operation in module.body.operations:
+            if operation.operation.name == "func.func" and "sym_visibility" not in operation.attributes:
+                function = ir.FunctionType(ir.TypeAttr(operation.attributes["function_type"]).value)
+                return [isinstance(getattr(type_, "element_type", None), ir.F32Type) for type_ in function.inputs]
+    return []
+
+
+def _float64_as_float32(arrays: list, float32_arguments: list[bool]) -> list:
+    """Float64 inputs given as float32 where the TOSA program takes float32 for them."""
+    return [array.astype(np.float32) if array.dtype == np.float64 and index < len(float32_arguments)
+            and float32_arguments[index] else array for index, array in enumerate(arrays)]
+
+
+def _float32_widened(outputs: list, result_dtypes: list) -> list:
+    """A float32 result the model declares float64, widened: the TOSA route computed it in float32."""
+    return [np.asarray(output).astype(np.float64) if dtype is not None and np.dtype(dtype) == np.float64
+            and np.asarray(output).dtype == np.float32 else output for output, dtype in zip(outputs, result_dtypes)]
 
 
 def _specialize_sequence_io(model, data_sets):
