@@ -16,8 +16,9 @@ two targets:
   `aten.where` (ONNX nodes have no side effects) when every output has one static shape in both
   branches; otherwise it stays a `torch.prim.If`;
 - a Loop or Scan of a trip count known at conversion time (up to `loops.UNROLL_LIMIT`) is
-  unrolled (its body inlined once per iteration); any other Loop is a while-like
-  `torch.prim.Loop` that carries tensors only (`tensor_loops.py`);
+  unrolled (its body inlined once per iteration); any other Loop is a `torch.prim.Loop` that
+  carries tensors only (`tensor_loops.py`): on StableHLO a counting one when the number of
+  iterations is known before the loop (scan outputs in buffers), else while-like;
 - `transforms/torch/control_flow.py` then makes each remaining `torch.prim.If` / `torch.prim.Loop`
   the backend's own `stablehlo.if` / `stablehlo.while` or `tosa.cond_if` / `tosa.while_loop`, just
   before torch-mlir's backend pipeline.

@@ -16,13 +16,16 @@ iteration number), any other as *while-like* (`scf.while` on the yielded conditi
 the trip count, and its iteration-number argument must be unused). So:
 
 - *for-like*, when M is given and the condition cannot stop the loop early (it is absent, or a
-  literal true that the body passes on unchanged or yields as a literal true);
+  literal true that the body passes on unchanged or yields as a literal true), or when the
+  condition only counts (`trip_count.py`: to a literal, or to a bound only known at run time,
+  whose count is then computed before the loop);
 - *while-like* otherwise: the iteration number is one more loop-carried `!torch.int`, and the
   condition the loop sees is `cond and i + 1 < M`.
 
 A loop-carried value's type is the most static type its initial value and the body's input and
 output fit. Scan outputs are gathered as `rows.py` says (a buffer written row by row when the
-number of iterations is known before the loop, else grown by `aten.cat`).
+number of iterations is known before the loop, also for rows whose dims are only known at run
+time; else grown by `aten.cat`).
 """
 
 from __future__ import annotations
@@ -36,9 +39,9 @@ from ..node import LOOPLESS_TARGETS, OnnxNode
 from ..registry import converts
 from ..types import tensor_info
 from . import lists, stacked
-from .trip_count import counted_iterations
-from .rows import RowCollector
-from .tensor_loops import tensor_while_loop
+from .trip_count import counted_iterations, run_time_iterations
+from .rows import RowCollector, first_row_sizes
+from .tensor_loops import tensor_counting_loop, tensor_while_loop
 from .regions import (
     UNREALIZED_CAST,
     fit_to_type,
@@ -95,6 +98,12 @@ def loop(node: OnnxNode, b: TorchBuilder):
                                      COUNT_LIMIT)
         if counted is not None:
             trip_count, for_like = counted, True
+        else:
+            # `i + 1 < n` with n only known at run time: the count is computed before the loop.
+            count = run_time_iterations(b, block, inits, node.input(1) if has_condition else None,
+                                        trip_count if has_trip_count else None)
+            if count is not None:
+                trip_count, for_like = b.item(count), True
     if with_lists:
         if for_like and isinstance(trip_count, int) and trip_count <= UNROLL_LIMIT:
             return _unrolled(node, b, block, inits, trip_count, for_like, with_lists=True)
@@ -105,10 +114,12 @@ def loop(node: OnnxNode, b: TorchBuilder):
     if node.target in LOOPLESS_TARGETS:
         if for_like and isinstance(trip_count, int) and trip_count <= UNROLL_LIMIT:
             return _unrolled(node, b, block, inits, trip_count, for_like)
-        return tensor_while_loop(node, b, block, inits, scan_count,
-                                 lambda output, body_type: row_type(node, b, output, body_type))
+        rows = lambda output, body_type: row_type(node, b, output, body_type)  # noqa: E731
+        if for_like and node.target == "stablehlo":
+            return tensor_counting_loop(node, b, block, inits, scan_count, rows, trip_count)
+        return tensor_while_loop(node, b, block, inits, scan_count, rows)
     loop_body = LoopBody(node, b, block, inits, scan_count)
-    if for_like and not RowCollector.needs_while_loop(loop_body.row_types):
+    if for_like:
         return loop_body.for_like(trip_count)
     return loop_body.while_like(trip_count, node.input(1) if has_condition else None)
 
@@ -218,7 +229,11 @@ class LoopBody:
         (the iteration number is carried last, the loop goes on while `cond and i + 1 < M`)."""
         b = self.b
         int_type = b.type("!torch.int")
-        collectors = [RowCollector(t, know_trip_count=for_like) for t in self.row_types]
+        row_sizes = [None] * len(self.row_types)
+        if for_like:
+            row_sizes = first_row_sizes(b, self.block, self.inits, self.row_types, 1 + len(self.carried_types))
+        collectors = [RowCollector(t, know_trip_count=for_like, row_sizes=sizes)
+                      for t, sizes in zip(self.row_types, row_sizes)]
         collected = [collector.initial(b, trip_count) for collector in collectors]
         counter = [] if for_like else [b.constant_int(0)]
         inits = [*self.inits, *(value for values in collected for value in values), *counter]

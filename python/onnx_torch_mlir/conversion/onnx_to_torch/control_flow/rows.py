@@ -1,15 +1,20 @@
 """How a scan output of a Loop or Scan gathers its per-iteration values ("rows") in a
 `torch.prim.Loop`: loop-carried values that become a [count, ...] tensor after the loop.
 
-- *buffer*: the trip count is known before the loop and the row's dims at conversion time: a
-  [trip count, ...] buffer written at the row's position (`aten.slice_scatter`);
+- *buffer*: the trip count is known before the loop, and the row's dims at conversion time or
+  before the loop (`first_row_sizes`: read from a copy of the body's first iteration, which only
+  its sizes are taken from): a [trip count, ...] buffer written at the row's position
+  (`aten.slice_scatter`; `aten.index_put` in the tensor-only loop of StableHLO). The loop stays
+  for-like: IREE compiles that form (`scf.for`) and fails on an `scf.while` whose carried tensor
+  has a run-time dim defined differently before the loop and in its body
+  (`test_iree_loop_forms.py`);
 - *grow*: the row's dims are known but not the number of iterations (a while-like loop): a
   [?, ...] tensor grown by one row per iteration (`aten.cat`, in front for a reverse Scan output);
 - *first-row*: the row's dims are only known at run time (inside the body): a [?, ?...] tensor
   that the first iteration replaces by its row (a `torch.prim.If` on the iteration number) and
   the others grow by `aten.cat` (an output of no iteration is [0, ...] with 0 for each run-time
-  dim); such a loop is
-  always while-like (`needs_while_loop`). Not a 1-D tensor
+  dim), only when the number of iterations is not known before the loop; such a loop is
+  while-like (`needs_while_loop`). Not a 1-D tensor
   reshaped after the loop: that reshape to several run-time dims becomes a `tensor.reshape`,
   on which IREE's compiler crashed.
 """
@@ -20,7 +25,23 @@ from torch_mlir import ir
 
 from ..builder import TorchBuilder
 from ..types import tensor_info
-from .regions import fit_to_type
+from .regions import fit_to_type, inline_block
+
+
+def first_row_sizes(b: TorchBuilder, block: ir.Block, inits, row_types, first_scan_output: int) -> list[list]:
+    """Each scan output's row dims as ints and `!torch.int`s computed before the loop: a run-time
+    dim is read (`aten.size.int`) from a copy of the body's first iteration, on the loop's initial
+    values (ONNX requires every iteration's row to have the same shape). Only sizes are read from
+    the copy: the Linalg lowering resolves them to the inputs' dims and drops the copy."""
+    if all(tensor_info(t).is_static for t in row_types):
+        return [list(tensor_info(t).sizes) for t in row_types]
+    first = [b.scalar_tensor_literal(0, "si64"), b.scalar_tensor_literal(True, "i1"), *inits]
+    outputs = inline_block(b, block, first)
+    sizes = []
+    for k, row_type in enumerate(row_types):
+        row = fit_to_type(b, outputs[first_scan_output + k], row_type)
+        sizes.append([b.dim(row, d) if size is None else size for d, size in enumerate(tensor_info(row_type).sizes)])
+    return sizes
 
 
 class RowCollector:
@@ -31,18 +52,22 @@ class RowCollector:
         initial [0, 0] tensor; `scf.while` is right)."""
         return any(not tensor_info(t).is_static for t in row_types)
 
-    def __init__(self, row_type: ir.Type, know_trip_count: bool, reverse: bool = False):
+    def __init__(self, row_type: ir.Type, know_trip_count: bool, reverse: bool = False, row_sizes=None):
+        """`row_sizes`: the row's dims before the loop (`first_row_sizes`), for a buffer of a row
+        whose dims are only known at run time."""
         info = tensor_info(row_type)
         self.row_type, self.sizes, self.element, self.reverse = row_type, list(info.sizes), info.element, reverse
-        if not info.is_static:
-            self.mode = "first-row"
+        self.row_sizes = row_sizes if row_sizes is not None else self.sizes
+        if know_trip_count and (info.is_static or row_sizes is not None):
+            self.mode = "buffer"
         else:
-            self.mode = "buffer" if know_trip_count else "grow"
+            self.mode = "grow" if info.is_static else "first-row"
 
     def initial(self, b: TorchBuilder, trip_count) -> list[ir.Value]:
         """The loop-carried value before the first iteration."""
         if self.mode == "buffer":
-            return [b.full([trip_count, *self.sizes], 0, self.element)]
+            buffer = b.full([trip_count, *self.row_sizes], 0, self.element)
+            return [b.cast_to(buffer, b.tensor_type([b.static_dim(trip_count), *self.sizes], self.element))]
         # first-row: 0 for each run-time dim, the static dims kept (else no cast to the grown type)
         sizes = self.sizes if self.mode == "grow" else [0 if size is None else size for size in self.sizes]
         return [b.cast_to(b.full([0, *sizes], 0, self.element), self._grown_type(b))]

@@ -24,7 +24,7 @@ from torch_mlir import ir
 
 from ..node import NUMPY_DTYPES, literal_value
 from ..types import tensor_info
-from .regions import UNREALIZED_CAST, terminator
+from .regions import UNREALIZED_CAST, terminator, to_original_type, to_torch
 
 # A scalar chain, never data: a value with more elements is not evaluated.
 _MAX_ELEMENTS = 16
@@ -204,3 +204,144 @@ def _followed_arguments(block: ir.Block, carried: list, yielded: list) -> list:
             continue  # a literal or constant, or an op the evaluation will refuse
         pending.extend(owner.operands)
     return [argument for argument in carried if argument in followed]
+
+
+# Ops a counting condition is compared through: they keep a one-element value's number.
+_PASSING = ("torch.aten.to.dtype", "torch.aten.reshape", "torch.aten.view", "torch.aten.squeeze.dim",
+            "torch.aten.squeeze", "torch.aten.unsqueeze", "torch.tensor_static_info_cast", UNREALIZED_CAST)
+_LESS = {"torch.aten.lt.Tensor": False, "torch.aten.gt.Tensor": True}  # True: the operands are swapped
+
+
+def _passed_through(value: ir.Value) -> ir.Value:
+    """`value` with the pass-through ops in front of it skipped (a bool cast to bool, a reshape)."""
+    while True:
+        owner = _owner(value)
+        if owner is None or owner.name not in _PASSING:
+            return value
+        if owner.name == "torch.aten.to.dtype" and not str(owner.operands[0].type).endswith(",i1>"):
+            return value
+        value = owner.operands[0]
+
+
+def _reached_arguments(value: ir.Value, block: ir.Block) -> set:
+    """The block arguments `value` depends on through the scalar ops of `_EVALUATORS`; raises
+    _NotCounting through any other op of the block."""
+    reached, pending, seen = set(), [value], set()
+    while pending:
+        value = pending.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        if isinstance(value, ir.BlockArgument):
+            if value.owner == block:
+                reached.add(value)
+            continue
+        owner = _owner(value)
+        if owner is None:
+            raise _NotCounting
+        if owner.name in ("torch.vtensor.literal", "torch.constant.int", "torch.constant.float",
+                          "torch.constant.bool", "torch.constant.none"):
+            continue
+        if owner.name not in _EVALUATORS or len(owner.regions):
+            raise _NotCounting
+        pending.extend(owner.operands)
+    return reached
+
+
+def run_time_iterations(b, block: ir.Block, inits, initial_condition: ir.Value | None,
+                        trip_count) -> ir.Value | None:
+    """The number of iterations of a Loop whose condition counts to a bound only known at run time
+    (tf2onnx's `i + 1 < n` with `n` a sequence length), as a [] si64 tensor computed before the
+    loop; None for any other condition.
+
+    The condition the body yields must be `a < n` (or `n > a`), where `a` is a function of
+    loop-carried values that start from literals (evaluated on numpy as in `counted_iterations`)
+    that grows by exactly 1 per iteration, and `n` a function of loop-carried values the body
+    passes on unchanged (computed before the loop from their initial values). Iteration 0 runs
+    when the initial condition holds, iteration j > 0 when a of iteration j - 1, a0 + j - 1, is
+    below n: the count is `initial ? 1 + max(0, ceil(n - a0)) : 0`, at most `trip_count` (an int
+    or None)."""
+    if trip_count is not None and not isinstance(trip_count, int):
+        return None
+    carried = list(block.arguments[2:])
+    yielded = list(terminator(block).operands)
+    if len(yielded) < 1 + len(carried) or len(inits) != len(carried):
+        return None
+    comparison = _owner(_passed_through(yielded[0]))
+    if comparison is None or comparison.name not in _LESS:
+        return None
+    counter, bound = comparison.operands[0], comparison.operands[1]
+    if _LESS[comparison.name]:
+        counter, bound = bound, counter
+    unchanged = {argument for argument, value in zip(carried, yielded[1:]) if _passed_through(value) == argument}
+    try:
+        bound_arguments = _reached_arguments(bound, block)
+        if not bound_arguments or not bound_arguments <= unchanged or block.arguments[0] in bound_arguments:
+            return None
+        followed = _followed_arguments(block, carried, [counter, *yielded[1:]])
+        if set(followed) & bound_arguments:
+            return None
+        state = {}
+        for argument in followed:
+            array = literal_value(inits[carried.index(argument)])
+            if array is None or array.size > _MAX_ELEMENTS:
+                return None
+            state[argument] = array
+        values = []
+        for iteration in range(3):
+            evaluator = _Evaluator(block, {block.arguments[0]: np.array(iteration, np.int64),
+                                           block.arguments[1]: np.array(True), **state})
+            values.append(np.asarray(evaluator.value(counter)).reshape(-1))
+            state = {argument: evaluator.value(yielded[1 + carried.index(argument)]) for argument in followed}
+    except _NotCounting:
+        return None
+    if any(value.size != 1 for value in values):
+        return None
+    first = float(values[0][0])
+    if not np.isfinite(first) or first != round(first) or any(float(values[j][0]) != first + j for j in (1, 2)):
+        return None
+    bound_value = _computed_before(b, block, bound, {argument: inits[carried.index(argument)] for argument in bound_arguments})
+    return _count(b, bound_value, int(first), initial_condition, trip_count)
+
+
+def _computed_before(b, block: ir.Block, value: ir.Value, initial: dict) -> ir.Value:
+    """A copy, in front of the node, of the scalar ops computing `value` in `block`, its block
+    arguments bound to their `initial` values (torch values)."""
+    mapping = {argument: to_original_type(b, init, argument.type) for argument, init in initial.items()}
+
+    def copy(value: ir.Value) -> ir.Value:
+        if value in mapping:
+            return mapping[value]
+        owner = _owner(value)
+        if owner is None or owner.block != block:
+            return value
+        operands = [copy(operand) for operand in owner.operands]
+        clone = owner.clone(ip=ir.InsertionPoint(b.anchor))
+        for index, operand in enumerate(operands):
+            clone.operands[index] = operand
+        for old, new in zip(owner.results, clone.results):
+            mapping[old] = new
+        return mapping[value]
+
+    return to_torch(b, copy(value))
+
+
+def _count(b, bound: ir.Value, first: int, initial_condition: ir.Value | None, trip_count) -> ir.Value:
+    """`initial ? 1 + max(0, ceil(bound - first)) : 0` (at most `trip_count`) as a [] si64 tensor."""
+    info = b.info(bound)
+    if info.rank:
+        bound = b.reshape(bound, [], [])
+    if info.is_float:
+        bound = b.unary("aten.ceil", b.to_dtype(bound, "f64"))
+    scalar = b.tensor_type([], "si64")
+    bound = b.to_dtype(bound, "si64")
+    count = b.op("aten.sub.Scalar", scalar, bound, b.constant_int(first - 1), b.constant_int(1))
+    count = b.op("aten.maximum", scalar, count, b.scalar_tensor_literal(1, "si64"))
+    if trip_count is not None:
+        count = b.op("aten.minimum", scalar, count, b.scalar_tensor_literal(trip_count, "si64"))
+    if initial_condition is not None:
+        flag = b.to_dtype(initial_condition, "i1")
+        if b.info(flag).rank:
+            flag = b.reshape(flag, [], [])
+        count = b.op("aten.where.ScalarOther", scalar, flag, count, b.constant_int(0))
+    return count
