@@ -41,7 +41,7 @@ from ..types import tensor_info
 from . import lists, stacked
 from .trip_count import counted_iterations, run_time_iterations
 from .rows import RowCollector, first_row_sizes
-from .tensor_loops import tensor_counting_loop, tensor_while_loop
+from .tensor_loops import tensor_while_loop
 from .regions import (
     UNREALIZED_CAST,
     fit_to_type,
@@ -114,10 +114,8 @@ def loop(node: OnnxNode, b: TorchBuilder):
     if node.target in LOOPLESS_TARGETS:
         if for_like and isinstance(trip_count, int) and trip_count <= UNROLL_LIMIT:
             return _unrolled(node, b, block, inits, trip_count, for_like)
-        rows = lambda output, body_type: row_type(node, b, output, body_type)  # noqa: E731
-        if for_like and node.target == "stablehlo":
-            return tensor_counting_loop(node, b, block, inits, scan_count, rows, trip_count)
-        return tensor_while_loop(node, b, block, inits, scan_count, rows)
+        return tensor_while_loop(node, b, block, inits, scan_count,
+                                 lambda output, body_type: row_type(node, b, output, body_type))
     loop_body = LoopBody(node, b, block, inits, scan_count)
     if for_like:
         return loop_body.for_like(trip_count)

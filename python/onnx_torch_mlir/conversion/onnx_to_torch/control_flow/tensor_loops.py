@@ -1,19 +1,5 @@
-"""A Loop for TOSA and StableHLO that cannot be unrolled: a `torch.prim.Loop` that carries
-tensors only, counting (`tensor_counting_loop`, StableHLO) when the number of iterations is known
-before the loop, else while-like (`tensor_while_loop`).
-
-StableHLO, the number of iterations known before the loop (a run-time trip count and a condition
-that cannot stop the loop early, or a condition that only counts, `trip_count.py`): the
-`torch.prim.Loop` is for-like, its trip count that number and its conditions the constant true,
-which `transforms/torch/control_flow.py` makes the counting `stablehlo.while` that IREE raises to
-an `scf.for` (as `recurrent/tensor_loop.py` does for a recurrent layer's time loop). The iteration
-number is a [] si64 tensor carried last; each scan output is a [count, row...] buffer allocated
-before the loop (a row's run-time dims from `rows.first_row_sizes`) and written one row per
-iteration (`aten.index_put` at the iteration number), so every carried tensor keeps its dims:
-IREE fails on the `scf.while` of a carried tensor whose run-time dim is defined differently
-before the loop and in its body, and loses a tensor that grows in an `scf.for`.
-
-Otherwise:
+"""A Loop for TOSA and StableHLO that cannot be unrolled: a while-like `torch.prim.Loop` that
+carries tensors only.
 
 A Loop whose trip count is only known at run time, that may stop early on its condition, or
 whose trip count is over the unroll limit stays a loop there. `transforms/torch/control_flow.py`
@@ -43,7 +29,6 @@ from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..types import tensor_info
 from .regions import fit_to_type, join_types, replace_terminator, retype_arguments, terminator, value_type, yielded_values
-from .rows import first_row_sizes
 
 INT64_MAX = 2**63 - 1
 
@@ -121,60 +106,6 @@ def tensor_while_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: S
     block.append_to(loop.regions[0])
     results = list(loop.results)
     return results[:carried_count] + results[carried_count : carried_count + scan_count]
-
-
-def tensor_counting_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: Sequence[ir.Value],
-                         scan_count: int, row_type, trip_count) -> list[ir.Value]:
-    """The Loop's outputs from a for-like tensor-only loop of `trip_count` iterations (an int or a
-    `!torch.int` computed before the loop; see the module)."""
-    location = b.location
-    carried_count = len(inits)
-    outputs = terminator(block).operands
-    carried_types = [
-        join_types(b, node, [value_type(init), argument.type, value_type(output), node.op.results[index].type],
-                   f"loop-carried value {index}")
-        for index, (init, argument, output) in enumerate(zip(inits, block.arguments[2:], outputs[1:]))
-    ]
-    rows = [row_type(carried_count + k, value_type(outputs[1 + carried_count + k])) for k in range(scan_count)]
-    inits = [b.cast_to(init, t) for init, t in zip(inits, carried_types)]
-    count = trip_count if isinstance(trip_count, int) else None
-    buffers = []
-    for row, sizes in zip(rows, first_row_sizes(b, block, inits, rows, 1 + carried_count)):
-        info = tensor_info(row)
-        buffer = b.full([trip_count, *sizes], 0, info.element)
-        buffers.append(b.cast_to(buffer, b.tensor_type([count, *info.sizes], info.element)))
-    counter_type = b.tensor_type([], "si64")
-    loop_inits = [*inits, *buffers, b.scalar_tensor_literal(0, "si64")]
-    types = [b.type("!torch.int"), *(value.type for value in loop_inits)]
-
-    def replacement(index: int, new: list, inner: TorchBuilder):
-        if index == 0:
-            return new[-1]
-        if index == 1:
-            return inner.scalar_tensor_literal(True, "i1")
-        return new[index - 1] if index - 2 < carried_count else None
-
-    arguments = retype_arguments(block, types, location, replacement)
-    inner = TorchBuilder(terminator(block), location)
-    body_outputs = yielded_values(inner, block)
-    counter = arguments[-1]
-    next_values = [fit_to_type(inner, value, t) for value, t in zip(body_outputs[1 : 1 + carried_count], carried_types)]
-    for k, row in enumerate(rows):
-        value = fit_to_type(inner, body_outputs[1 + carried_count + k], row)
-        buffer = arguments[1 + carried_count + k]
-        next_values.append(inner.op("aten.index_put.hacked_twin", buffer.type, buffer,
-                                    inner.tensor_list([inner.unsqueeze(counter, 0)]), inner.unsqueeze(value, 0),
-                                    inner.constant_bool(False)))
-    following = inner.op("aten.add.Scalar", counter_type, counter, inner.constant_int(1), inner.constant_int(1))
-    replace_terminator(block, "torch.prim.Loop.condition", [inner.constant_bool(True), *next_values, following],
-                       location)
-    loop = ir.Operation.create(
-        "torch.prim.Loop", results=[value.type for value in loop_inits],
-        operands=[b.dim_value(trip_count), b.constant_bool(True), *loop_inits], regions=1, loc=location,
-        ip=ir.InsertionPoint(b.anchor),
-    )
-    block.append_to(loop.regions[0])
-    return list(loop.results)[: carried_count + scan_count]
 
 
 _SHAPE_KEEPING_READERS = ("onnx.Cast", "onnx.Identity")
