@@ -155,6 +155,8 @@ ROUTES = {
                  "TOSA's pow requires a base >= 0; TorchToTosa makes every Pow a tosa.pow"),
             Step("isolate-conditionals", "tosa.isolated_conditionals:isolate_conditionals",
                  "the TOSA specification's cond_if branches read only their operands"),
+            Step("concatenations-within-the-level", "tosa.concat_lists:concatenations_within_the_level",
+                 "level 8K takes at most 64 tensors in a list; TorchToTosa concatenates every step of a recurrence"),
             Step("tensor-constants-as-tosa-const", "tosa.constants:tensor_constants_as_tosa_const",
                  "TorchToTosa leaves tensor arith.constants; TOSA's serializer knows only TOSA ops"),
         ),

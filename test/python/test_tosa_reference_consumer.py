@@ -343,3 +343,17 @@ def test_float64_is_computed_in_float32_with_a_warning():
         got = np.asarray(run(logits)[0])
         assert got.dtype == np.float32, consumer
         np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=consumer)
+
+
+def test_a_concatenation_of_more_tensors_than_the_level_allows_is_a_tree():
+    """Level 8K lists hold at most 64 tensors (transforms/tosa/concat_lists.py): an unrolled GRU's
+    119 steps in one tosa.concat made the reference model's result UNPREDICTABLE."""
+    names = [f"x{index}" for index in range(130)]
+    model = _model([helper.make_node("Concat", names, ["y"], axis=1)],
+                   [helper.make_tensor_value_info(name, F, [2, 1]) for name in names],
+                   [helper.make_tensor_value_info("y", F, [2, 130])])
+    module = onnx_torch_mlir.compile(model, output_type="tosa")
+    concats = [line for line in str(module).splitlines() if "tosa.concat" in line]
+    assert concats and all(line.count("%arg") + line.split("=", 1)[1].count("%") <= 64 + 1 for line in concats)
+    arrays = [np.full((2, 1), index, np.float32) for index in range(130)]
+    _check_consumers(model, module, arrays, rtol=0, atol=0)
