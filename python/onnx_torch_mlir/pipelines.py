@@ -63,6 +63,9 @@ ROUTE_OPTIONS = {
     "conv_layout": (("channels-last", "as-imported"),
                     "Linalg's 2-D convolutions and pools: channels-last (NHWC, what IREE's CPU code runs fast; "
                     "docs/performance.md) or as torch-mlir lowers them (NCHW)"),
+    "quantized_io": (("float", "int8"),
+                     "TOSA, QDQ models: float inputs and outputs quantized and dequantized in the graph, or the "
+                     "int8 tensors themselves (no float op left: what Vela compiles)"),
 }
 
 
@@ -141,6 +144,9 @@ ROUTES = {
         ),
         after=(
             Step("cut-marked-rows", "tosa.dynamic_rows:cut_marked_rows", "the markers: tensor.extract_slice to the count"),
+            Step("quantized-inputs-and-outputs-as-int8", "tosa.quantized_regions:quantized_inputs_and_outputs_as_int8",
+                 "the graph's boundary QuantizeLinear/DequantizeLinear left to the caller",
+                 option=("quantized_io", "int8")),
             Step("quantized-regions-as-integer", "tosa.quantized_regions:quantized_regions_as_integer",
                  "torch-mlir requantizes QDQ graphs in float: int8/int32 ops and tosa.rescale instead"),
             Step("float64-as-float32", "tosa.float64:float64_as_float32",

@@ -124,7 +124,67 @@ def quantized_regions_as_integer(module: ir.Module) -> int:
     return made_integer
 
 
+def quantized_inputs_and_outputs_as_int8(module: ir.Module) -> int:
+    """Route option quantized_io=int8: each entry function's float input read only by
+    QuantizeLinear markers to int8 of one scale and zero point becomes that int8 input, and each
+    result that is a DequantizeLinear marker of a per-tensor int8 tensor becomes that int8 result
+    (the caller quantizes and dequantizes with the model's parameters); the count of changed
+    inputs and results."""
+    changed = 0
+    with module.context, ir.Location.unknown():
+        for function in ops_named(module, ("func.func",)):
+            if not function.regions or not function.regions[0].blocks:
+                continue
+            block = function.regions[0].blocks[0]
+            for argument in block.arguments:
+                markers = _only_quantized(argument)
+                if not markers or len({str(marker.attributes["implementation_attrs"]) for marker in markers}) != 1:
+                    continue
+                argument.set_type(markers[0].results[0].type)
+                for marker in markers:
+                    marker.results[0].replace_all_uses_with(argument)
+                    marker.erase()
+                _erase_unread(function)  # the float computations of the quantization, which read the input
+                changed += 1
+            terminator = block.operations[len(block.operations) - 1].operation
+            for index, result in enumerate(terminator.operands):
+                marker = defining_op(result)
+                if marker is None or not _is_marker(marker) or _operator(marker) != DEQUANTIZE:
+                    continue
+                parameters = json.loads(ir.StringAttr(marker.attributes["implementation_attrs"]).value)
+                if _element(marker.operands[0]) != "i8" or parameters["axis"] is not None:
+                    continue
+                terminator.operands[index] = marker.operands[0]
+                changed += 1
+            if changed:
+                function.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+                    [argument.type for argument in block.arguments], [value.type for value in terminator.operands]))
+    return changed
+
+
+def _only_quantized(argument: ir.Value) -> list[ir.Operation]:
+    """The QuantizeLinear markers of `argument` when every path from it ends in one (the markers'
+    float computations read it too), else []."""
+    markers, seen, pending = {}, set(), [argument]
+    while pending:
+        for use in pending.pop().uses:
+            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            if _is_marker(user) and _operator(user) == QUANTIZE:
+                if use.operand_number == 0:
+                    markers[str(user.location) + str(id(user))] = user
+                continue
+            if user.name == "func.return" or user.regions or not user.results:
+                return []
+            for result in user.results:
+                if result not in seen:
+                    seen.add(result)
+                    pending.append(result)
+    return list(markers.values())
+
+
 def _is_marker(op: ir.Operation) -> bool:
+    if op.name != "tosa.custom":
+        return False
     return ir.StringAttr(op.attributes["domain_name"]).value == MARKER_DOMAIN and _operator(op) in (QUANTIZE, DEQUANTIZE)
 
 
