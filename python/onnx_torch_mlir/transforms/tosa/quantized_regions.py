@@ -35,7 +35,10 @@ or int32 (literal float32 parameters) in a marker call (conversion/.../quantizat
   left unread are erased.
 
 What stays float: the graph's input QuantizeLinear and output DequantizeLinear (float32 in, float32
-out), and regions of ops the walk does not know. Results are within one quantization step of
+out), and regions of ops the walk does not know. With the route option quantized_io=int8,
+`quantized_inputs_and_outputs_as_int8` (before the walk) leaves those two to the caller: the int8
+tensors become the function's inputs and results, and no float op is left (Vela refuses a graph
+with any). Results are within one quantization step of
 onnxruntime's float computation: each rescale rounds once, half up where ONNX rounds half to even.
 
 It can go when torch-mlir's TOSA lowering turns QDQ patterns into integer TOSA itself (it fuses
@@ -360,12 +363,12 @@ class _Walk:
     def _convolution(self, op: ir.Operation) -> _Integer | None:
         """tosa.conv2d (weights [O, KH, KW, I]) or depthwise_conv2d ([KH, KW, C, M]) on int8."""
         x, weights = self.exact(op.operands[0]), self.exact(op.operands[1])
-        if x is None or weights is None or x.bits != 8 or weights.bits != 8 or weights.array is None:
+        if x is None or weights is None or x.bits != 8 or weights.bits != 8:
             return None
         x_scale = _compressed(x.scale)
         if x_scale.size != 1:
             return None
-        weight_scale = np.broadcast_to(weights.scale, weights.array.shape)
+        weight_scale = np.broadcast_to(weights.scale, _shape(op.operands[1]))
         if op.name == "tosa.conv2d":
             per_output = weight_scale[:, 0, 0, 0]
             uniform = np.all(weight_scale == per_output[:, None, None, None])
@@ -380,7 +383,8 @@ class _Walk:
             return None
         b = TosaBuilder(op, op.location)
         x_value = x.value if x.array is None else b.constant(x.array, 8)
-        value = b.like(op.name, op, [x_value, b.constant(weights.array, 8), b.constant(bias, 32),
+        weight_value = weights.value if weights.array is None else b.constant(weights.array, 8)
+        value = b.like(op.name, op, [x_value, weight_value, b.constant(bias, 32),
                                      b.zero_point(x.zero_point, 8), b.zero_point(weights.zero_point, 8)],
                        32, {"acc_type": ir.TypeAttr.get(b.integer(32))})
         return _Integer(value, None, accumulator_scale.reshape([1, 1, 1, -1]), 0, 32)
