@@ -32,6 +32,7 @@ def compile(
     weights_file=None,
     weights_min_bytes: int | None = None,
     conv_layout: str | None = None,
+    quantized_io: str | None = None,
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
 
@@ -63,6 +64,10 @@ def compile(
 
     `conv_layout` (Linalg): "channels-last" (the default: 2-D convolutions and pools as NHWC named ops,
     the form IREE runs fast) or "as-imported" (torch-mlir's NCHW); pipelines.ROUTE_OPTIONS.
+    `quantized_io` (TOSA, QDQ models): "float" (the default: the graph quantizes its float input and
+    dequantizes its output, in float) or "int8" (an input read only by a QuantizeLinear to int8 is
+    that int8 tensor, an output that is a DequantizeLinear of int8 is the int8 tensor: no float op
+    left for an NPU compiler such as Vela; transforms/tosa/quantized_regions.py).
 
     `isolated=True` compiles in a forked child process (onnx_torch_mlir.isolation): a crash
     inside MLIR or torch-mlir raises InternalCompilerError (naming the pipeline step and a
@@ -77,7 +82,7 @@ def compile(
             custom_op_encoding=custom_op_encoding, keep_onnx_ops=keep_onnx_ops, importer=importer,
             converter=converter, dims=dims, input_shapes=input_shapes, input_values=input_values, entry_name=entry_name, weights=weights,
             weights_file=weights_file, weights_min_bytes=weights_min_bytes,
-            conv_layout=conv_layout,
+            conv_layout=conv_layout, quantized_io=quantized_io,
         )
     from .transforms.torch.custom_ops import ENCODINGS, normalize_backend_legal_ops
 
@@ -92,7 +97,8 @@ def compile(
     if weights not in WEIGHTS_FORMS:
         raise PipelineError(f"unknown weights form '{weights}': expected one of {', '.join(WEIGHTS_FORMS)}")
     check_weights_file(weights, weights_file)
-    route_options = {"conv_layout": conv_layout} if conv_layout else {}
+    route_options = {name: value for name, value in (("conv_layout", conv_layout), ("quantized_io", quantized_io))
+                     if value}
     for name in route_options:
         route_option(route_options, name)
     legal = normalize_backend_legal_ops(backend_legal_ops)

@@ -63,6 +63,9 @@ ROUTE_OPTIONS = {
     "conv_layout": (("channels-last", "as-imported"),
                     "Linalg's 2-D convolutions and pools: channels-last (NHWC, what IREE's CPU code runs fast; "
                     "docs/performance.md) or as torch-mlir lowers them (NCHW)"),
+    "quantized_io": (("float", "int8"),
+                     "TOSA, QDQ models: float inputs and outputs quantized and dequantized in the graph, or the "
+                     "int8 tensors themselves (no float op left: what Vela compiles)"),
 }
 
 
@@ -133,12 +136,19 @@ ROUTES = {
             ERASE_UNUSED_SHAPE_ARITHMETIC,
             Step("mark-rows-cut-to-run-time-counts", "tosa.dynamic_rows:mark_rows_cut_to_run_time_counts",
                  "rows of a run-time count (NMS): computed padded, cut by a marker"),
+            Step("quantization-markers-as-custom-ops", "tosa.quantized_regions:quantization_markers_as_custom_ops",
+                 "QDQ's quantize/dequantize carried through torch-mlir's lowering as tosa.custom"),
             Step("keep-dims-dynamic-for-tosa", "tosa.dynamic:keep_dims_dynamic_for_tosa",
                  "forms TorchToTosa lowers with dynamic dims; the rest refused naming the op", arguments=(STATIC_DIMS_HINT.format(backend="tosa"),),
                  dynamic_only=True),
         ),
         after=(
             Step("cut-marked-rows", "tosa.dynamic_rows:cut_marked_rows", "the markers: tensor.extract_slice to the count"),
+            Step("quantized-inputs-and-outputs-as-int8", "tosa.quantized_regions:quantized_inputs_and_outputs_as_int8",
+                 "the graph's boundary QuantizeLinear/DequantizeLinear left to the caller",
+                 option=("quantized_io", "int8")),
+            Step("quantized-regions-as-integer", "tosa.quantized_regions:quantized_regions_as_integer",
+                 "torch-mlir requantizes QDQ graphs in float: int8/int32 ops and tosa.rescale instead"),
             Step("float64-as-float32", "tosa.float64:float64_as_float32",
                  "TOSA has no float64; torch-mlir's lowering keeps the model's"),
             Step("gathers-of-i64-as-i32-halves", "tosa.wide_gathers:gathers_of_i64_as_i32_halves",

@@ -30,7 +30,9 @@ _TO_LINALG = {
         "func.func(tosa-to-scf)",
         "func.func(tosa-to-linalg-named)",
         "func.func(tosa-to-linalg)",
-        "func.func(tosa-to-arith)",
+        # include-apply-rescale: tosa-to-linalg makes each tosa.rescale a tosa.apply_scale, which
+        # tosa-to-arith lowers only when asked (integer QDQ graphs: transforms/tosa/quantized_regions.py).
+        "func.func(tosa-to-arith{include-apply-rescale=true})",
         "func.func(tosa-to-tensor)",
     ],
     "stablehlo": [

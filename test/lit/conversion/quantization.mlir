@@ -159,9 +159,11 @@ module attributes {onnx_torch_mlir.target = "tosa"} {
 
 // -----
 
+// On TOSA an int8 DequantizeLinear is its float computation inside a marker call that names its
+// parameters (quantization/tosa_markers.py; the TOSA route makes the region integer).
 // CHECK-LABEL: func.func @dequantize_int8_tosa
-// CHECK: torch.aten._make_per_tensor_quantized_tensor %arg0, {{.*}} -> !torch.vtensor<[8],!torch.qint8>
-// CHECK: torch.aten.dequantize.self
+// CHECK: %[[FLOAT:.*]] = torch.aten.mul.Tensor
+// CHECK: call @onnx_torch_mlir.dequantize_linear${{[0-9a-f]+}}(%arg0, %[[FLOAT]]) : (!torch.vtensor<[8],si8>, !torch.vtensor<[8],f32>) -> !torch.vtensor<[8],f32>
 module attributes {onnx_torch_mlir.target = "tosa"} {
   func.func @dequantize_int8_tosa(%arg0: !torch.vtensor<[8],si8>) -> !torch.vtensor<[8],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
     %0 = torch.operator "onnx.Constant"() {torch.onnx.value = dense<2.500000e-01> : tensor<f32>} : () -> !torch.vtensor<[],f32>

@@ -29,6 +29,7 @@ from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
 from ..types import onnx_dtype_to_element
+from .tosa_markers import DEQUANTIZE, QUANTIZE, marked, marker_parameters
 from .arith import (
     constant, operand, divide_by_all_ones,
     FLOAT8_MAX, INTEGER_RANGES, QUANTIZED_ELEMENTS, divide, division_element, expand_parameter, literal_number,
@@ -72,6 +73,17 @@ def _parameters(node: OnnxNode, b: TorchBuilder, x_info, scale_index: int = 1, z
     return layout, scale, zero_point
 
 
+def _marked_for_tosa(node: OnnxNode, b: TorchBuilder, name: str, x: ir.Value, y: ir.Value, x_info) -> ir.Value:
+    """On TOSA, `y` (the op's float computation) inside a marker that says what it is (tosa_markers.py);
+    elsewhere, or for parameters the integer form does not take, `y` itself."""
+    if node.target != "tosa" or x_info.sizes is None:
+        return y
+    parameters = marker_parameters(node, 1, 2, len(x_info.sizes))
+    if parameters is None or (name == QUANTIZE and parameters["axis"] is not None):
+        return y
+    return marked(b, name, [x, y], b.type_like(y), parameters)
+
+
 @converts("QuantizeLinear", since=10)
 def quantize_linear(node: OnnxNode, b: TorchBuilder):
     """y = saturate(round(x / y_scale) + y_zero_point); float8: y = convert(x / y_scale),
@@ -105,6 +117,8 @@ def quantize_linear(node: OnnxNode, b: TorchBuilder):
     _, scale, zero_point = _parameters(node, b, x_info)
     if element not in FLOAT8_MAX:
         y = quotient_to_integer(node, b, x, scale, zero_point, element, divide_in, bounds)
+        if element == "si8" and x_info.element == "f32" and divide_in == "f32" and bounds is None:
+            y = _marked_for_tosa(node, b, QUANTIZE, x, y, x_info)
         return b.cast_to(y, node.result_type())
     quotient = divide(node, b, x, scale, divide_in)
     if node.attr_int("saturate", 1):
@@ -128,7 +142,7 @@ def dequantize_linear(node: OnnxNode, b: TorchBuilder):
     scale_value, zero_value = literal_number(node, 1), literal_number(node, 2)
     if (x_info.element in ("si8", "ui8") and output == "f32" and node.input_info(1).element == "f32"
             and scale_value is not None and (zero_value is not None or not node.has_input(2))
-            and quantized_form_allowed(node, x_info.element)
+            and quantized_form_allowed(node, x_info.element) and node.target != "tosa"
             and parameter_layout(node, x_info, node.input_info(1), node.attr_int("axis", 1),
                                  node.attr_int("block_size", 0), "scale")[0] == "tensor"):
         quantized = make_quantized(b, x, scale_value, zero_value or 0)
@@ -138,7 +152,10 @@ def dequantize_linear(node: OnnxNode, b: TorchBuilder):
     if zero_point is not None and x_info.element not in FLOAT8_MAX:
         difference = b.binary("aten.sub.Tensor", difference, to_float(node, b, zero_point, "f32"))
     y = b.binary("aten.mul.Tensor", difference, to_float(node, b, scale, "f32"))
-    return b.cast_to(b.to_dtype(y, output), node.result_type())
+    y = b.to_dtype(y, output)
+    if x_info.element in ("si8", "si32") and output == "f32":
+        y = _marked_for_tosa(node, b, DEQUANTIZE, x, y, x_info)
+    return b.cast_to(y, node.result_type())
 
 
 @converts("DynamicQuantizeLinear", since=11)

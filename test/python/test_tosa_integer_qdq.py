@@ -1,0 +1,196 @@
+"""QDQ models as integer TOSA (transforms/tosa/quantized_regions.py): a small CNN (Conv-BN-ReLU x3
+with a stride, an Add residual, MaxPool, GlobalAveragePool, Flatten, Gemm) exported by torch at opset
+17 and quantized by onnxruntime's quantize_static (QDQ, int8 activations asymmetric and symmetric,
+per-channel int8 weights, seeded calibration).
+
+- Between the graph's boundary QuantizeLinear and DequantizeLinear nothing is float: convolutions,
+  matmuls, pools and sums run on int8 with int32 accumulators, requantized by tosa.rescale; with
+  quantized_io="int8" the module has no float tensor at all.
+- Vela (ethos-u85-256) places every operator of the int8-io graph on the NPU.
+- The TOSA reference model, our runner and IREE are within one quantization step of onnxruntime
+  run without graph optimizations (DequantizeLinear -> float op -> QuantizeLinear, the ONNX
+  definition). onnxruntime's optimized QDQ kernels are the reference only where its uint8 x int8
+  arithmetic is exact (onnxruntime_reference.uint8_int8_saturation): it runs int8 activations
+  shifted to uint8, and without AVX-VNNI its pairwise 16-bit sums saturate (measured: 9 output
+  steps off on this model, the first convolution 40 steps).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime
+import pytest
+
+import onnx_torch_mlir
+from onnx_torch_mlir import runtime
+from onnxruntime_reference import uint8_int8_saturation
+
+torch = pytest.importorskip("torch")
+quantization = pytest.importorskip("onnxruntime.quantization")
+
+SEED = 20261201
+FLOAT_OPS = re.compile(r"= tosa\.(\w+).*xf(32|16)>")
+
+
+def _network():
+    from torch import nn
+
+    def block(inputs, outputs, stride=1):
+        return nn.Sequential(nn.Conv2d(inputs, outputs, 3, stride, 1, bias=False), nn.BatchNorm2d(outputs), nn.ReLU())
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.first, self.down, self.residual = block(3, 16), block(16, 32, 2), block(32, 32)
+            self.pool, self.gap, self.fc = nn.MaxPool2d(2), nn.AdaptiveAvgPool2d(1), nn.Linear(32, 10)
+
+        def forward(self, x):
+            y = self.down(self.first(x))
+            y = self.pool(y + self.residual(y))
+            return self.fc(torch.flatten(self.gap(y), 1))
+
+    torch.manual_seed(SEED)
+    net = Net().eval()
+    for module in net.modules():
+        if isinstance(module, nn.BatchNorm2d):  # statistics of a trained network, not the identity
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.uniform_(-0.3, 0.3)
+    return net
+
+
+class _Calibration(quantization.CalibrationDataReader):
+    def __init__(self):
+        rng = np.random.default_rng(SEED)
+        self.feeds = iter([{"x": rng.standard_normal((1, 3, 32, 32), dtype=np.float32)} for _ in range(8)])
+
+    def get_next(self):
+        return next(self.feeds, None)
+
+
+@pytest.fixture(scope="module", params=["asymmetric", "symmetric"])
+def model_path(request, tmp_path_factory):
+    directory = tmp_path_factory.mktemp(f"qdq-cnn-{request.param}")
+    float_path, path = directory / "float.onnx", directory / "model.onnx"
+    torch.onnx.export(_network(), torch.randn(1, 3, 32, 32), str(float_path), opset_version=17, input_names=["x"],
+                      output_names=["y"], dynamo=False)
+    quantization.quantize_static(
+        str(float_path), str(path), _Calibration(), quant_format=quantization.QuantFormat.QDQ, per_channel=True,
+        activation_type=quantization.QuantType.QInt8, weight_type=quantization.QuantType.QInt8,
+        calibrate_method=quantization.CalibrationMethod.MinMax,
+        extra_options={"ActivationSymmetric": request.param == "symmetric"})
+    return path
+
+
+def _inputs(count=3):
+    rng = np.random.default_rng(SEED + 1)
+    return [rng.standard_normal((1, 3, 32, 32), dtype=np.float32) for _ in range(count)]
+
+
+def _onnx_semantics(path: Path) -> onnxruntime.InferenceSession:
+    """onnxruntime without graph optimizations: each DequantizeLinear, float op and QuantizeLinear as written."""
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _output_step(path: Path) -> tuple[float, int]:
+    """The scale and zero point of the graph's last DequantizeLinear."""
+    model = onnx.load(str(path))
+    initializers = {tensor.name: onnx.numpy_helper.to_array(tensor) for tensor in model.graph.initializer}
+    last = next(node for node in model.graph.node if node.output[0] == model.graph.output[0].name)
+    return float(initializers[last.input[1]]), int(initializers[last.input[2]])
+
+
+def test_no_float_op_between_the_boundary_quantizations(model_path):
+    text = str(onnx_torch_mlir.compile(str(model_path), "tosa"))
+    for op in ("conv2d", "matmul", "max_pool2d", "reduce_sum"):
+        assert re.search(rf"tosa\.{op} .*-> tensor<[0-9x]+xi(8|32)>", text), op
+    assert "tosa.rescale" in text
+    # What is float is the input's QuantizeLinear (ending in a cast to int8) and the output's
+    # DequantizeLinear (cast from int8, subtract, multiply): no float conv, pool, sum or matmul.
+    assert not re.search(r"tosa\.(conv2d|depthwise_conv2d|matmul|max_pool2d|avg_pool2d|reduce_sum) .*xf32>", text)
+    int8 = str(onnx_torch_mlir.compile(str(model_path), "tosa", quantized_io="int8"))
+    assert "f32" not in int8, FLOAT_OPS.findall(int8)
+    assert "func.func @main_graph(%arg0: tensor<1x3x32x32xi8>) -> tensor<1x10xi8>" in int8
+
+
+@pytest.mark.skipif(shutil.which("vela") is None, reason="ethos-u-vela is not installed")
+def test_vela_places_every_operator_on_the_npu(model_path, tmp_path):
+    from onnx_torch_mlir.runtime.tosa_reference import serialize
+
+    serialize(onnx_torch_mlir.compile(str(model_path), "tosa", quantized_io="int8"), tmp_path / "model.tosa")
+    done = subprocess.run(["vela", str(tmp_path / "model.tosa"), "--accelerator-config", "ethos-u85-256",
+                           "--output-dir", str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert re.search(r"CPU operators = 0 \(0\.0%\)", done.stdout), done.stdout
+    assert re.search(r"NPU operators = \d+ \(100\.0%\)", done.stdout), done.stdout
+
+
+def _within_one_step(got, want, scale):
+    steps = np.abs(np.asarray(got, np.float64) - want) / scale
+    assert steps.max() <= 1.0 + 1e-3, f"{steps.max():.2f} steps off"
+
+
+def test_tosa_reference_model_within_one_step(model_path):
+    from onnx_torch_mlir.runtime.tosa_reference import compile_with_tosa_reference
+
+    session, (scale, zero_point) = _onnx_semantics(model_path), _output_step(model_path)
+    program = compile_with_tosa_reference(onnx_torch_mlir.compile(str(model_path), "tosa"))
+    int8_program = compile_with_tosa_reference(onnx_torch_mlir.compile(str(model_path), "tosa", quantized_io="int8"))
+    input_scale = _input_scale(model_path)
+    for x in _inputs():
+        (want,) = session.run(None, {"x": x})
+        got = program(x)
+        _within_one_step(got[0] if isinstance(got, (list, tuple)) else got, want, scale)
+        quantized = np.clip(np.round(x / np.float32(input_scale[0])) + input_scale[1], -128, 127).astype(np.int8)
+        got = int8_program(quantized)
+        got = got[0] if isinstance(got, (list, tuple)) else got
+        _within_one_step((got.astype(np.float64) - zero_point) * scale, want, scale)
+
+
+def _input_scale(path: Path) -> tuple[float, int]:
+    model = onnx.load(str(path))
+    initializers = {tensor.name: onnx.numpy_helper.to_array(tensor) for tensor in model.graph.initializer}
+    first = next(node for node in model.graph.node if node.op_type == "QuantizeLinear" and node.input[0] == "x")
+    return float(initializers[first.input[1]]), int(initializers[first.input[2]])
+
+
+def test_reference_runner_within_one_step(model_path):
+    session, (scale, _) = _onnx_semantics(model_path), _output_step(model_path)
+    module = onnx_torch_mlir.compile(str(model_path), "tosa")
+    for x in _inputs():
+        (want,) = session.run(None, {"x": x})
+        (got,) = runtime.run(module, [x], input_dialect="tosa", result_dtypes=[want.dtype])
+        _within_one_step(got, want, scale)
+
+
+def test_iree_within_one_step(model_path):
+    from onnx_torch_mlir.runtime.iree import compile_with_iree
+
+    session, (scale, _) = _onnx_semantics(model_path), _output_step(model_path)
+    program = compile_with_iree(onnx_torch_mlir.compile(str(model_path), "tosa"), "tosa")
+    for x in _inputs(2):
+        (want,) = session.run(None, {"x": x})
+        (got,) = program(x, result_dtypes=[want.dtype])
+        _within_one_step(got, want, scale)
+
+
+def test_optimized_onnxruntime_where_its_int8_kernels_are_exact(model_path):
+    if uint8_int8_saturation():
+        pytest.skip("onnxruntime's int8 kernels saturate on this CPU (no AVX-VNNI): its optimized QDQ graph is no "
+                    "reference here")
+    session = onnxruntime.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
+    scale, _ = _output_step(model_path)
+    module = onnx_torch_mlir.compile(str(model_path), "tosa")
+    for x in _inputs():
+        (want,) = session.run(None, {"x": x})
+        (got,) = runtime.run(module, [x], input_dialect="tosa", result_dtypes=[want.dtype])
+        _within_one_step(got, want, scale)
