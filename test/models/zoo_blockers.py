@@ -45,6 +45,12 @@ _TOSA_NEEDS_STATIC = (
 )
 
 BLOCKERS: tuple[Blocker, ...] = (
+    Blocker("values differ beyond", "equal scores: with the exporter's random weights, many anchors get the same "
+            "float32 score (0.7385747 at several), and NonMaxSuppression's choice among equal scores is left open by "
+            "the ONNX specification; ours takes the lowest index (ONNX's reference's order), onnxruntime's CPU "
+            "kernel the order its score-only std::priority_queue pops them in, and each choice suppresses "
+            "different boxes after it (the first detection and every score agree)",
+            model="yolov8n-ultralytics-nms"),
     Blocker("values differ beyond", "the third of its dynamically quantized LSTMs quantizes its hidden state at run "
             "time, and float round-off (ours and onnxruntime's differ by about 2e-7 there) rounds one value to the "
             "other integer at one step; the recurrence carries that step (max 0.27). Our program is bit-identical "

@@ -2,7 +2,9 @@
 
 NonMaxSuppression is a greedy loop with a data-dependent number of results; here it is a fixed
 number of tensor steps. For each batch and class, box t *precedes* box s when its score is
-higher, or equal with a lower index (the order ONNX's reference and onnxruntime visit them in).
+higher, or equal with a lower index (ONNX's reference's order; the specification leaves the order
+of equal scores open, and onnxruntime's CPU kernel takes them as its `std::priority_queue`, whose
+comparator reads the score only, pops them: another order, which no index rule reproduces).
 The greedy choice is the fixed point of
     keep[s] = candidate[s] and no box t that precedes s is kept and suppresses s (IoU > threshold),
 and iterating it from keep = candidate settles the box of precedence rank k after k steps, so
