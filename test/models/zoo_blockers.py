@@ -49,7 +49,7 @@ BLOCKERS: tuple[Blocker, ...] = (
             "float32 score (0.7385747 at several), and NonMaxSuppression's choice among equal scores is left open by "
             "the ONNX specification; ours takes the lowest index (ONNX's reference's order), onnxruntime's CPU "
             "kernel the order its score-only std::priority_queue pops them in, and each choice suppresses "
-            "different boxes after it (the first detection and every score agree)",
+            "different boxes after it (the first detection agrees; the next differ from the second on)",
             model="yolov8n-ultralytics-nms"),
     Blocker("values differ beyond", "the third of its dynamically quantized LSTMs quantizes its hidden state at run "
             "time, and float round-off (ours and onnxruntime's differ by about 2e-7 there) rounds one value to the "
