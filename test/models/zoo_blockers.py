@@ -45,6 +45,10 @@ _TOSA_NEEDS_STATIC = (
 )
 
 BLOCKERS: tuple[Blocker, ...] = (
+    Blocker("values differ beyond", "a QDQ model whose one output amplifies float32 round-off: noise of rms 5e-8 on "
+            "its float results moves it over 0.568 to 0.779 in onnxruntime itself (60 runs, measured), and every "
+            "correct float32 evaluation lands somewhere there (ours 0.588 on Linalg, onnxruntime's exact-kernel "
+            "reference 0.549); this cell is 0.002 past the 0.2 tolerance", model="pipecat-smart-turn"),
     Blocker("values differ beyond", "equal scores: with the exporter's random weights, many anchors get the same "
             "float32 score (0.7385747 at several), and NonMaxSuppression's choice among equal scores is left open by "
             "the ONNX specification; ours takes the lowest index (ONNX's reference's order), onnxruntime's CPU "
