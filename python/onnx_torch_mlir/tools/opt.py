@@ -93,8 +93,7 @@ def expand_steps(steps, backend_legal_ops, custom_op_encoding: str = "operands")
     """Command-line steps -> pass arguments / textual pipeline elements / Python passes, in order.
 
     A backend flag is the custom-op conversion of the backend-legal ops and kept
-    ONNX ops followed by torch-mlir's pipeline (transforms/torch/custom_ops.py); for TOSA between
-    the two route steps of QDQ's quantization markers (transforms/tosa/quantized_regions.py).
+    ONNX ops followed by torch-mlir's pipeline (transforms/torch/custom_ops.py).
     """
     from .. import config
     from ..conversion.passes import convert_onnx_to_torch_pipeline
@@ -107,11 +106,7 @@ def expand_steps(steps, backend_legal_ops, custom_op_encoding: str = "operands")
         elif step in BACKEND_BACKENDS:
             backend = BACKEND_BACKENDS[step]
             config.require_output_type(backend)
-            if backend == "tosa":  # the conversion's quantization markers (no-ops without them)
-                expanded.append(RouteStepCall("quantization-markers-as-custom-ops"))
             expanded += custom_op_passes(backend, backend_legal_ops, custom_op_encoding)
-            if backend == "tosa":
-                expanded.append(RouteStepCall("quantized-regions-as-integer"))
         elif step == "route-step":
             from ..pipelines import STEPS
 

@@ -303,7 +303,7 @@ func.func @scan_dynamic_rows(%init: !torch.vtensor<[?],f32>, %x: !torch.vtensor<
 // CHECK-LABEL: func.func @if_declared_rank
 // CHECK-NOT: torch.prim.If
 // CHECK: %[[FLAG:.*]] = torch.aten.item %{{.*}} : !torch.vtensor<[],i1> -> !torch.int
-// CHECK: %[[THEN:.*]] = torch.aten.ne.int %[[FLAG]], %{{.*}} : !torch.int, !torch.int -> !torch.bool
+// CHECK: %[[THEN:.*]] = torch.aten.Bool.int %[[FLAG]] : !torch.int -> !torch.bool
 // CHECK: torch.runtime.assert %[[THEN]], "If 'squeeze_if_one': the condition selects else_branch, whose output 0 has rank 3; the program was compiled for then_branch (rank 2), the only rank the rest of the graph takes"
 // CHECK: return %arg1 : !torch.vtensor<[2,?],f32>
 func.func @if_declared_rank(%c: !torch.vtensor<[],i1>, %x: !torch.vtensor<[2,?],f32>, %y: !torch.vtensor<[2,?,1],f32>) -> !torch.vtensor<[2,?],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {

@@ -1,4 +1,4 @@
-// RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch-pipeline --convert-torch-to-tosa | FileCheck %s
+// RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch-pipeline --step quantization-markers-as-custom-ops --convert-torch-to-tosa --step quantized-regions-as-integer | FileCheck %s
 
 // On TOSA, int8 per-tensor quantization stays integer: tosa.matmul / tosa.conv2d on int8 with
 // zero points, int32 accumulators (TOSA reads uint8 as int8: QLinear* shift uint8 operands to int8,

@@ -1,4 +1,4 @@
-// RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch-pipeline --convert-torch-to-tosa | FileCheck %s
+// RUN: onnx-mlir-opt %s --split-input-file --convert-onnx-to-torch-pipeline --step quantization-markers-as-custom-ops --convert-torch-to-tosa --step quantized-regions-as-integer | FileCheck %s
 
 // On TOSA, integer products whose zero points are run-time values, or per row, column or channel,
 // are an int8 product with zero points 0 (tosa.matmul / tosa.conv2d on i8, i32 accumulators) and

@@ -18,7 +18,7 @@ func.func @refused_opset_11(%x: !torch.vtensor<[3],f32>, %d: !torch.vtensor<[?,?
   %cm1 = torch.vtensor.literal(dense<[-1]> : tensor<1xsi64>) : !torch.vtensor<[1],si64>
   %half = torch.vtensor.literal(dense<0.5> : tensor<f32>) : !torch.vtensor<[],f32>
   %yes = torch.vtensor.literal(dense<true> : tensor<i1>) : !torch.vtensor<[],i1>
-  // CHECK: shape_diagnostics.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: unnamed node (Squeeze, domain 'ai.onnx', opset 11): without 'axes', needs static dims (or a result type that tells which dims are squeezed)
+  // CHECK: shape_diagnostics.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: unnamed node (Squeeze, domain 'ai.onnx', opset 11): without 'axes', over the dims [0, 1] known only at run time, the result's rank is decided at run time; fix their sizes with --dim or --input-shape
   %r2 = torch.operator "onnx.Squeeze"(%d) : (!torch.vtensor<[?,?],f32>) -> !torch.vtensor<*,f32>
   // CHECK: shape_diagnostics.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: unnamed node (Pad, domain 'ai.onnx', opset 11): 'pads' has 1 values for 1 axes
   %r10 = torch.operator "onnx.Pad"(%x, %c0) : (!torch.vtensor<[3],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[3],f32>

@@ -67,13 +67,13 @@ _SAME_SCALE = 1e-6  # relative: float32 products of the same scales (onnxruntime
 
 def quantization_markers_as_custom_ops(module: ir.Module) -> int:
     """Each marker call as the marker `tosa.custom` (module docstring); the count."""
-    load_backend_dialects(module.context)
     marked = 0
     with module.context, ir.Location.unknown():
         declarations = {ir.StringAttr(op.attributes["sym_name"]).value: op
                         for op in ops_named(module, ("func.func",)) if PARAMETERS in op.attributes}
         if not declarations:
-            return 0
+            return 0  # before loading dialects: a context that has torch_c loaded otherwise misprints its ops
+        load_backend_dialects(module.context)
         for call in ops_named(module, ("func.call",)):
             callee = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
             declaration = declarations.get(callee)
