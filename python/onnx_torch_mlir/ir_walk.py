@@ -15,3 +15,17 @@ def ops_named(module: ir.Module, names) -> list[ir.Operation]:
 
     module.operation.walk(collect)
     return found
+
+
+def has_op(module: ir.Module, predicate) -> bool:
+    """Whether some operation of `module` satisfies `predicate` (the walk stops at the first)."""
+    found = []
+
+    def find(operation: ir.Operation) -> ir.WalkResult:
+        if predicate(operation):
+            found.append(operation)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(find)
+    return bool(found)

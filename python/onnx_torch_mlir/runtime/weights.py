@@ -23,6 +23,7 @@ from torch_mlir.dialects import func
 
 from onnx_torch_mlir.errors import UnsupportedTypeError
 from onnx_torch_mlir.importer.tensors import resource_bytes
+from onnx_torch_mlir.ir_walk import has_op
 from onnx_torch_mlir.runtime import calling_convention
 from onnx_torch_mlir.runtime.dtypes import numpy_dtype_for
 
@@ -55,16 +56,7 @@ def without_large_weights(module: ir.Module, entry: str | None) -> tuple[ir.Oper
 
 
 def _large_weights(module: ir.Module) -> bool:
-    found = []
-
-    def find(operation: ir.Operation) -> ir.WalkResult:
-        if _reachable_bytes(operation) is not None:
-            found.append(operation)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(find)
-    return bool(found)
+    return has_op(module, lambda operation: _reachable_bytes(operation) is not None)
 
 
 def _reachable_bytes(operation: ir.Operation) -> np.ndarray | None:

@@ -29,6 +29,7 @@ from torch_mlir import ir
 
 from ...errors import OnnxTorchMlirWarning, PipelineError
 from ...importer.tensors import resource_bytes, resource_like
+from ...ir_walk import has_op
 
 CAST = "tosa.cast"
 
@@ -53,17 +54,9 @@ def float64_as_float32(module: ir.Module) -> int:
 
 def _float64_made_integer(module: ir.Module) -> bool:
     """Whether some `tosa.cast` takes a float64 value to an integer type (module docstring)."""
-    found = []
-
-    def find(operation: ir.Operation) -> ir.WalkResult:
-        if operation.name == CAST and _float32_of(operation.operands[0].type) is not None \
-                and isinstance(operation.results[0].type.element_type, ir.IntegerType):
-            found.append(operation)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(find)
-    return bool(found)
+    return has_op(module, lambda operation: operation.name == CAST
+                  and _float32_of(operation.operands[0].type) is not None
+                  and isinstance(operation.results[0].type.element_type, ir.IntegerType))
 
 
 def _float32_of(type_: ir.Type) -> ir.Type | None:
