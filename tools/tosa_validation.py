@@ -48,6 +48,7 @@ class KnownInvalid(collections.namedtuple("KnownInvalid", "name pattern reason")
 
 KNOWN_INVALID = (
     KnownInvalid("float64", r"element type 'f64' is not legal",
+                 "float64 a program takes as input (the caller's data may be beyond float32's range), or "
                  "float64 that becomes an integer: a lowering computes in float64 on purpose for the answer's "
                  "exactness (integer Pow through double, requantizing with float16 scales), which float32 would "
                  "round, so transforms/tosa/float64.py leaves the module as it is (a model's other float64 is "

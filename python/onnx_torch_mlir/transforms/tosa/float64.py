@@ -10,7 +10,9 @@ signature (a float64 input or output is float32 there), `tosa.const` values (a w
 rounded to float32 once) and float attributes; a `tosa.cast` between two types that are now the
 same is dropped. The compile warns once, naming how many values and which outputs changed type.
 
-Not where a float64 value becomes an integer (a `tosa.cast` from f64 to an integer type): our
+Not where the program takes a float64 input (the caller's data may be beyond float32's range:
+PyTorch-exported conformance cases are fed values up to 9e223), and not where a float64 value
+becomes an integer (a `tosa.cast` from f64 to an integer type): our
 conversion computes some integer results in float64 on purpose, because float64 holds them exactly
 (an integer Pow, a requantization's `accumulator * multiplier`), and float32 would round them. Such
 a module is left as it is: invalid TOSA, named by tools/tosa_validation.py's "float64" group, as
@@ -38,7 +40,7 @@ def float64_as_float32(module: ir.Module) -> int:
     """Rewrite every float64 type, constant and attribute of `module` as float32; returns how many
     values changed type."""
     with module.context, ir.Location.unknown():
-        if _float64_made_integer(module):
+        if _float64_made_integer(module) or _takes_float64(module):
             return 0
         changed_outputs = _float64_outputs(module)
         retyped = _retype_values_and_attributes(module)
@@ -50,6 +52,17 @@ def float64_as_float32(module: ir.Module) -> int:
             f"tosa: TOSA has no float64, so the {retyped} float64 values of this model are computed in float32"
             f"{changed_outputs}; compile for linalg-on-tensors or stablehlo to keep float64"), stacklevel=2)
     return retyped
+
+
+def _takes_float64(module: ir.Module) -> bool:
+    """Whether a public function takes a float64 argument: its caller hands float64 data, whose
+    range and precision float32 may not hold, so the module is left as it is."""
+    for operation in module.body.operations:
+        if operation.operation.name == "func.func" and "sym_visibility" not in operation.attributes:
+            inputs = ir.FunctionType(ir.TypeAttr(operation.attributes["function_type"]).value).inputs
+            if any(_float32_of(type_) is not None for type_ in inputs):
+                return True
+    return False
 
 
 def _float64_made_integer(module: ir.Module) -> bool:
