@@ -52,13 +52,6 @@ def _missing_tosa_lowering(op: str, why: str) -> Rule:
 
 
 RULES: tuple[Rule, ...] = (
-    # --- TOSA has no float64: the route computes a model's float64 in float32 (transforms/tosa/float64.py)
-    Rule(
-        BACKEND_CANNOT_EXPRESS,
-        "TOSA has no float64, so the TOSA route computes this DOUBLE model in float32, and the case's inputs "
-        "(uninitialized memory in PyTorch's old export: up to 9e223) are beyond float32's range",
-        message=r"max abs error inf", case="pytorch-operator/test_operator_add*", backends=(TOSA,),
-    ),
     # --- harness limits: the program may be right; the runner or the case cannot show it
     Rule(HARNESS_LIMIT, "no result within the per-case time limit (120 s, 2 shared cores)", message=r"^no result within \d+ s"),
     Rule(
