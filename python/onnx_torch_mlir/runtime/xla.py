@@ -27,6 +27,7 @@ import numpy as np
 from torch_mlir import ir
 
 from ..errors import OnnxTorchMlirError
+from ..ir_walk import has_op
 
 
 class XlaError(OnnxTorchMlirError):
@@ -66,16 +67,7 @@ def _check_form(module: ir.Module) -> None:
     if name != "main":
         raise XlaError(f"XLA compile: the entry function is @{name}; XLA runs @main "
                        "(compile with entry_name='main', command line --entry-name main)")
-    resources = []
-
-    def collect(operation: ir.Operation) -> ir.WalkResult:
-        if resource_attribute_names(operation):
-            resources.append(operation)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)
-    if resources:
+    if has_op(module, resource_attribute_names):
         raise XlaError("XLA compile: the module keeps its weights as resources; XLA takes literal constants "
                        "(compile with weights='inline', command line --weights inline)")
 
