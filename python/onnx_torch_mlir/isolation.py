@@ -149,7 +149,7 @@ def _fork_child(work, stderr_descriptor: int | None):
     if pid == 0:
         status = 1
         try:
-            _HeldInterrupts.release_in_child()
+            HeldInterrupts.release_in_child()
             _progress, _ordinal = region, 0
             if stderr_descriptor is not None:
                 os.dup2(stderr_descriptor, 2)
@@ -230,7 +230,7 @@ def run_isolated(work, *, replayable: bool = True):
     not a crash: status 130, no replay.
     """
     read_end, write_end = os.pipe()
-    with _HeldInterrupts() as interrupts:  # from before the fork: a Ctrl-C during it is not lost
+    with HeldInterrupts() as interrupts:  # from before the fork: a Ctrl-C during it is not lost
         pid, region = _fork_child(work, write_end)
         os.close(write_end)
         tail = _pass_through(read_end, child=pid, interrupts=interrupts)
@@ -246,11 +246,13 @@ def run_isolated(work, *, replayable: bool = True):
     return 3, death
 
 
-class _HeldInterrupts:
-    """While this process waits for a child, a SIGINT is noted instead of raised.
+class HeldInterrupts:
+    """While this process waits for a child (or loads MLIR), a SIGINT is noted instead of raised.
 
     A KeyboardInterrupt raised as `os.read` returns would drop the bytes it read (the child's
-    own "interrupted" line, most often). Only the main thread handles signals, and a SIGINT
+    own "interrupted" line, most often). One raised while MLIR's native modules initialize
+    (torch_mlir._mlir_libs imports Python modules from C++) aborts or faults the process instead
+    of unwinding it, so the command line loads them with interrupts held. Only the main thread handles signals, and a SIGINT
     handler other than Python's default is left alone (then the interrupt is raised as usual).
     """
 
@@ -271,7 +273,7 @@ class _HeldInterrupts:
     @staticmethod
     def release_in_child() -> None:
         """In a forked child: Ctrl-C raises KeyboardInterrupt again (a parent's holding is inherited)."""
-        if isinstance(getattr(signal.getsignal(signal.SIGINT), "__self__", None), _HeldInterrupts):
+        if isinstance(getattr(signal.getsignal(signal.SIGINT), "__self__", None), HeldInterrupts):
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def __exit__(self, *_):
@@ -299,7 +301,7 @@ def _pass_through(descriptor: int, keep: int = 4096, child: int | None = None, i
     A Ctrl-C at the terminal reaches the child too; a SIGINT sent to this process alone is passed
     on to `child` if the child has not ended within a moment (passing it at once could interrupt
     the child's own clean-up of the first)."""
-    interrupts = interrupts or _HeldInterrupts()
+    interrupts = interrupts or HeldInterrupts()
     tail = b""
     try:
         while True:
@@ -317,7 +319,7 @@ def _pass_through(descriptor: int, keep: int = 4096, child: int | None = None, i
                 if timeout is not None and not select.select([descriptor], [], [], timeout)[0]:
                     continue
                 chunk = os.read(descriptor, 65536)
-            except KeyboardInterrupt:  # not held (see _HeldInterrupts)
+            except KeyboardInterrupt:  # not held (see HeldInterrupts)
                 interrupts.note()
                 continue
             if not chunk:
@@ -388,7 +390,7 @@ def compile_isolated(model, output_type: str = "torch", *, context=None, **optio
 
     try:
         read_end, write_end = os.pipe()
-        with _HeldInterrupts() as interrupts:
+        with HeldInterrupts() as interrupts:
             pid, region = _fork_child(work, write_end)
             os.close(write_end)
             tail = _pass_through(read_end, child=pid, interrupts=interrupts)

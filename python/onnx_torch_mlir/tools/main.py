@@ -11,9 +11,11 @@ So `--version` loads no compiler library and `compile` not the runner
 
 import argparse
 import importlib
+import signal
 import sys
 
 from .. import __version__, config, progress
+from ..isolation import HeldInterrupts
 from .cli_support import OneLineErrorParser, fail, run_guarded
 
 PROG = "onnx-torch-mlir"
@@ -60,16 +62,25 @@ def build_parser(modules, chosen: str | None = None) -> OneLineErrorParser:
 
 def main(argv=None) -> int:
     try:
-        return _main(argv)
+        status = _main(argv)
     except KeyboardInterrupt:  # while loading the subcommand's modules, before run_guarded
-        return fail(PROG, "interrupted", 130)
+        status = fail(PROG, "interrupted", 130)
+    if argv is None:
+        # The work is done and said; a Ctrl-C now must not kill the interpreter as it ends (Python's
+        # finalization sets SIGINT back to the default action, which is death by the signal).
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return status
 
 
 def _main(argv) -> int:
     words = sys.argv[1:] if argv is None else argv
-    modules = _load_subcommands()
-    parser = build_parser(modules, chosen_subcommand(words) or "")
-    args = parser.parse_args(words)
+    # A Ctrl-C while the subcommand's modules load (MLIR's among them) is noted and raised after.
+    with HeldInterrupts() as interrupts:
+        modules = _load_subcommands()
+        parser = build_parser(modules, chosen_subcommand(words) or "")
+        args = parser.parse_args(words)
+    if interrupts.first is not None:
+        raise KeyboardInterrupt
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
@@ -93,7 +104,18 @@ def _read_model_from_stdin(args) -> int:
 
 def _run_with_switches(args) -> int:
     config.apply_disable_argument(args)
+    _load_onnx()
     return args.handler(args)
+
+
+def _load_onnx() -> None:
+    """Load onnx with Ctrl-C held: its native module imports Python modules as it initializes,
+    and a KeyboardInterrupt there is printed as a traceback or aborts the process instead of
+    unwinding it (as for MLIR's modules, loaded held in `_main`)."""
+    with HeldInterrupts() as interrupts:
+        importlib.import_module("onnx")
+    if interrupts.first is not None:
+        raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
