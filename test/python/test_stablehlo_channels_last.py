@@ -173,3 +173,16 @@ def test_dynamic_batch_is_left_as_imported(consumer):
 def test_as_imported_keeps_torch_mlir_forms():
     text = str(onnx_torch_mlir.compile(residual(), "stablehlo", conv_layout="as-imported"))
     assert NCHW in text and NHWC not in text and "stablehlo.transpose" not in text
+
+
+@pytest.mark.parametrize("name", ["residual", "depthwise"])
+def test_xla_runs_channels_last(name):
+    """XLA, the other StableHLO consumer, takes the NHWC convolutions and the transposed filters inlined."""
+    pytest.importorskip("jax")
+    from onnx_torch_mlir.runtime.xla import compile_with_xla
+
+    model = MODELS[name]()
+    x = _input(model)
+    module = onnx_torch_mlir.compile(model, "stablehlo", entry_name="main", weights="inline")
+    assert NHWC in str(module)
+    assert_matches(compile_with_xla(module)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
