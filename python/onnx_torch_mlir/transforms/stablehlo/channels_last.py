@@ -7,8 +7,9 @@ filters): it ran a ResNet-50 from this output about 2 times slower than from our
 channels-last step, linalg/channels_last.py, is this step's model) and about 10 times slower than from
 our TOSA (NHWC `tosa.conv2d`), because it transposes around each NCHW convolution separately.
 
-So this step writes each static 2-D convolution (grouped and depthwise ones too: the feature group
-count means the same in either layout) as `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`, with a constant
+So this step writes each static 2-D convolution of NCHW images (grouped and depthwise ones too: the
+feature group count means the same in either layout; a ConvTranspose's, whose filter is HWOI and
+flipped, too) as `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`, with a constant
 filter transposed here, at compile time, when its bytes are known (literal elements, or the
 importer's weights), else by a `stablehlo.transpose` the consumer folds; and each pool as the same
 `reduce_window` over NHWC (its window, strides, dilations and padding permuted). Its result goes back
@@ -33,6 +34,8 @@ transposes propagated; `compile --conv-layout as-imported` skips it.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from torch_mlir import ir
 
@@ -43,9 +46,11 @@ TO_CHANNELS_LAST = (0, 2, 3, 1)  # NCHW -> NHWC
 TO_CHANNELS_FIRST = (0, 3, 1, 2)  # NHWC -> NCHW
 # dim d of the NCHW form is dim CHANNELS_LAST_POSITION[d] of the NHWC form
 CHANNELS_LAST_POSITION = (0, 3, 1, 2)
-FILTER_TO_HWIO = (2, 3, 1, 0)  # OIHW -> HWIO
-NCHW_CONVOLUTION = "#stablehlo.conv<[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]>"
+# A convolution on NCHW images; its filter's layout is any order of o, i, 0, 1 (OIHW from a Conv,
+# HWOI from a ConvTranspose).
+NCHW_CONVOLUTION = re.compile(r"#stablehlo\.conv<\[b, f, 0, 1\]x\[([oi01, ]+)\]->\[b, f, 0, 1\]>")
 NHWC_CONVOLUTION = "#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>"
+HWIO = ("0", "1", "i", "o")
 
 # Ops computing each element from the elements at the same position of their operands.
 ELEMENTWISE = {f"stablehlo.{name}" for name in (
@@ -62,7 +67,7 @@ _PER_DIM_ATTRIBUTES = ("edge_padding_low", "edge_padding_high", "interior_paddin
                        "strides", "window_dimensions", "window_strides", "base_dilations", "window_dilations")
 # What a rewrite can leave unread: erased when it is.
 _PURE = {"stablehlo.transpose", "stablehlo.reshape", "stablehlo.broadcast_in_dim", "stablehlo.constant",
-         "stablehlo.convert"}
+         "stablehlo.convert", "stablehlo.reverse"}
 
 
 def convolutions_channels_last(module: ir.Module) -> int:
@@ -87,9 +92,15 @@ def _static(operation: ir.Operation) -> bool:
 
 
 def _is_nchw_convolution(operation: ir.Operation) -> bool:
-    return (operation.name == "stablehlo.convolution"
-            and str(operation.attributes["dimension_numbers"]) == NCHW_CONVOLUTION
+    return (operation.name == "stablehlo.convolution" and _filter_to_hwio(operation) is not None
             and _integer(operation, "batch_group_count", 1) == 1)
+
+
+def _filter_to_hwio(convolution: ir.Operation) -> list[int] | None:
+    """The permutation taking a 2-D NCHW convolution's filter to HWIO; None for another convolution."""
+    match = NCHW_CONVOLUTION.fullmatch(str(convolution.attributes["dimension_numbers"]))
+    labels = [label.strip() for label in match.group(1).split(",")] if match else []
+    return [labels.index(label) for label in HWIO] if sorted(labels) == sorted(HWIO) else None
 
 
 def _is_nchw_pool(operation: ir.Operation) -> bool:
@@ -163,7 +174,7 @@ class _ChannelsLast:
         name = operation.name
         if name == "stablehlo.broadcast_in_dim":
             return [self._broadcast(operation)]
-        operands = [self._filter(operand, FILTER_TO_HWIO) if name == "stablehlo.convolution" and position == 1
+        operands = [self._filter(operand, _filter_to_hwio(operation)) if name == "stablehlo.convolution" and position == 1
                     else self.channels_last(operand) if operand.type.rank == 4 else operand
                     for position, operand in enumerate(operation.operands)]
         rebuilt = operation.clone()  # after what the operands needed
@@ -248,9 +259,15 @@ class _ChannelsLast:
 
     def _filter(self, value: ir.Value, permutation) -> ir.Value:
         """A filter permuted: its bytes transposed at compile time when known (a constant, through
-        transposes and then a reshape, which keeps the bytes in order), else a transpose."""
-        composed = list(permutation)
+        transposes and then a reshape, which keeps the bytes in order; a reverse, a ConvTranspose's
+        flipped window, kept after it on the permuted dims), else a transpose."""
         owner = defining_op(value)
+        if owner is not None and owner.name == "stablehlo.reverse":
+            reversed_dims = [list(permutation).index(dim) for dim in _integers(owner, "dimensions")]
+            source = self._filter(owner.operands[0], permutation)
+            return _create("stablehlo.reverse", source.type, [source],
+                           dimensions=ir.DenseI64ArrayAttr.get(sorted(reversed_dims)))
+        composed = list(permutation)
         while owner is not None and owner.name == "stablehlo.transpose":
             inner = _permutation(owner)
             composed = [inner[axis] for axis in composed]
