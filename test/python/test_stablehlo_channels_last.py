@@ -199,3 +199,20 @@ def test_xla_runs_channels_last(name):
     module = onnx_torch_mlir.compile(model, "stablehlo", entry_name="main", weights="inline")
     assert NHWC in str(module)
     assert_matches(compile_with_xla(module)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
+
+
+def test_large_pad_leaving_the_region_stays_nchw():
+    """A pad that only a non-carried op reads (here the result) stays NCHW: the transpose back is on
+    the convolution's small result, not on the padded one (EfficientNet's adaptive pool: 2x2 padded to
+    320x320 had doubled the model's time on IREE)."""
+    g = _Graph(7)
+    pads = numpy_helper.from_array(np.array([0, 0, 0, 0, 0, 0, 16, 16], np.int64), "pads")
+    g.initializers.append(pads)
+    g.node("Pad", [g.conv("x", "c1", 3, 4, 3, pads=[1, 1, 1, 1]), "pads"], "y")
+    model = g.model([1, 3, 4, 4], "y", [1, 4, 20, 20])
+    module = onnx_torch_mlir.compile(model, "stablehlo")
+    transposes = re.findall(r"= stablehlo\.transpose [^\n]*", str(module))
+    assert len(transposes) == 2 and "(tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>" in transposes[1], transposes
+    assert "-> tensor<1x4x20x20xf32>" in str(module)
+    x = _input(model)
+    assert_matches(program(module, "stablehlo", "reference")(x), expected(model, [x]), rtol=1e-4, atol=1e-5)

@@ -3,29 +3,31 @@
 torch-mlir's StableHLO lowering keeps ONNX's NCHW: `stablehlo.convolution` with dimension numbers
 `[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]` and `stablehlo.reduce_window` pools over NCHW with window
 `[1, 1, kh, kw]`. IREE's CPU code generation is written for channels-last windows (NHWC images, HWIO
-filters): it ran a ResNet-50 from this output about 2 times slower than from our Linalg (whose
-channels-last step, linalg/channels_last.py, is this step's model) and about 10 times slower than from
-our TOSA (NHWC `tosa.conv2d`), because it transposes around each NCHW convolution separately.
+filters): it ran ResNet-50 from this output 1.2-1.3 times slower than from our Linalg (whose
+channels-last step, linalg/channels_last.py, is this step's model) and 1.4-1.7 times slower than from
+our TOSA (NHWC `tosa.conv2d`), MobileNetV3-Small 2.1-2.4 times slower than from our Linalg. With this
+step both run about as fast as from our Linalg and TOSA (docs/performance.md).
 
 So this step writes each static 2-D convolution of NCHW images (grouped and depthwise ones too: the
 feature group count means the same in either layout; a ConvTranspose's, whose filter is HWOI and
-flipped, too) as `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`, with a constant
-filter transposed here, at compile time, when its bytes are known (literal elements, or the
-importer's weights), else by a `stablehlo.transpose` the consumer folds; and each pool as the same
-`reduce_window` over NHWC (its window, strides, dilations and padding permuted). Its result goes back
-to NCHW through one `stablehlo.transpose`. Then, in program order, each op that reads such a
-transposed result and means the same in any layout is rewritten on NHWC too: elementwise ops
-(rank-0 operands, such as a clamp's bounds, kept), `broadcast_in_dim` of a 4-D operand, `pad`,
-`slice`, `concatenate` (along any dim, channels included) and `reduce_window`, each giving its result
-back through a transpose; and a `reduce` whose kept dims keep their order (a global pool's reduce over
-H and W gives the same [N, C] from NHWC) reads the NHWC operand directly. An operand such an op needs
-in NHWC comes from: the source of a transpose back (free), a constant transposed at compile time,
-a `broadcast_in_dim` rebuilt with its broadcast dimensions permuted (a per-channel bias or scale:
-its [C, 1, 1] operand reshaped to [1, 1, C]), a reshape where only size-1 dims move (a squeeze and
-excite block's [N, C, 1, 1]), else a transpose (where the graph enters the region: the image). The
-transposes back that no rewritten op left a reader for (where the graph leaves the region: a
-flatten, a result) remain; the others are dead and erased, with the broadcasts and constants only
-they read. Ops with a dynamic dimension are left as they are.
+flipped, too) as `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`, with a constant filter transposed here,
+at compile time, when its bytes are known (literal elements, or the importer's weights), else by a
+`stablehlo.transpose` the consumer folds; and each pool as the same `reduce_window` over NHWC (its
+window, strides, dilations and padding permuted). Its result goes back to NCHW through one
+`stablehlo.transpose`. Then, in program order, each op that reads such a transposed result and means
+the same in any layout is rewritten on NHWC too: elementwise ops (rank-0 operands, such as a clamp's
+bounds, kept), `broadcast_in_dim` of a 4-D operand, `pad`, `slice`, `concatenate` (along any dim,
+channels included) and `reduce_window`, each giving its result back through a transpose (a pad or a
+broadcast, which can be much larger than what it reads, only when an op carried too reads it: else
+the transpose stays on the smaller side); and a `reduce` whose kept dims keep their order (a global
+pool's reduce over H and W gives the same [N, C] from NHWC) reads the NHWC operand directly. An
+operand such an op needs in NHWC comes from: the source of a transpose back (free), a constant
+transposed at compile time, a `broadcast_in_dim` rebuilt with its broadcast dimensions permuted (a
+per-channel bias or scale: its [C, 1, 1] operand reshaped to [1, 1, C]), a reshape where only size-1
+dims move (a squeeze and excite block's [N, C, 1, 1]), else a transpose (where the graph enters the
+region: the image). The transposes back that no rewritten op left a reader for (where the graph
+leaves the region: a flatten, a result) remain; the others are dead and erased, with the broadcasts
+and constants only they read. Ops with a dynamic dimension are left as they are.
 
 Numbers are unchanged: each rewritten op computes the same sums over the same elements. Can go when
 torch-mlir's StableHLO lowering (or IREE's input conversion) emits channels-last windows with the
@@ -65,6 +67,10 @@ CARRIED = ELEMENTWISE | {"stablehlo.broadcast_in_dim", "stablehlo.pad", "stableh
 # The attributes that give a value per dim (pad, slice, reduce_window), permuted with the dims.
 _PER_DIM_ATTRIBUTES = ("edge_padding_low", "edge_padding_high", "interior_padding", "start_indices", "limit_indices",
                        "strides", "window_dimensions", "window_strides", "base_dilations", "window_dilations")
+# Carried ops whose result can be much larger than their operand: carried only when an op that is
+# carried too reads them, else the transpose back would move more than the transpose before them
+# (torch-mlir pads a 2x2 image to 320x320 for an adaptive average pool).
+GROWING = {"stablehlo.pad", "stablehlo.broadcast_in_dim"}
 # What a rewrite can leave unread: erased when it is.
 _PURE = {"stablehlo.transpose", "stablehlo.reshape", "stablehlo.broadcast_in_dim", "stablehlo.constant",
          "stablehlo.convert", "stablehlo.reverse"}
@@ -79,11 +85,21 @@ def convolutions_channels_last(module: ir.Module) -> int:
             if not _static(operation):
                 continue
             if _is_nchw_convolution(operation) or _is_nchw_pool(operation) or (
-                    operation.name in CARRIED and any(_is_channels_first_transpose(value) for value in operation.operands)):
+                    operation.name in CARRIED and any(_is_channels_first_transpose(value) for value in operation.operands)
+                    and (operation.name not in GROWING or _read_in_the_region(operation))):
                 rewriter.rewrite(operation)
         if rewriter.rewritten:
             _erase_dead(module)
     return rewriter.rewritten
+
+
+def _read_in_the_region(operation: ir.Operation) -> bool:
+    """Whether an op that the rewrite would carry reads `operation`'s result."""
+    for use in operation.results[0].uses:
+        reader = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if reader.name in CARRIED or _is_nchw_convolution(reader) or _is_nchw_pool(reader):
+            return True
+    return False
 
 
 def _static(operation: ir.Operation) -> bool:
