@@ -12,6 +12,8 @@ iree-compile flags (runtime/iree.py's: llvm-cpu for the host CPU, IREE's default
   input conversion (`--iree-input-type=onnx`);
 - torch-mlir: torch-mlir's importer and `torch-onnx-to-torch-backend-pipeline`, then the same Linalg
   backend pipeline as ours-linalg.
+- ours-linalg-as-imported, ours-stablehlo-as-imported (only with `--paths`): ours with
+  `conv_layout="as-imported"`, torch-mlir's NCHW convolutions and pools, to measure the channels-last steps.
 
 Each program runs once on the model's seeded inputs and its outputs are compared with onnxruntime's
 at the model's tolerance (the conformance suite's `mismatch`); a path that fails to compile or run is
@@ -183,12 +185,12 @@ def build(name: str) -> Path:
 # Paths: ONNX file -> a callable IREE program
 
 
-def _ours(backend: str) -> Callable:
+def _ours(backend: str, **options) -> Callable:
     def compile_path(model: LoadedModel, expected: list, workdir: Path):
         import onnx_torch_mlir
         from onnx_torch_mlir.runtime.iree import compile_with_iree
 
-        module = onnx_torch_mlir.compile(str(model.path), output_type=backend)
+        module = onnx_torch_mlir.compile(str(model.path), output_type=backend, **options)
         return compile_with_iree(module, backend, extra_flags=IREE_FLAGS)
 
     return compile_path
@@ -230,17 +232,23 @@ PATHS: dict[str, Callable] = {
     "ours-stablehlo": _ours("stablehlo"),
     IREE_IMPORTER: _iree_importer,
     "torch-mlir": _torch_mlir,
+    # Before the channels-last steps (pipelines.ROUTE_OPTIONS conv_layout): only when --paths names them.
+    "ours-linalg-as-imported": _ours("linalg-on-tensors", conv_layout="as-imported"),
+    "ours-stablehlo-as-imported": _ours("stablehlo", conv_layout="as-imported"),
 }
+OPT_IN_PATHS = {"ours-linalg-as-imported", "ours-stablehlo-as-imported"}
 
 
 # The package's path switch (config.py; DISABLE= for make) each path needs.
-SWITCHES = {"ours-tosa": "tosa", "ours-stablehlo": "stablehlo", "torch-mlir": "torch"}
+SWITCHES = {"ours-tosa": "tosa", "ours-stablehlo": "stablehlo", "torch-mlir": "torch",
+            "ours-stablehlo-as-imported": "stablehlo"}
 
 
 def switched_on_paths() -> list[str]:
     from onnx_torch_mlir import config
 
-    return [name for name in PATHS if name not in SWITCHES or config.is_enabled(SWITCHES[name])]
+    return [name for name in PATHS
+            if name not in OPT_IN_PATHS and (name not in SWITCHES or config.is_enabled(SWITCHES[name]))]
 
 
 # --------------------------------------------------------------------------------------------------

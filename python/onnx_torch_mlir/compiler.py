@@ -62,8 +62,8 @@ def compile(
     says why consumers differ, transforms/external_weights.py what the last two write. Those two take
     out the constants of at least `weights_min_bytes` bytes (default 1024).
 
-    `conv_layout` (Linalg): "channels-last" (the default: 2-D convolutions and pools as NHWC named ops,
-    the form IREE runs fast) or "as-imported" (torch-mlir's NCHW); pipelines.ROUTE_OPTIONS.
+    `conv_layout` (Linalg, StableHLO): "channels-last" (the default: 2-D convolutions and pools on NHWC
+    images, the form IREE runs fast) or "as-imported" (torch-mlir's NCHW); pipelines.ROUTE_OPTIONS.
     `quantized_io` (TOSA, QDQ models): "float" (the default: the graph quantizes its float input and
     dequantizes its output, in float) or "int8" (an input read only by a QuantizeLinear to int8 is
     that int8 tensor, an output that is a DequantizeLinear of int8 is the int8 tensor: no float op

@@ -61,8 +61,8 @@ def _resolve(spelling: str):
 # the choice is for. compile(..., conv_layout="as-imported"), `--conv-layout as-imported`.
 ROUTE_OPTIONS = {
     "conv_layout": (("channels-last", "as-imported"),
-                    "Linalg's 2-D convolutions and pools: channels-last (NHWC, what IREE's CPU code runs fast; "
-                    "docs/performance.md) or as torch-mlir lowers them (NCHW)"),
+                    "Linalg's and StableHLO's 2-D convolutions and pools: channels-last (NHWC, what IREE's CPU code "
+                    "runs fast; docs/performance.md) or as torch-mlir lowers them (NCHW)"),
     "quantized_io": (("float", "int8"),
                      "TOSA, QDQ models: float inputs and outputs quantized and dequantized in the graph, or the "
                      "int8 tensors themselves (no float op left: what Vela compiles)"),
@@ -217,6 +217,9 @@ ROUTES = {
                  "unsigned resource constants fail in every consumer"),
             Step("trim-convolution-padding", "stablehlo.convolution_padding:trim_convolution_padding",
                  "IREE miscompiles unread padding"),
+            Step("convolutions-channels-last-stablehlo", "stablehlo.channels_last:convolutions_channels_last",
+                 "IREE's CPU code for torch-mlir's NCHW convolutions and pools is slow (ResNet-50 2x Linalg's)",
+                 option=("conv_layout", "channels-last")),
             Step("half-convolutions-in-f32", "stablehlo.half_convolutions:half_convolutions_in_f32",
                  "accumulated in f32, as torch-mlir's Linalg lowering does"),
             Step("tensor-constants-as-stablehlo", "stablehlo.constants:tensor_constants_as_stablehlo",

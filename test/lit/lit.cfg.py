@@ -15,6 +15,9 @@ config.test_source_root = os.path.dirname(__file__)
 bin_dir = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([bin_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+# A PYTHONPATH (a git worktree's python/ ahead of the venv's editable install) reaches the tools too.
+if os.environ.get("PYTHONPATH"):
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
 for tool in ("FileCheck", "split-file", "onnx-mlir-opt", "onnx-torch-mlir"):
     if not os.path.exists(os.path.join(bin_dir, tool)):
         lit_config.fatal(f"{tool} not found in {bin_dir}: run `make venv` first")

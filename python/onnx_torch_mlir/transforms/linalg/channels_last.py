@@ -27,11 +27,11 @@ channels-last windows with the transposes propagated; `compile --conv-layout as-
 
 from __future__ import annotations
 
-import numpy as np
 from torch_mlir import ir
 from torch_mlir.dialects import linalg
 
 from ...ir_walk import ops_named
+from ..transposed_constants import splat_like, transposed_constant
 
 TO_CHANNELS_LAST = (0, 2, 3, 1)  # NCHW -> NHWC
 TO_CHANNELS_FIRST = (0, 3, 1, 2)  # NHWC -> NCHW
@@ -114,7 +114,7 @@ def _channels_last(value: ir.Value) -> ir.Value:
         if owner.name == "arith.constant":
             attribute = owner.attributes["value"]
             if isinstance(attribute, ir.DenseElementsAttr) and ir.DenseElementsAttr(attribute).is_splat:
-                return _constant(_splat(attribute, _permuted_type(value.type, TO_CHANNELS_LAST)))
+                return _constant(splat_like(attribute, _permuted_type(value.type, TO_CHANNELS_LAST)))
         if owner.name == "tensor.pad" and _static_pad(owner):
             return _pad(owner)
         if owner.name == "tensor.extract_slice" and _static_slice(owner):
@@ -124,10 +124,6 @@ def _channels_last(value: ir.Value) -> ir.Value:
 
 def _constant(attribute: ir.Attribute) -> ir.Value:
     return ir.Operation.create("arith.constant", results=[attribute.type], attributes={"value": attribute}).result
-
-
-def _splat(attribute: ir.Attribute, type_: ir.RankedTensorType) -> ir.Attribute:
-    return ir.DenseElementsAttr.get_splat(type_, ir.DenseElementsAttr(attribute).get_splat_value())
 
 
 def _static_pad(pad: ir.Operation) -> bool:
@@ -189,46 +185,10 @@ def _filter(value: ir.Value, permutation) -> ir.Value:
     if owner is not None and owner.name in ("tensor.collapse_shape", "tensor.expand_shape"):
         owner = _owner(owner.operands[0])  # a reshape keeps the bytes in order: read them in `value`'s shape
     if owner is not None and owner.name == "arith.constant":
-        transposed = _transposed_constant(owner.attributes["value"], _permuted_type(value.type, permutation), permutation)
+        transposed = transposed_constant(owner.attributes["value"], _permuted_type(value.type, permutation), permutation)
         if transposed is not None:
             return _constant(transposed)
     return _transpose(value, permutation)
-
-
-def _transposed_constant(attribute: ir.Attribute, type_: ir.RankedTensorType, permutation) -> ir.Attribute | None:
-    """`attribute`'s elements, read in the shape `type_` has before `permutation`, transposed; None
-    when they cannot be read here."""
-    from ...importer.tensors import resource_bytes, resource_like
-
-    source_shape = [0] * len(permutation)
-    for position, axis in enumerate(permutation):
-        source_shape[axis] = type_.shape[position]
-    attribute = attribute.maybe_downcast() if hasattr(attribute, "maybe_downcast") else attribute
-    if isinstance(attribute, ir.DenseElementsAttr):
-        if ir.DenseElementsAttr(attribute).is_splat:
-            return _splat(attribute, type_)
-        if not isinstance(attribute, (ir.DenseFPElementsAttr, ir.DenseIntElementsAttr)):
-            return None
-        try:
-            values = np.array(attribute).reshape(source_shape)
-        except (TypeError, ValueError):  # an element type numpy's buffer protocol does not carry
-            return None
-        return ir.DenseElementsAttr.get(np.ascontiguousarray(values.transpose(permutation)),
-                                        type=type_.element_type, shape=list(type_.shape))
-    data = resource_bytes(attribute)
-    width = _element_width(type_.element_type)
-    if data is None or width not in (8, 16, 32, 64):
-        return None
-    values = np.frombuffer(data, dtype=np.dtype(f"uint{width}")).reshape(source_shape)
-    name = str(attribute).partition(" : ")[0].removeprefix("dense_resource<").removesuffix(">")
-    return resource_like(np.ascontiguousarray(values.transpose(permutation)), f"{name}_channels_last", type_)
-
-
-def _element_width(element: ir.Type) -> int | None:
-    element = element.maybe_downcast() if hasattr(element, "maybe_downcast") else element
-    if isinstance(element, (ir.FloatType, ir.IntegerType)):
-        return element.width
-    return None
 
 
 def _rewrite_window(operation: ir.Operation) -> None:
