@@ -1,7 +1,7 @@
 """QDQ models as integer TOSA (transforms/tosa/quantized_regions.py): a small CNN (Conv-BN-ReLU x3
 with a stride, an Add residual, MaxPool, GlobalAveragePool, Flatten, Gemm) exported by torch at opset
-17 and quantized by onnxruntime's quantize_static (QDQ, int8 activations asymmetric and symmetric,
-per-channel int8 weights, seeded calibration).
+17 and quantized by onnxruntime's quantize_static (QDQ, int8 activations asymmetric and symmetric, and uint8 activations as its
+default QUInt8 makes them; per-channel int8 weights, seeded calibration).
 
 - Between the graph's boundary QuantizeLinear and DequantizeLinear nothing is float: convolutions,
   matmuls, pools and sums run on int8 with int32 accumulators, requantized by tosa.rescale; with
@@ -75,7 +75,7 @@ class _Calibration(quantization.CalibrationDataReader):
         return next(self.feeds, None)
 
 
-@pytest.fixture(scope="module", params=["asymmetric", "symmetric"])
+@pytest.fixture(scope="module", params=["asymmetric", "symmetric", "uint8"])
 def model_path(request, tmp_path_factory):
     directory = tmp_path_factory.mktemp(f"qdq-cnn-{request.param}")
     float_path, path = directory / "float.onnx", directory / "model.onnx"
@@ -83,8 +83,8 @@ def model_path(request, tmp_path_factory):
                       output_names=["y"], dynamo=False)
     quantization.quantize_static(
         str(float_path), str(path), _Calibration(), quant_format=quantization.QuantFormat.QDQ, per_channel=True,
-        activation_type=quantization.QuantType.QInt8, weight_type=quantization.QuantType.QInt8,
-        calibrate_method=quantization.CalibrationMethod.MinMax,
+        activation_type=quantization.QuantType.QUInt8 if request.param == "uint8" else quantization.QuantType.QInt8,
+        weight_type=quantization.QuantType.QInt8, calibrate_method=quantization.CalibrationMethod.MinMax,
         extra_options={"ActivationSymmetric": request.param == "symmetric"})
     return path
 
@@ -102,11 +102,16 @@ def _onnx_semantics(path: Path) -> onnxruntime.InferenceSession:
 
 
 def _output_step(path: Path) -> tuple[float, int]:
-    """The scale and zero point of the graph's last DequantizeLinear."""
+    """The scale and zero point (of the int8 form: uint8's moved by -128) of the graph's last DequantizeLinear."""
     model = onnx.load(str(path))
     initializers = {tensor.name: onnx.numpy_helper.to_array(tensor) for tensor in model.graph.initializer}
     last = next(node for node in model.graph.node if node.output[0] == model.graph.output[0].name)
-    return float(initializers[last.input[1]]), int(initializers[last.input[2]])
+    return float(initializers[last.input[1]]), _int8_zero_point(initializers[last.input[2]])
+
+
+def _int8_zero_point(zero_point: np.ndarray) -> int:
+    """With quantized_io="int8" a uint8 tensor q is passed as the int8 q - 128."""
+    return int(zero_point) - (128 if zero_point.dtype == np.uint8 else 0)
 
 
 def test_no_float_op_between_the_boundary_quantizations(model_path):
@@ -160,7 +165,7 @@ def _input_scale(path: Path) -> tuple[float, int]:
     model = onnx.load(str(path))
     initializers = {tensor.name: onnx.numpy_helper.to_array(tensor) for tensor in model.graph.initializer}
     first = next(node for node in model.graph.node if node.op_type == "QuantizeLinear" and node.input[0] == "x")
-    return float(initializers[first.input[1]]), int(initializers[first.input[2]])
+    return float(initializers[first.input[1]]), _int8_zero_point(initializers[first.input[2]])
 
 
 def test_reference_runner_within_one_step(model_path):

@@ -112,19 +112,79 @@ def quantized_regions_as_integer(module: ir.Module) -> int:
         for marker in markers:
             if _operator(marker) != QUANTIZE:
                 continue
-            parameters = json.loads(ir.StringAttr(marker.attributes["implementation_attrs"]).value)
+            parameters = _signed(_parameters(marker))
             integer = None
             if _static(marker.results[0].type):
                 integer = walk.requantize(marker.operands[0], parameters["scale"][0], parameters["zero_point"][0])
             made_integer += integer is not None
-            marker.results[0].replace_all_uses_with(integer if integer is not None else marker.operands[1])
+            computed = integer if integer is not None else marker.operands[1]
+            if _parameters(marker).get("unsigned"):
+                computed = _unsigned_for_others(marker, integer)
+            marker.results[0].replace_all_uses_with(computed)
             marker.erase()
         for marker in dequantizations:
             marker.results[0].replace_all_uses_with(marker.operands[1])
             marker.erase()
         for function in ops_named(module, ("func.func",)):
+            _fold_double_flips(function)
             _erase_unread(function)
     return made_integer
+
+
+def _parameters(marker: ir.Operation) -> dict:
+    return json.loads(ir.StringAttr(marker.attributes["implementation_attrs"]).value)
+
+
+def _signed(parameters: dict) -> dict:
+    """The parameters of a uint8 quantization for its int8 form q - 128 (the zero point moved by 128:
+    the real values are the same)."""
+    if not parameters.get("unsigned"):
+        return parameters
+    moved = dict(parameters, zero_point=[zero_point - 128 for zero_point in parameters["zero_point"]])
+    del moved["unsigned"]
+    return moved
+
+
+_FLIP = -128  # uint8 bits <-> int8 q - 128: the top bit flipped
+
+
+def _flipped(value: ir.Value, before: ir.Operation) -> ir.Value:
+    """`value` (i8) with its top bit flipped: uint8 bits as int8 minus 128, and back."""
+    b = TosaBuilder(before, before.location)
+    flip = b.constant(np.full([1] * len(_shape(value)), _FLIP), 8)
+    return b.create("tosa.bitwise_xor", value.type, [value, flip])
+
+
+def _unsigned_for_others(marker: ir.Operation, integer: ir.Value | None) -> ir.Value:
+    """A uint8 QuantizeLinear marker's DequantizeLinear markers read its int8 form (`integer`, or
+    the flipped bits of its float computation) with their parameters made signed; what its other
+    readers get: the uint8 bits."""
+    _dequantizations_read_signed(marker, integer if integer is not None else _flipped(marker.operands[1], marker))
+    return _flipped(integer, marker) if integer is not None else marker.operands[1]
+
+
+def _dequantizations_read_signed(marker: ir.Operation, signed: ir.Value) -> None:
+    """The uint8 DequantizeLinear markers reading `marker`'s result read `signed` (its int8 form)."""
+    for use in list(marker.results[0].uses):
+        user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if use.operand_number == 0 and _is_marker(user) and _operator(user) == DEQUANTIZE \
+                and _parameters(user).get("unsigned"):
+            user.operands[0] = signed
+            user.attributes["implementation_attrs"] = ir.StringAttr.get(
+                json.dumps(_signed(_parameters(user)), separators=(",", ":")))
+
+
+def _fold_double_flips(function: ir.Operation) -> None:
+    """flip(flip(x)) is x (an int8 output of a uint8 model with quantized_io=int8)."""
+    for op in ops_named(function, ("tosa.bitwise_xor",)):
+        inner = defining_op(op.operands[0])
+        if inner is not None and inner.name == "tosa.bitwise_xor" and _is_flip(op) and _is_flip(inner):
+            op.results[0].replace_all_uses_with(inner.operands[0])
+
+
+def _is_flip(op: ir.Operation) -> bool:
+    values = _integer_constant(op.operands[1])
+    return values is not None and _element(op.operands[0]) == "i8" and bool(np.all(values == _FLIP))
 
 
 def quantized_inputs_and_outputs_as_int8(module: ir.Module) -> int:
@@ -145,7 +205,11 @@ def quantized_inputs_and_outputs_as_int8(module: ir.Module) -> int:
                     continue
                 argument.set_type(markers[0].results[0].type)
                 for marker in markers:
-                    marker.results[0].replace_all_uses_with(argument)
+                    others = argument
+                    if _parameters(marker).get("unsigned"):  # the input is int8 q - 128
+                        _dequantizations_read_signed(marker, argument)
+                        others = _flipped(argument, marker)
+                    marker.results[0].replace_all_uses_with(others)
                     marker.erase()
                 _erase_unread(function)  # the float computations of the quantization, which read the input
                 changed += 1
@@ -154,10 +218,12 @@ def quantized_inputs_and_outputs_as_int8(module: ir.Module) -> int:
                 marker = defining_op(result)
                 if marker is None or not _is_marker(marker) or _operator(marker) != DEQUANTIZE:
                     continue
-                parameters = json.loads(ir.StringAttr(marker.attributes["implementation_attrs"]).value)
+                parameters = _parameters(marker)
                 if _element(marker.operands[0]) != "i8" or parameters["axis"] is not None:
                     continue
                 terminator.operands[index] = marker.operands[0]
+                if parameters.get("unsigned"):  # the result is int8 q - 128
+                    terminator.operands[index] = _flipped(marker.operands[0], terminator)
                 changed += 1
             if changed:
                 function.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
@@ -324,10 +390,15 @@ class _Walk:
     def _dequantized(self, op: ir.Operation) -> _Integer | None:
         if not _is_marker(op) or _operator(op) != DEQUANTIZE:
             return None
-        parameters = json.loads(ir.StringAttr(op.attributes["implementation_attrs"]).value)
+        parameters = _parameters(op)
         q = op.operands[0]
         if _element(q) not in ("i8", "i32") or len(set(parameters["zero_point"])) != 1:
             return None
+        array = _integer_constant(q)
+        if parameters.get("unsigned"):  # uint8 bits: a constant is read as int8 q - 128, a tensor not
+            if array is None:
+                return None
+            parameters, array = _signed(parameters), (array & 0xFF) - 128
         rank = len(_shape(q))
         scale = np.array(parameters["scale"], np.float64)
         if parameters["axis"] is None:
@@ -335,7 +406,6 @@ class _Walk:
         else:
             scale = scale.reshape([-1 if axis == parameters["axis"] else 1 for axis in range(rank)])
         bits = 8 if _element(q) == "i8" else 32
-        array = _integer_constant(q)
         return _Integer(None if array is not None else q, array, scale, parameters["zero_point"][0], bits)
 
     def _transpose(self, op: ir.Operation) -> _Integer | None:

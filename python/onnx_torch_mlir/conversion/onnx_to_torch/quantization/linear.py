@@ -73,14 +73,18 @@ def _parameters(node: OnnxNode, b: TorchBuilder, x_info, scale_index: int = 1, z
     return layout, scale, zero_point
 
 
-def _marked_for_tosa(node: OnnxNode, b: TorchBuilder, name: str, x: ir.Value, y: ir.Value, x_info) -> ir.Value:
+def _marked_for_tosa(node: OnnxNode, b: TorchBuilder, name: str, x: ir.Value, y: ir.Value, x_info,
+                     integer_element: str) -> ir.Value:
     """On TOSA, `y` (the op's float computation) inside a marker that says what it is (tosa_markers.py);
-    elsewhere, or for parameters the integer form does not take, `y` itself."""
+    elsewhere, or for parameters the integer form does not take, `y` itself. `integer_element`: the
+    quantized side's element (uint8 is marked unsigned: TOSA holds it as i8 bits)."""
     if node.target != "tosa" or x_info.sizes is None:
         return y
     parameters = marker_parameters(node, 1, 2, len(x_info.sizes))
     if parameters is None or (name == QUANTIZE and parameters["axis"] is not None):
         return y
+    if integer_element == "ui8":
+        parameters["unsigned"] = True
     return marked(b, name, [x, y], b.type_like(y), parameters)
 
 
@@ -117,8 +121,8 @@ def quantize_linear(node: OnnxNode, b: TorchBuilder):
     _, scale, zero_point = _parameters(node, b, x_info)
     if element not in FLOAT8_MAX:
         y = quotient_to_integer(node, b, x, scale, zero_point, element, divide_in, bounds)
-        if element == "si8" and x_info.element == "f32" and divide_in == "f32" and bounds is None:
-            y = _marked_for_tosa(node, b, QUANTIZE, x, y, x_info)
+        if element in ("si8", "ui8") and x_info.element == "f32" and divide_in == "f32" and bounds is None:
+            y = _marked_for_tosa(node, b, QUANTIZE, x, y, x_info, element)
         return b.cast_to(y, node.result_type())
     quotient = divide(node, b, x, scale, divide_in)
     if node.attr_int("saturate", 1):
@@ -153,8 +157,8 @@ def dequantize_linear(node: OnnxNode, b: TorchBuilder):
         difference = b.binary("aten.sub.Tensor", difference, to_float(node, b, zero_point, "f32"))
     y = b.binary("aten.mul.Tensor", difference, to_float(node, b, scale, "f32"))
     y = b.to_dtype(y, output)
-    if x_info.element in ("si8", "si32") and output == "f32":
-        y = _marked_for_tosa(node, b, DEQUANTIZE, x, y, x_info)
+    if x_info.element in ("si8", "ui8", "si32") and output == "f32":
+        y = _marked_for_tosa(node, b, DEQUANTIZE, x, y, x_info, x_info.element)
     return b.cast_to(y, node.result_type())
 
 
