@@ -8,8 +8,15 @@ int8 x int8 products into int32, requantization by a `tosa.rescale` with an int3
 shift fixed at compile time. Integer arithmetic is also exact in every implementation, so the
 reference model, our runner and IREE agree bit for bit (float convolutions sum in different orders).
 
-Mechanism: on TOSA, the conversion wraps each QuantizeLinear to int8 and each DequantizeLinear of int8
-or int32 (literal float32 parameters) in a marker call (conversion/.../quantization/tosa_markers.py).
+Mechanism: on TOSA, the conversion wraps each QuantizeLinear to int8 or uint8 and each DequantizeLinear
+of int8, uint8 or int32 (literal float32 parameters) in a marker call
+(conversion/.../quantization/tosa_markers.py).
+
+uint8 (onnxruntime's default QUInt8 activations) is computed as int8: q - 128 with the zero point moved
+by 128 has the same real values, and TOSA's integer ops and Vela take int8. After torch-mlir's
+lowering a uint8 tensor is i8 bits (the marker says "unsigned"); the int8 form is those bits with the
+top bit flipped (`tosa.bitwise_xor` with -128), and the walk's DequantizeLinear markers read that
+form. With quantized_io=int8 a uint8 model's input and output are int8 q - 128.
 
 - `quantization_markers_as_custom_ops` (before torch-mlir's pipeline) makes each marker call a
   `tosa.custom` (domain "onnx_torch_mlir", operator "quantize_linear"/"dequantize_linear", the

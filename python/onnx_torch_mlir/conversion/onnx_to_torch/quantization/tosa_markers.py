@@ -5,14 +5,14 @@ arith.py), and the ops between them (Conv, Add, MaxPool, ...) run in float on th
 values. TOSA's integer profile and the NPU compilers (Vela) want the other form: int8 tensors,
 int32 accumulators and `tosa.rescale`. transforms/tosa/quantized_regions.py builds that form after
 torch-mlir's lowering; to do so it must know which values are quantized and how. So, on TOSA, each
-QuantizeLinear to int8 and each DequantizeLinear of int8 or int32 with literal parameters wraps its
-float computation in a marker:
+QuantizeLinear to int8 or uint8 and each DequantizeLinear of int8, uint8 or int32 with literal
+parameters wraps its float computation in a marker:
 
     %y = func.call @onnx_torch_mlir.quantize_linear$<key>(%x, %computed) : (f32 x, si8) -> si8
     %y = func.call @onnx_torch_mlir.dequantize_linear$<key>(%q, %computed) : (si8 or si32, f32) -> f32
 
 whose value is `%computed` (the form of the other targets), and whose private declaration holds the
-scale, zero point and axis as JSON (`onnx_torch_mlir.quantization`: passes of the Torch pipeline
+scale, zero point and axis as JSON (and `"unsigned": true` for uint8, which TOSA holds as i8 bits) (`onnx_torch_mlir.quantization`: passes of the Torch pipeline
 rebuild calls and drop their attributes, as for custom_ops_onnx.py's carriers). A call is legal in
 torch-mlir's backend contract, so the marker passes the Torch pipeline; the TOSA route makes it a
 `tosa.custom` before torch-mlir's lowering and resolves it after: the integer form where the whole
