@@ -1,5 +1,5 @@
 """QDQ models as integer TOSA (transforms/tosa/quantized_regions.py): a small CNN (Conv-BN-ReLU x3
-with a stride, an Add residual, MaxPool, GlobalAveragePool, Flatten, Gemm) exported by torch at opset
+with a stride, a 1x1 stride-2 shortcut, an Add residual, MaxPool, GlobalAveragePool, Flatten, Gemm) exported by torch at opset
 17 and quantized by onnxruntime's quantize_static (QDQ, int8 activations asymmetric and symmetric, and uint8 activations as its
 default QUInt8 makes them; per-channel int8 weights, seeded calibration).
 
@@ -48,10 +48,13 @@ def _network():
         def __init__(self):
             super().__init__()
             self.first, self.down, self.residual = block(3, 16), block(16, 32, 2), block(32, 32)
+            # ResNet's 1x1 stride-2 shortcut: 32 - 1 is odd, so TorchToTosa slices its input first.
+            self.shortcut = nn.Conv2d(16, 32, 1, 2, bias=False)
             self.pool, self.gap, self.fc = nn.MaxPool2d(2), nn.AdaptiveAvgPool2d(1), nn.Linear(32, 10)
 
         def forward(self, x):
-            y = self.down(self.first(x))
+            first = self.first(x)
+            y = self.down(first) + self.shortcut(first)
             y = self.pool(y + self.residual(y))
             return self.fc(torch.flatten(self.gap(y), 1))
 

@@ -25,14 +25,14 @@ form. With quantized_io=int8 a uint8 model's input and output are int8 q - 128.
 - `quantized_regions_as_integer` (after the pipeline) starts at each QuantizeLinear marker and
   walks back through the float ops torch-mlir made of the region, to the DequantizeLinear markers:
   * `exact(v)`: v as integers q with real value scale * (q - zero point), scale per element where it
-    varies (per-channel weights): a dequantized tensor (int8, or an int32 bias); transposes and
-    reshapes of one; `tosa.conv2d`/`depthwise_conv2d`/`matmul` of int8 operands (int32
+    varies (per-channel weights): a dequantized tensor (int8, or an int32 bias); transposes,
+    reshapes and slices of one; `tosa.conv2d`/`depthwise_conv2d`/`matmul` of int8 operands (int32
     accumulators, zero points as the ops' operands, the float bias made int32 in the accumulator's
     scale); an int32 `tosa.add` of a constant in the same scale (a Gemm's bias); `tosa.reduce_sum`
     (widened to int32 first); `tosa.mul` by a positive constant (a mean's 1/N goes into the scale).
   * `requantize(v, scale, zero point)`: v quantized to int8: monotone ops commute with rounding,
     so a clamp (Relu, Clip) becomes an int8 clamp to the quantized bounds, a max pool an int8 max
-    pool, a transpose or reshape the same op on int8 (a convolution's per-channel rescale then
+    pool, a transpose, reshape or slice the same op on int8 (a convolution's per-channel rescale then
     runs on NHWC, channels last, as TOSA's per_channel RESCALE wants); the sum of two int8 tensors
     (Add) rescales both to int32 at a common scale of 2^-20 * 2 * max(scales) (TensorFlow Lite's
     left shift of 20), adds, and rescales back; anything else with an exact form is one rescale.
@@ -357,6 +357,14 @@ def _constant(value: ir.Value, elements: tuple) -> np.ndarray | None:
     return np.frombuffer(data, dtype=_NUMPY_ELEMENTS[element]).reshape(shape)
 
 
+def _shape_constant(value: ir.Value) -> list[int] | None:
+    """The values of a `tosa.const_shape`, else None."""
+    op = defining_op(value)
+    if op is None or op.name != "tosa.const_shape":
+        return None
+    return [int(v) for v in np.array(ir.DenseElementsAttr(op.attributes["values"]))]
+
+
 def _float_constant(value: ir.Value) -> np.ndarray | None:
     values = _constant(value, ("f32", "f16"))
     return None if values is None else values.astype(np.float64)
@@ -436,6 +444,18 @@ class _Walk:
             return _Integer(None, x.array.reshape(shape), scale, x.zero_point, x.bits)
         value = TosaBuilder(op, op.location).like("tosa.reshape", op, [x.value, op.operands[1]], x.bits)
         return _Integer(value, None, scale, x.zero_point, x.bits)
+
+    def _slice(self, op: ir.Operation) -> _Integer | None:
+        """A slice (TorchToTosa cuts a strided convolution's input to the windows it reads) on the
+        integers, the scale along every dim it varies on sliced alike."""
+        x = self.exact(op.operands[0])
+        start, size = _shape_constant(op.operands[1]), _shape_constant(op.operands[2])
+        if x is None or x.array is not None or start is None or size is None:
+            return None
+        window = tuple(slice(begin, begin + count) if extent > 1 else slice(None)
+                       for begin, count, extent in zip(start, size, x.scale.shape))
+        value = TosaBuilder(op, op.location).like("tosa.slice", op, [x.value, op.operands[1], op.operands[2]], x.bits)
+        return _Integer(value, None, x.scale[window], x.zero_point, x.bits)
 
     def _convolution(self, op: ir.Operation) -> _Integer | None:
         """tosa.conv2d (weights [O, KH, KW, I]) or depthwise_conv2d ([KH, KW, C, M]) on int8."""
@@ -632,6 +652,7 @@ _EXACT = {
     "tosa.custom": _Walk._dequantized,
     "tosa.transpose": _Walk._transpose,
     "tosa.reshape": _Walk._reshape,
+    "tosa.slice": _Walk._slice,
     "tosa.conv2d": _Walk._convolution,
     "tosa.depthwise_conv2d": _Walk._convolution,
     "tosa.matmul": _Walk._matmul,
@@ -645,5 +666,6 @@ _REQUANTIZE = {
     "tosa.max_pool2d": _Walk._requantize_layout,
     "tosa.transpose": _Walk._requantize_layout,
     "tosa.reshape": _Walk._requantize_layout,
+    "tosa.slice": _Walk._requantize_layout,
     "tosa.add": _Walk._requantize_sum,
 }
