@@ -203,3 +203,71 @@ def test_optimized_onnxruntime_where_its_int8_kernels_are_exact(model_path):
         (want,) = session.run(None, {"x": x})
         (got,) = runtime.run(module, [x], input_dialect="tosa", result_dtypes=[want.dtype])
         _within_one_step(got, want, scale)
+
+
+def _uint8_matmul_model(path: Path) -> Path:
+    """x -> QuantizeLinear(uint8) -> DequantizeLinear -> MatMul with a DequantizeLinear of a uint8
+    initializer (onnxruntime's U8U8) -> Add of a dequantized uint8 vector -> QuantizeLinear(uint8)
+    -> DequantizeLinear."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(SEED + 2)
+    initializers = [
+        numpy_helper.from_array(rng.integers(0, 256, (16, 8), dtype=np.uint8), "w"),
+        numpy_helper.from_array(np.array(0.02, np.float32), "w_scale"),
+        numpy_helper.from_array(np.array(131, np.uint8), "w_zero"),
+        numpy_helper.from_array(np.array(0.03, np.float32), "x_scale"),
+        numpy_helper.from_array(np.array(120, np.uint8), "x_zero"),
+        numpy_helper.from_array(rng.integers(0, 256, (8,), dtype=np.uint8), "bias"),
+        numpy_helper.from_array(np.array(0.01, np.float32), "bias_scale"),
+        numpy_helper.from_array(np.array(128, np.uint8), "bias_zero"),
+        numpy_helper.from_array(np.array(0.2, np.float32), "y_scale"),
+        numpy_helper.from_array(np.array(140, np.uint8), "y_zero"),
+    ]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "x_scale", "x_zero"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zero"], ["wd"]),
+        helper.make_node("MatMul", ["xd", "wd"], ["product"]),
+        helper.make_node("DequantizeLinear", ["bias", "bias_scale", "bias_zero"], ["bias_d"]),
+        helper.make_node("Add", ["product", "bias_d"], ["sum"]),
+        helper.make_node("QuantizeLinear", ["sum", "y_scale", "y_zero"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "y_scale", "y_zero"], ["y"]),
+    ]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])], initializers)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), str(path))
+    return path
+
+
+def test_uint8_weights_are_read_as_int8(tmp_path):
+    """A uint8 initializer becomes the int8 constant q - 128 (torch-mlir's TOSA lowering makes no
+    uint8 constants): an int8 matmul, within one step of onnxruntime."""
+    path = _uint8_matmul_model(tmp_path / "model.onnx")
+    module = onnx_torch_mlir.compile(str(path), "tosa")
+    assert re.search(r"tosa\.matmul .*-> tensor<1x4x8xi32>", str(module)), str(module)
+    session = _onnx_semantics(path)
+    x = np.random.default_rng(SEED + 3).standard_normal((4, 16), dtype=np.float32) * 2
+    (want,) = session.run(None, {"x": x})
+    (got,) = runtime.run(module, [x], input_dialect="tosa", result_dtypes=[want.dtype])
+    _within_one_step(got, want, 0.2)
+
+
+def test_dequantized_uint8_scalar_constant(tmp_path):
+    """A DequantizeLinear of a uint8 scalar initializer (quantized BERT's LayerNorm epsilon and
+    scales): torch-mlir's TOSA lowering refused its uint8 constant ("'tosa.const' op expected
+    same attr/result element types")."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    initializers = [numpy_helper.from_array(np.array(200, np.uint8), "c"),
+                    numpy_helper.from_array(np.array(0.02, np.float32), "c_scale"),
+                    numpy_helper.from_array(np.array(128, np.uint8), "c_zero")]
+    nodes = [helper.make_node("DequantizeLinear", ["c", "c_scale", "c_zero"], ["factor"]),
+             helper.make_node("Mul", ["x", "factor"], ["y"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])], initializers)
+    path = tmp_path / "model.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), str(path))
+    x = np.random.default_rng(SEED + 4).standard_normal((4, 8), dtype=np.float32)
+    (got,) = runtime.run(onnx_torch_mlir.compile(str(path), "tosa"), [x], input_dialect="tosa", result_dtypes=[np.float32])
+    np.testing.assert_allclose(got, x * np.float32(0.02 * 72), rtol=1e-6)

@@ -84,7 +84,12 @@ def _marked_for_tosa(node: OnnxNode, b: TorchBuilder, name: str, x: ir.Value, y:
     if parameters is None or (name == QUANTIZE and parameters["axis"] is not None):
         return y
     if integer_element == "ui8":
-        parameters["unsigned"] = True
+        literal = constant(node, 0) if name == DEQUANTIZE else None
+        if literal is None:
+            parameters["unsigned"] = True
+        else:  # as its int8 form q - 128: torch-mlir's TOSA lowering makes no uint8 constants
+            x = b.literal((literal.astype(np.int16) - 128).astype(np.int8), "si8")
+            parameters["zero_point"] = [zero_point - 128 for zero_point in parameters["zero_point"]]
     return marked(b, name, [x, y], b.type_like(y), parameters)
 
 
