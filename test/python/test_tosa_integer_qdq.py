@@ -271,3 +271,81 @@ def test_dequantized_uint8_scalar_constant(tmp_path):
     x = np.random.default_rng(SEED + 4).standard_normal((4, 8), dtype=np.float32)
     (got,) = runtime.run(onnx_torch_mlir.compile(str(path), "tosa"), [x], input_dialect="tosa", result_dtypes=[np.float32])
     np.testing.assert_allclose(got, x * np.float32(0.02 * 72), rtol=1e-6)
+
+
+def _activation_network():
+    """SiLU (Sigmoid, Mul), a depthwise convolution, HardSwish and a squeeze-excite gate (Sigmoid
+    of two 1x1 convolutions, multiplied into the image): MobileNetV3's and EfficientNet's blocks."""
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1, self.b1 = nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16)
+            self.c2, self.b2 = nn.Conv2d(16, 16, 3, 2, 1, groups=16, bias=False), nn.BatchNorm2d(16)
+            self.se1, self.se2 = nn.Conv2d(16, 4, 1), nn.Conv2d(4, 16, 1)
+            self.fc = nn.Linear(16, 10)
+
+        def forward(self, x):
+            y = nn.functional.silu(self.b1(self.c1(x)))
+            y = nn.functional.hardswish(self.b2(self.c2(y)))
+            gate = torch.sigmoid(self.se2(torch.relu(self.se1(y.mean((2, 3), keepdim=True)))))
+            return self.fc(torch.flatten((y * gate).mean((2, 3)), 1))
+
+    torch.manual_seed(SEED)
+    net = Net().eval()
+    for module in net.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.uniform_(-0.3, 0.3)
+    return net
+
+
+@pytest.fixture(scope="module", params=["int8", "uint8"])
+def activation_model_path(request, tmp_path_factory):
+    directory = tmp_path_factory.mktemp(f"qdq-activations-{request.param}")
+    float_path, path = directory / "float.onnx", directory / "model.onnx"
+    torch.onnx.export(_activation_network(), torch.randn(1, 3, 32, 32), str(float_path), opset_version=17,
+                      input_names=["x"], output_names=["y"], dynamo=False)
+    activations = quantization.QuantType.QUInt8 if request.param == "uint8" else quantization.QuantType.QInt8
+    quantization.quantize_static(
+        str(float_path), str(path), _Calibration(), quant_format=quantization.QuantFormat.QDQ, per_channel=True,
+        activation_type=activations, weight_type=quantization.QuantType.QInt8,
+        calibrate_method=quantization.CalibrationMethod.MinMax)
+    return path
+
+
+def test_activations_are_tables_and_gates_integer_products(activation_model_path):
+    int8 = str(onnx_torch_mlir.compile(str(activation_model_path), "tosa", quantized_io="int8"))
+    assert "f32" not in int8, FLOAT_OPS.findall(int8)
+    assert len(re.findall(r"= tosa\.table ", int8)) == 3  # Sigmoid of SiLU, HardSwish, the gate's Sigmoid
+    assert len(re.findall(r"= tosa\.mul .*-> tensor<[0-9x]+xi32>", int8)) == 2  # SiLU's and the gate's products
+
+
+def test_activation_network_within_one_step(activation_model_path):
+    from onnx_torch_mlir.runtime.iree import compile_with_iree
+    from onnx_torch_mlir.runtime.tosa_reference import compile_with_tosa_reference
+
+    session, (scale, _) = _onnx_semantics(activation_model_path), _output_step(activation_model_path)
+    module = onnx_torch_mlir.compile(str(activation_model_path), "tosa")
+    consumers = [compile_with_tosa_reference(module), compile_with_iree(module, "tosa")]
+    for x in _inputs(2):
+        (want,) = session.run(None, {"x": x})
+        (got,) = runtime.run(module, [x], input_dialect="tosa", result_dtypes=[want.dtype])
+        _within_one_step(got, want, scale)
+        for program in consumers:
+            got = program(x) if program is consumers[0] else program(x, result_dtypes=[want.dtype])
+            _within_one_step(got[0] if isinstance(got, (list, tuple)) else got, want, scale)
+
+
+@pytest.mark.skipif(shutil.which("vela") is None, reason="ethos-u-vela is not installed")
+def test_vela_places_the_activation_network_on_the_npu(activation_model_path, tmp_path):
+    from onnx_torch_mlir.runtime.tosa_reference import serialize
+
+    serialize(onnx_torch_mlir.compile(str(activation_model_path), "tosa", quantized_io="int8"), tmp_path / "model.tosa")
+    done = subprocess.run(["vela", str(tmp_path / "model.tosa"), "--accelerator-config", "ethos-u85-256",
+                           "--output-dir", str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert re.search(r"CPU operators = 0 \(0\.0%\)", done.stdout), done.stdout

@@ -35,7 +35,12 @@ form. With quantized_io=int8 a uint8 model's input and output are int8 q - 128.
     pool, a transpose, reshape or slice the same op on int8 (a convolution's per-channel rescale then
     runs on NHWC, channels last, as TOSA's per_channel RESCALE wants); the sum of two int8 tensors
     (Add) rescales both to int32 at a common scale of 2^-20 * 2 * max(scales) (TensorFlow Lite's
-    left shift of 20), adds, and rescales back; anything else with an exact form is one rescale.
+    left shift of 20), adds, and rescales back; the product of two int8 tensors (Mul: SiLU's
+    x * sigmoid(x), a squeeze-excite gate) widens both to int32 without their zero points,
+    multiplies and rescales; anything else with an exact form is one rescale; and an elementwise
+    float function of one int8 tensor (Sigmoid, Tanh, HardSwish, GELU's erf form, ... : the float
+    ops of `_TABLE_OPS` and scalar constants) is a `tosa.table`, the function evaluated in numpy at
+    the 256 int8 values and quantized (as TensorFlow Lite's TOSA legalization builds its tables).
   The marker becomes the integer result where the walk succeeds and its float computation where it
   does not (an op the walk does not know, the graph's float input); DequantizeLinear markers become
   their float computation (read only by float ops then, the graph's output), and the float ops
@@ -587,6 +592,8 @@ class _Walk:
                 result = handler(self, op, scale, zero_point) if handler else None
                 if result is None:
                     result = self._rescaled(value, scale, zero_point)
+                if result is None:
+                    result = self._looked_up(value, scale, zero_point)
             self.requantized[key] = result
         return self.requantized[key]
 
@@ -604,6 +611,36 @@ class _Walk:
         if form.bits == 8 and factors.size == 1 and factors[0] == 1.0 and form.zero_point == zero_point:
             return form.value
         return b.rescale(form.value, factors, form.zero_point, zero_point, 8)
+
+    def _looked_up(self, value: ir.Value, scale: float, zero_point: int) -> ir.Value | None:
+        """An elementwise float computation of one int8 tensor (Sigmoid, Tanh, HardSwish, SiLU's
+        x * sigmoid(x), ...) as a `tosa.table`: the computation evaluated at the 256 int8 values and
+        quantized."""
+        found = _elementwise_of_one(self, value)
+        if found is None:
+            return None
+        source, values = found
+        b = TosaBuilder(defining_op(value), defining_op(value).location)
+        table = b.constant(_quantized(values, scale, zero_point), 8)
+        return b.create("tosa.table", ir.RankedTensorType.get(_shape(value), b.integer(8)), [source.value, table])
+
+    def _requantize_product(self, op: ir.Operation, scale: float, zero_point: int) -> ir.Value | None:
+        """The product of two int8 tensors (a squeeze-excite gate): both widened to int32 without
+        their zero points, multiplied, rescaled to int8."""
+        forms = [self.exact(operand) for operand in op.operands[:2]]
+        if any(form is None or form.array is not None or form.bits != 8 or _compressed(form.scale).size != 1
+               for form in forms) or _integer_constant(op.operands[2]) is None:
+            return None
+        if any(_shape(operand) != _shape(op.results[0]) for operand in op.operands[:2]):
+            ranks = {len(_shape(operand)) for operand in op.operands[:2]}
+            if len(ranks) != 1:
+                return None  # TOSA broadcasts between equal ranks only
+        b = TosaBuilder(op, op.location)
+        wide = [b.rescale(form.value, np.ones(1), form.zero_point, 0, 32) for form in forms]
+        shift = b.constant(np.zeros(1), 8)
+        product = b.like("tosa.mul", op, wide + [shift], 32)
+        factor = np.prod([float(_compressed(form.scale).reshape(-1)[0]) for form in forms]) / scale
+        return b.rescale(product, np.array([factor]), 0, zero_point, 8)
 
     def _requantize_dequantized(self, op: ir.Operation, scale: float, zero_point: int) -> ir.Value | None:
         form = self._dequantized(op)
@@ -648,6 +685,77 @@ class _Walk:
         return b.rescale(total, np.array([common / scale]), 0, zero_point, 8)
 
 
+# Elementwise float TOSA ops a table can hold: numpy on float32, given the operands' values and the op.
+_TABLE_OPS = {
+    "tosa.sigmoid": lambda a, op: 1 / (1 + np.exp(-a[0])),
+    "tosa.tanh": lambda a, op: np.tanh(a[0]),
+    "tosa.exp": lambda a, op: np.exp(a[0]),
+    "tosa.log": lambda a, op: np.log(a[0]),
+    "tosa.erf": lambda a, op: _erf(a[0]),
+    "tosa.abs": lambda a, op: np.abs(a[0]),
+    "tosa.negate": lambda a, op: -a[0],
+    "tosa.reciprocal": lambda a, op: 1 / a[0],
+    "tosa.rsqrt": lambda a, op: 1 / np.sqrt(a[0]),
+    "tosa.floor": lambda a, op: np.floor(a[0]),
+    "tosa.ceil": lambda a, op: np.ceil(a[0]),
+    "tosa.add": lambda a, op: a[0] + a[1],
+    "tosa.sub": lambda a, op: a[0] - a[1],
+    "tosa.mul": lambda a, op: a[0] * a[1],
+    "tosa.pow": lambda a, op: np.power(a[0], a[1]),
+    "tosa.maximum": lambda a, op: np.maximum(a[0], a[1]),
+    "tosa.minimum": lambda a, op: np.minimum(a[0], a[1]),
+    "tosa.clamp": lambda a, op: np.clip(a[0], ir.FloatAttr(op.attributes["min_val"]).value,
+                                        ir.FloatAttr(op.attributes["max_val"]).value),
+}
+_TABLE_OPERANDS = {"tosa.negate": 1, "tosa.mul": 2}  # the rest are zero points and the shift
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    import math
+
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+def _elementwise_of_one(walk: "_Walk", value: ir.Value):
+    """(the int8 form, the values at its 256 codes) when `value` is an elementwise float function
+    (`_TABLE_OPS`, scalar constants) of one per-tensor int8 tensor of its shape, else None."""
+    sources: dict = {}
+    codes = np.arange(-128, 128, dtype=np.float64)
+    evaluated: dict = {}
+
+    def evaluate(v: ir.Value, depth: int):
+        if v in evaluated:
+            return evaluated[v]
+        result = None
+        form = walk.exact(v) if _static(v.type) else None
+        constant = _float_constant(v)
+        op = defining_op(v)
+        if constant is not None:
+            flat = np.asarray(constant).reshape(-1)
+            result = np.full(256, flat[0]) if flat.size and np.all(flat == flat[0]) else None
+        elif form is not None and form.array is None and form.bits == 8 and _compressed(form.scale).size == 1 \
+                and _shape(v) == _shape(value):
+            sources[form.value] = form
+            result = float(_compressed(form.scale).reshape(-1)[0]) * (codes - form.zero_point)
+        elif op is not None and op.name in _TABLE_OPS and depth < 64 and _shape(v) == _shape(value) \
+                and _element(v) == "f32":
+            count = _TABLE_OPERANDS.get(op.name, len(op.operands))
+            operands = [evaluate(operand, depth + 1) for operand in list(op.operands)[:count]]
+            if all(operand is not None for operand in operands):
+                with np.errstate(all="ignore"):
+                    result = np.asarray(_TABLE_OPS[op.name]([o.astype(np.float32) for o in operands], op),
+                                        np.float64)
+        evaluated[v] = result
+        return result
+
+    values = evaluate(value, 0)
+    if values is None or len(sources) != 1 or defining_op(value) is None:
+        return None
+    if walk.exact(value) is not None:
+        return None  # a plain rescale
+    return next(iter(sources.values())), values
+
+
 _EXACT = {
     "tosa.custom": _Walk._dequantized,
     "tosa.transpose": _Walk._transpose,
@@ -668,4 +776,5 @@ _REQUANTIZE = {
     "tosa.reshape": _Walk._requantize_layout,
     "tosa.slice": _Walk._requantize_layout,
     "tosa.add": _Walk._requantize_sum,
+    "tosa.mul": _Walk._requantize_product,
 }
