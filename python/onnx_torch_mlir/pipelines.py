@@ -169,6 +169,8 @@ ROUTES = {
                  "level 8K takes at most 64 tensors in a list; TorchToTosa concatenates every step of a recurrence"),
             Step("tensor-constants-as-tosa-const", "tosa.constants:tensor_constants_as_tosa_const",
                  "TorchToTosa leaves tensor arith.constants; TOSA's serializer knows only TOSA ops"),
+            Step("integer-casts-of-constants-folded", "tosa.constants:integer_casts_of_constants_folded",
+                 "TorchToTosa casts i64 index constants to i32; Vela and TOSA 1.0 take no i64"),
         ),
     ),
     "stablehlo": Route(

@@ -275,7 +275,8 @@ def test_dequantized_uint8_scalar_constant(tmp_path):
 
 def _activation_network():
     """SiLU (Sigmoid, Mul), a depthwise convolution, HardSwish and a squeeze-excite gate (Sigmoid
-    of two 1x1 convolutions, multiplied into the image): MobileNetV3's and EfficientNet's blocks."""
+    of two 1x1 convolutions, multiplied into the image): MobileNetV3's and EfficientNet's blocks;
+    then a Pad, a nearest Resize and a Concat of inputs of different scales (a detector's neck)."""
     from torch import nn
 
     class Net(nn.Module):
@@ -284,13 +285,17 @@ def _activation_network():
             self.c1, self.b1 = nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16)
             self.c2, self.b2 = nn.Conv2d(16, 16, 3, 2, 1, groups=16, bias=False), nn.BatchNorm2d(16)
             self.se1, self.se2 = nn.Conv2d(16, 4, 1), nn.Conv2d(4, 16, 1)
-            self.fc = nn.Linear(16, 10)
+            self.down, self.fc = nn.Conv2d(16, 8, 3, 2), nn.Linear(24, 10)
 
         def forward(self, x):
             y = nn.functional.silu(self.b1(self.c1(x)))
             y = nn.functional.hardswish(self.b2(self.c2(y)))
             gate = torch.sigmoid(self.se2(torch.relu(self.se1(y.mean((2, 3), keepdim=True)))))
-            return self.fc(torch.flatten((y * gate).mean((2, 3)), 1))
+            y = y * gate
+            # a padded stride-2 branch upsampled back (nearest) and concatenated: inputs of different scales
+            branch = self.down(nn.functional.pad(y, (1, 0, 1, 0), value=0.5))
+            y = torch.cat([y, nn.functional.interpolate(branch, scale_factor=2.0, mode="nearest")], 1)
+            return self.fc(torch.flatten(y.mean((2, 3)), 1))
 
     torch.manual_seed(SEED)
     net = Net().eval()
@@ -321,7 +326,9 @@ def test_activations_are_tables_and_gates_integer_products(activation_model_path
     int8 = str(onnx_torch_mlir.compile(str(activation_model_path), "tosa", quantized_io="int8"))
     assert "f32" not in int8, FLOAT_OPS.findall(int8)
     assert len(re.findall(r"= tosa\.table ", int8)) == 3  # Sigmoid of SiLU, HardSwish, the gate's Sigmoid
-    assert len(re.findall(r"= tosa\.mul .*-> tensor<[0-9x]+xi32>", int8)) == 2  # SiLU's and the gate's products
+    # SiLU's and the gate's products (the other i32 products compute the upsampling's gather indices)
+    assert len(re.findall(r"= tosa\.mul .*-> tensor<1x\d+x\d+x\d+xi32>", int8)) == 2
+    assert "xi64>" not in int8  # Vela refuses a graph with any i64 tensor
 
 
 def test_activation_network_within_one_step(activation_model_path):

@@ -18,6 +18,7 @@ Runs after torch-mlir's TOSA pipeline, last (a rewrite after it may fold to `ari
 
 from __future__ import annotations
 
+import numpy as np
 from torch_mlir import ir
 
 from ...ir_walk import ops_named
@@ -36,3 +37,51 @@ def tensor_constants_as_tosa_const(module: ir.Module) -> None:
                                               ip=ir.InsertionPoint(constant))
             constant.results[0].replace_all_uses_with(replacement.results[0])
             constant.erase()
+
+
+_SIGNED = {8: np.int8, 16: np.int16, 32: np.int32}
+
+
+def integer_casts_of_constants_folded(module: ir.Module) -> int:
+    """Each `tosa.cast` of an integer `tosa.const` to a narrower integer type whose range holds its
+    values becomes a `tosa.const` of that type; the count.
+
+    TorchToTosa writes index tensors as i64 constants cast to i32 (a nearest upsampling's gather
+    indices): Vela refuses the whole graph for the i64 ("TOSA FB Reader error: Unknown data
+    type"), and TOSA 1.0's integer profiles have no i64. It can go when TorchToTosa builds its
+    index constants as i32."""
+    folded = 0
+    with module.context:
+        for cast in ops_named(module, {"tosa.cast"}):
+            source = cast.operands[0].owner
+            source = source.operation if hasattr(source, "operation") else source
+            values = _dense_integers(source)
+            result_type = ir.RankedTensorType(cast.results[0].type) if isinstance(
+                cast.results[0].type, ir.RankedTensorType) else None
+            if values is None or result_type is None or not isinstance(result_type.element_type, ir.IntegerType):
+                continue
+            dtype = _SIGNED.get(ir.IntegerType(result_type.element_type).width)
+            if dtype is None or values.size == 0 or values.min() < np.iinfo(dtype).min or values.max() > np.iinfo(dtype).max:
+                continue
+            attribute = ir.DenseElementsAttr.get(np.ascontiguousarray(values.astype(dtype)), type=result_type)
+            constant = ir.Operation.create("tosa.const", results=[result_type], attributes={"values": attribute},
+                                           loc=cast.location, ip=ir.InsertionPoint(cast))
+            cast.results[0].replace_all_uses_with(constant.results[0])
+            cast.erase()
+            if not list(source.results[0].uses):
+                source.erase()
+            folded += 1
+    return folded
+
+
+def _dense_integers(op) -> np.ndarray | None:
+    """The values of a dense integer `tosa.const` (not a resource), else None."""
+    if not isinstance(op, ir.Operation) or op.name != "tosa.const":
+        return None
+    attribute = op.attributes["values"]
+    if not isinstance(attribute, ir.DenseIntElementsAttr):
+        return None
+    shape = list(ir.RankedTensorType(op.results[0].type).shape)
+    if attribute.is_splat:
+        return np.full(shape, attribute.get_splat_value().value, np.int64)
+    return np.array(attribute, np.int64).reshape(shape)

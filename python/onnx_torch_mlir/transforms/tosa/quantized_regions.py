@@ -32,7 +32,8 @@ form. With quantized_io=int8 a uint8 model's input and output are int8 q - 128.
     (widened to int32 first); `tosa.mul` by a positive constant (a mean's 1/N goes into the scale).
   * `requantize(v, scale, zero point)`: v quantized to int8: monotone ops commute with rounding,
     so a clamp (Relu, Clip) becomes an int8 clamp to the quantized bounds, a max pool an int8 max
-    pool, a transpose, reshape or slice the same op on int8 (a convolution's per-channel rescale then
+    pool, a transpose, reshape, slice, gather or nearest resize the same op on int8, a pad with its pad value
+    quantized, a concatenation of its inputs each requantized (a convolution's per-channel rescale then
     runs on NHWC, channels last, as TOSA's per_channel RESCALE wants); the sum of two int8 tensors
     (Add) rescales both to int32 at a common scale of 2^-20 * 2 * max(scales) (TensorFlow Lite's
     left shift of 20), adds, and rescales back; the product of two int8 tensors (Mul: SiLU's
@@ -668,6 +669,35 @@ class _Walk:
             return None
         return TosaBuilder(op, op.location).like(op.name, op, [x] + list(op.operands)[1:], 8)
 
+    def _requantize_concat(self, op: ir.Operation, scale: float, zero_point: int) -> ir.Value | None:
+        """A concatenation: each input requantized to the result's scale, then concatenated on int8."""
+        parts = [self.requantize(operand, scale, zero_point) for operand in op.operands]
+        if any(part is None for part in parts):
+            return None
+        return TosaBuilder(op, op.location).like("tosa.concat", op, parts, 8)
+
+    def _requantize_resize(self, op: ir.Operation, scale: float, zero_point: int) -> ir.Value | None:
+        """A nearest-neighbour resize picks values: the same op on int8 (a bilinear one interpolates)."""
+        if "NEAREST" not in str(op.attributes["mode"]):
+            return None
+        return self._requantize_layout(op, scale, zero_point)
+
+    def _requantize_gather(self, op: ir.Operation, scale: float, zero_point: int) -> ir.Value | None:
+        """A gather picks values (TorchToTosa's nearest upsampling): the same op on int8 values."""
+        x = self.requantize(op.operands[0], scale, zero_point)
+        if x is None:
+            return None
+        return TosaBuilder(op, op.location).like("tosa.gather", op, [x, op.operands[1]], 8)
+
+    def _requantize_pad(self, op: ir.Operation, scale: float, zero_point: int) -> ir.Value | None:
+        """A pad: the same op on int8, its float pad value quantized."""
+        x, value = self.requantize(op.operands[0], scale, zero_point), _float_constant(op.operands[2])
+        if x is None or value is None:
+            return None
+        b = TosaBuilder(op, op.location)
+        pad_value = b.constant(_quantized(value, scale, zero_point).reshape(_shape(op.operands[2])), 8)
+        return b.like("tosa.pad", op, [x, op.operands[1], pad_value], 8)
+
     def _requantize_sum(self, op: ir.Operation, scale: float, zero_point: int) -> ir.Value | None:
         """The sum of two int8 tensors: both rescaled to int32 at a common scale, added, rescaled back."""
         forms = [self.exact(operand) for operand in op.operands]
@@ -777,4 +807,8 @@ _REQUANTIZE = {
     "tosa.slice": _Walk._requantize_layout,
     "tosa.add": _Walk._requantize_sum,
     "tosa.mul": _Walk._requantize_product,
+    "tosa.concat": _Walk._requantize_concat,
+    "tosa.resize": _Walk._requantize_resize,
+    "tosa.pad": _Walk._requantize_pad,
+    "tosa.gather": _Walk._requantize_gather,
 }

@@ -105,6 +105,9 @@ def quantize_linear(node: OnnxNode, b: TorchBuilder):
     precision = onnx_dtype_to_element(precision) if precision else None
     if element not in INTEGER_RANGES and element not in FLOAT8_MAX:
         node.fail(f"quantizing to {element} is not supported")
+    folded = _quantized_scalar_literal(node, b, x_info, element, bounds, precision)
+    if folded is not None:
+        return folded
     scale_element = node.input_info(1).element
     divide_in = division_element(x_info.element, scale_element, precision)
     scale_value, zero_value = literal_number(node, 1), literal_number(node, 2)
@@ -139,6 +142,41 @@ def quantize_linear(node: OnnxNode, b: TorchBuilder):
     return b.cast_to(b.to_dtype(quotient, element), node.result_type())
 
 
+_LITERAL_INTEGERS = {"si8": np.int8, "ui8": np.uint8, "si16": np.int16, "si32": np.int32}
+
+
+def _quantized_scalar_literal(node: OnnxNode, b: TorchBuilder, x_info, element: str, bounds, precision) -> ir.Value | None:
+    """A one-element float32 literal with literal float32 parameters, quantized here (the first half
+    of a quantized constant: onnxruntime's quantizer quantizes a Constant node's value at run time),
+    so that its DequantizeLinear folds too (`_dequantized_scalar_literal`)."""
+    x, scale = constant(node, 0), constant(node, 1)
+    zero_point = constant(node, 2) if node.has_input(2) else np.zeros(1, np.int64)
+    if (x is None or scale is None or zero_point is None or x.size != 1 or scale.size != 1 or zero_point.size != 1
+            or element not in _LITERAL_INTEGERS or bounds is not None or precision is not None
+            or x.dtype != np.float32 or scale.dtype != np.float32 or node.attr_int("block_size", 0)):
+        return None
+    low, high = INTEGER_RANGES[element]
+    quotient = np.float32(x.reshape(-1)[0]) / np.float32(scale.reshape(-1)[0])
+    value = np.clip(np.round(np.float64(quotient)) + int(zero_point.reshape(-1)[0]), low, high)
+    literal = b.literal(np.array(value).astype(_LITERAL_INTEGERS[element]).reshape(x.shape), element)
+    return b.cast_to(literal, node.result_type())
+
+
+def _dequantized_scalar_literal(node: OnnxNode, b: TorchBuilder, x_info, output: str) -> ir.Value | None:
+    """A one-element integer literal with literal float32 parameters, dequantized here: a float32
+    literal. Such a value is a parameter (onnxruntime's quantizer quantizes a Pad's value, a
+    LayerNorm's epsilon), which readers like Pad need as a number; torch-mlir's TOSA lowering
+    folds no arithmetic on literals before it needs that number (`aten.item` was refused)."""
+    x, scale = constant(node, 0), constant(node, 1)
+    zero_point = constant(node, 2) if node.has_input(2) else np.zeros(1, np.int64)
+    if (x is None or scale is None or zero_point is None or x.size != 1 or scale.size != 1
+            or zero_point.size != 1 or not x_info.is_integer or output != "f32" or scale.dtype != np.float32):
+        return None
+    difference = np.float32(x.reshape(-1)[0]) - np.float32(zero_point.reshape(-1)[0])
+    value = np.array(difference * scale.reshape(-1)[0], np.float32).reshape(x.shape)
+    return b.cast_to(b.literal(value, "f32"), node.result_type())
+
+
 @converts("DequantizeLinear", since=10)
 def dequantize_linear(node: OnnxNode, b: TorchBuilder):
     """y = (x - x_zero_point) * x_scale, computed in float32 (ONNX's reference) and converted to
@@ -148,6 +186,9 @@ def dequantize_linear(node: OnnxNode, b: TorchBuilder):
     output = node.result_info().element
     if not (x_info.is_integer or x_info.element in FLOAT8_MAX or x_info.element in ("si4", "ui4")):
         node.fail(f"dequantizing {x_info.element} is not supported")
+    folded = _dequantized_scalar_literal(node, b, x_info, output)
+    if folded is not None:
+        return folded
     scale_value, zero_value = literal_number(node, 1), literal_number(node, 2)
     if (x_info.element in ("si8", "ui8") and output == "f32" and node.input_info(1).element == "f32"
             and scale_value is not None and (zero_value is not None or not node.has_input(2))
