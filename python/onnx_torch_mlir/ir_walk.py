@@ -29,3 +29,15 @@ def has_op(module: ir.Module, predicate) -> bool:
 
     module.operation.walk(find)
     return bool(found)
+
+
+def erase_unread(module: ir.Module, names) -> None:
+    """Erase the ops named in `names` whose results nothing reads (and so what only they read), to a
+    fixed point; `names` must be ops without side effects."""
+    changed = True
+    while changed:
+        changed = False
+        for operation in reversed(ops_named(module, names)):
+            if all(not list(result.uses) for result in operation.results):
+                operation.erase()
+                changed = True

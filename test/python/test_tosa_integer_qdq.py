@@ -131,16 +131,21 @@ def test_no_float_op_between_the_boundary_quantizations(model_path):
     assert "func.func @main_graph(%arg0: tensor<1x3x32x32xi8>) -> tensor<1x10xi8>" in int8
 
 
-@pytest.mark.skipif(shutil.which("vela") is None, reason="ethos-u-vela is not installed")
-def test_vela_places_every_operator_on_the_npu(model_path, tmp_path):
+def _assert_vela_places_every_operator_on_the_npu(path: Path, directory: Path) -> None:
+    """Vela (ethos-u85-256) compiles the int8-io TOSA of `path` with no operator left to the CPU."""
     from onnx_torch_mlir.runtime.tosa_reference import serialize
 
-    serialize(onnx_torch_mlir.compile(str(model_path), "tosa", quantized_io="int8"), tmp_path / "model.tosa")
-    done = subprocess.run(["vela", str(tmp_path / "model.tosa"), "--accelerator-config", "ethos-u85-256",
-                           "--output-dir", str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+    serialize(onnx_torch_mlir.compile(str(path), "tosa", quantized_io="int8"), directory / "model.tosa")
+    done = subprocess.run(["vela", str(directory / "model.tosa"), "--accelerator-config", "ethos-u85-256",
+                           "--output-dir", str(directory / "out")], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert re.search(r"CPU operators = 0 \(0\.0%\)", done.stdout), done.stdout
     assert re.search(r"NPU operators = \d+ \(100\.0%\)", done.stdout), done.stdout
+
+
+@pytest.mark.skipif(shutil.which("vela") is None, reason="ethos-u-vela is not installed")
+def test_vela_places_every_operator_on_the_npu(model_path, tmp_path):
+    _assert_vela_places_every_operator_on_the_npu(model_path, tmp_path)
 
 
 def _within_one_step(got, want, scale):
@@ -349,10 +354,4 @@ def test_activation_network_within_one_step(activation_model_path):
 
 @pytest.mark.skipif(shutil.which("vela") is None, reason="ethos-u-vela is not installed")
 def test_vela_places_the_activation_network_on_the_npu(activation_model_path, tmp_path):
-    from onnx_torch_mlir.runtime.tosa_reference import serialize
-
-    serialize(onnx_torch_mlir.compile(str(activation_model_path), "tosa", quantized_io="int8"), tmp_path / "model.tosa")
-    done = subprocess.run(["vela", str(tmp_path / "model.tosa"), "--accelerator-config", "ethos-u85-256",
-                           "--output-dir", str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert re.search(r"CPU operators = 0 \(0\.0%\)", done.stdout), done.stdout
+    _assert_vela_places_every_operator_on_the_npu(activation_model_path, tmp_path)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from torch_mlir import ir
 from torch_mlir.dialects import linalg
 
-from ...ir_walk import ops_named
+from ...ir_walk import erase_unread, ops_named
 from ..transposed_constants import splat_like, transposed_constant
 
 TO_CHANNELS_LAST = (0, 2, 3, 1)  # NCHW -> NHWC
@@ -61,7 +61,7 @@ def convolutions_channels_last(module: ir.Module) -> int:
                 if _rewrite_generic(operation):
                     rewritten += 1
         if rewritten:
-            _erase_dead(module)
+            erase_unread(module, _PURE)
     return rewritten
 
 
@@ -282,14 +282,3 @@ def _dims_or_constants(indexing_map: ir.AffineMap) -> bool:
 _PURE = {"linalg.transpose", "tensor.empty", "tensor.pad", "tensor.extract_slice", "arith.constant",
          "tensor.collapse_shape", "tensor.expand_shape",
          "linalg.fill", "linalg.broadcast"}
-
-
-def _erase_dead(module: ir.Module) -> None:
-    """Erase the unused transposes (and what only they read) the rewrites left, to a fixed point."""
-    changed = True
-    while changed:
-        changed = False
-        for operation in reversed(ops_named(module, _PURE)):
-            if all(not list(result.uses) for result in operation.results):
-                operation.erase()
-                changed = True

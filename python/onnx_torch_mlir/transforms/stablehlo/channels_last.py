@@ -41,6 +41,7 @@ import re
 import numpy as np
 from torch_mlir import ir
 
+from ...ir_walk import erase_unread
 from ..torch.rewriting import defining_op, ops_named
 from ..transposed_constants import transposed_constant
 
@@ -89,7 +90,7 @@ def convolutions_channels_last(module: ir.Module) -> int:
                     and (operation.name not in GROWING or _read_in_the_region(operation))):
                 rewriter.rewrite(operation)
         if rewriter.rewritten:
-            _erase_dead(module)
+            erase_unread(module, _PURE)
     return rewriter.rewritten
 
 
@@ -295,14 +296,3 @@ class _ChannelsLast:
             if folded is not None:
                 return _constant(folded)
         return self._permuted(value, permutation)
-
-
-def _erase_dead(module: ir.Module) -> None:
-    """Erase the unread transposes (and what only they read) the rewrites left, to a fixed point."""
-    changed = True
-    while changed:
-        changed = False
-        for operation in reversed(ops_named(module, _PURE)):
-            if all(not list(result.uses) for result in operation.results):
-                operation.erase()
-                changed = True
