@@ -415,11 +415,9 @@ class _Walk:
         q = op.operands[0]
         if _element(q) not in ("i8", "i32") or len(set(parameters["zero_point"])) != 1:
             return None
+        if parameters.get("unsigned"):  # uint8 bits not from a QuantizeLinear marker: the float form
+            return None
         array = _integer_constant(q)
-        if parameters.get("unsigned"):  # uint8 bits: a constant is read as int8 q - 128, a tensor not
-            if array is None:
-                return None
-            parameters, array = _signed(parameters), (array & 0xFF) - 128
         rank = len(_shape(q))
         scale = np.array(parameters["scale"], np.float64)
         if parameters["axis"] is None:
@@ -632,10 +630,6 @@ class _Walk:
         if any(form is None or form.array is not None or form.bits != 8 or _compressed(form.scale).size != 1
                for form in forms) or _integer_constant(op.operands[2]) is None:
             return None
-        if any(_shape(operand) != _shape(op.results[0]) for operand in op.operands[:2]):
-            ranks = {len(_shape(operand)) for operand in op.operands[:2]}
-            if len(ranks) != 1:
-                return None  # TOSA broadcasts between equal ranks only
         b = TosaBuilder(op, op.location)
         wide = [b.rescale(form.value, np.ones(1), form.zero_point, 0, 32) for form in forms]
         shift = b.constant(np.zeros(1), 8)
