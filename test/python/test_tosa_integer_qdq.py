@@ -1,4 +1,5 @@
-"""QDQ models as integer TOSA (transforms/tosa/quantized_regions.py): a small CNN (Conv-BN-ReLU x3
+"""QDQ and QOperator models as integer TOSA (transforms/tosa/quantized_regions.py; QOperator ops
+through quantization/qdq_form.py, at the end): a small CNN (Conv-BN-ReLU x3
 with a stride, a 1x1 stride-2 shortcut, an Add residual, MaxPool, GlobalAveragePool, Flatten, Gemm) exported by torch at opset
 17 and quantized by onnxruntime's quantize_static (QDQ, int8 activations asymmetric and symmetric, and uint8 activations as its
 default QUInt8 makes them; per-channel int8 weights, seeded calibration).
@@ -355,3 +356,65 @@ def test_activation_network_within_one_step(activation_model_path):
 @pytest.mark.skipif(shutil.which("vela") is None, reason="ethos-u-vela is not installed")
 def test_vela_places_the_activation_network_on_the_npu(activation_model_path, tmp_path):
     _assert_vela_places_every_operator_on_the_npu(activation_model_path, tmp_path)
+
+
+# -- QOperator models (conversion/.../quantization/qdq_form.py) -------------------------------------------------------
+# The same two networks quantized by quantize_static in QOperator format (QLinearConv, QLinearAdd, QLinearMul,
+# QLinearSigmoid, QLinearConcat, QLinearGlobalAveragePool, QGemm; MaxPool, Pad, Resize, Flatten directly on uint8;
+# HardSwish and ReduceMean in float between a DequantizeLinear and a QuantizeLinear), uint8 activations (the
+# quantizer's default) and per-channel int8 weights. The reference is the QDQ twin (the same calibration, so the same
+# scales) run by onnxruntime without optimizations: onnxruntime's QOperator kernels multiply uint8 by int8 with
+# saturating 16-bit pair sums on CPUs without AVX-VNNI (see the module docstring), and are no reference here.
+
+@pytest.fixture(scope="module", params=["cnn", "activations"])
+def qoperator_pair(request, tmp_path_factory):
+    """(the QOperator model, its QDQ twin)."""
+    directory = tmp_path_factory.mktemp(f"qoperator-{request.param}")
+    network = _network() if request.param == "cnn" else _activation_network()
+    float_path = directory / "float.onnx"
+    torch.onnx.export(network, torch.randn(1, 3, 32, 32), str(float_path), opset_version=17, input_names=["x"],
+                      output_names=["y"], dynamo=False)
+    paths = {}
+    for name, quant_format in (("qoperator", quantization.QuantFormat.QOperator), ("qdq", quantization.QuantFormat.QDQ)):
+        paths[name] = directory / f"{name}.onnx"
+        quantization.quantize_static(
+            str(float_path), str(paths[name]), _Calibration(), quant_format=quant_format, per_channel=True,
+            activation_type=quantization.QuantType.QUInt8, weight_type=quantization.QuantType.QInt8,
+            calibrate_method=quantization.CalibrationMethod.MinMax)
+    return paths["qoperator"], paths["qdq"]
+
+
+def test_qoperator_model_is_integer_tosa(qoperator_pair):
+    path, _ = qoperator_pair
+    ops = {node.op_type for node in onnx.load(str(path)).graph.node}
+    assert {"QLinearConv", "QGemm"} <= ops, ops  # the QOperator form, not QDQ
+    assert "Conv" not in ops and "Gemm" not in ops
+    text = str(onnx_torch_mlir.compile(str(path), "tosa"))
+    assert re.search(r"tosa\.conv2d .*-> tensor<[0-9x]+xi32>", text)
+    assert re.search(r"tosa\.matmul .*-> tensor<[0-9x]+xi32>", text)
+    assert not re.search(r"tosa\.(conv2d|depthwise_conv2d|matmul|reduce_sum) .*xf32>", text)
+    int8 = str(onnx_torch_mlir.compile(str(path), "tosa", quantized_io="int8"))
+    assert "f32" not in int8, FLOAT_OPS.findall(int8)
+
+
+def test_qoperator_model_within_one_step_of_its_qdq_twin(qoperator_pair):
+    from onnx_torch_mlir.runtime.iree import compile_with_iree
+    from onnx_torch_mlir.runtime.tosa_reference import compile_with_tosa_reference
+
+    path, twin = qoperator_pair
+    session, (scale, _) = _onnx_semantics(twin), _output_step(twin)
+    module = onnx_torch_mlir.compile(str(path), "tosa")
+    reference_model, iree = compile_with_tosa_reference(module), compile_with_iree(module, "tosa")
+    for x in _inputs(2):
+        (want,) = session.run(None, {"x": x})
+        (got,) = runtime.run(module, [x], input_dialect="tosa", result_dtypes=[want.dtype])
+        _within_one_step(got, want, scale)
+        got = reference_model(x)
+        _within_one_step(got[0] if isinstance(got, (list, tuple)) else got, want, scale)
+        (got,) = iree(x, result_dtypes=[want.dtype])
+        _within_one_step(got, want, scale)
+
+
+@pytest.mark.skipif(shutil.which("vela") is None, reason="ethos-u-vela is not installed")
+def test_vela_places_the_qoperator_model_on_the_npu(qoperator_pair, tmp_path):
+    _assert_vela_places_every_operator_on_the_npu(qoperator_pair[0], tmp_path)

@@ -444,10 +444,10 @@ def _convert_body_op(node: OnnxNode, op: ir.Operation, inner: onnx.NodeProto | N
         kind = classify(op)
         if kind is None:
             return None
-        return convert_node(OnnxNode(op, kind[0], kind[1], opset_for(_model_opsets(node), kind[1]), kind[2]))
+        return convert_node(OnnxNode(op, kind[0], kind[1], opset_for(_model_opsets(node), kind[1]), kind[2], node.target))
     domain = normalize_domain(inner.domain)
     opset = opsets.get(domain, node.opset if domain == node.domain else 1)
-    return convert_node(OnnxNode(op, inner.op_type, domain, opset, "torch-onnx"))
+    return convert_node(OnnxNode(op, inner.op_type, domain, opset, "torch-onnx", node.target))
 
 
 def _model_opsets(node: OnnxNode) -> dict:
@@ -501,6 +501,24 @@ def expand_function(node: OnnxNode):
         types[name] = helper.make_tensor_type_proto(helper.np_dtype_to_tensor_dtype(np.asarray(value).dtype),
                                                     list(np.shape(value)))
 
+    return _create_and_convert(node, nodes, proto, types, opsets)
+
+
+def expand_into(node: OnnxNode, nodes: list[onnx.NodeProto], opsets: dict):
+    """Replace `node` by `nodes`, an expansion a pattern writes in ONNX ops (reading the node's
+    inputs as in<i>, defining its outputs as out<i>), converted; the node's replacement values.
+    The expansion's types come from ONNX shape inference, as a function body's do."""
+    proto = helper.make_node(node.op_type, [f"in{i}" if node.has_input(i) else "" for i in range(node.num_inputs)],
+                             [f"out{i}" if not is_none_type(node.op.results[i].type) else ""
+                              for i in range(node.num_results)], domain=node.domain)
+    input_types = [onnx_type_proto(node.input_info(i) if node.has_input(i) else None, f"in{i}")
+                   for i in range(node.num_inputs)]
+    types = _infer_types(nodes, proto, input_types, opsets)
+    return _create_and_convert(node, nodes, proto, types, opsets)
+
+
+def _create_and_convert(node: OnnxNode, nodes, proto: onnx.NodeProto, types: dict, opsets: dict):
+    """The ops of `nodes` in front of `node`, each converted; the values of proto's outputs."""
     values = {f"in{i}": node.optional_input(i) for i in range(node.num_inputs) if node.has_input(i)}
     declared = {f"out{i}": node.result_type(i) for i in range(node.num_results)
                 if not is_none_type(node.op.results[i].type)}

@@ -59,12 +59,26 @@ def _pad(node: OnnxNode, b: TorchBuilder, pads: list, value, axes: list | None, 
         if any(isinstance(pad, ir.Value) for pad in begins + ends):
             x, begins, ends = _crop_negative_pads(b, x, begins, ends, first)
             torch_pads = [pad for d in reversed(range(first, rank)) for pad in (begins[d], ends[d])]
+        if node.target == "tosa" and element == "ui8":
+            return _uint8_constant_pad_on_tosa(node, b, x, torch_pads, fill)
         return b.op("aten.constant_pad_nd", node.result_type(), x, b.int_list(torch_pads), fill)
     if all(not isinstance(pad, int) or pad >= 0 for pad in begins + ends):
         return _pad_by_slices(node, b, x, begins, ends, mode)
     return b.op(
         "aten.pad", node.result_type(), x, b.int_list(torch_pads), b.constant_string(PAD_MODES[mode]), b.constant_none()
     )
+
+
+def _uint8_constant_pad_on_tosa(node: OnnxNode, b: TorchBuilder, x, torch_pads: list, fill) -> ir.Value:
+    """A uint8 constant pad computed in int32 (the bytes masked after TOSA's sign-extending cast):
+    torch-mlir's TOSA lowering refuses `aten.constant_pad_nd` of a uint8 (and of an int16) tensor,
+    and QOperator models pad their uint8 activations directly. It can go when that lowering pads
+    uint8."""
+    widened = b.to_dtype(x, "si32")
+    widened = b.op("aten.bitwise_and.Scalar", widened.type, widened, b.constant_int(255))
+    sizes = node.result_info().sizes
+    padded = b.op("aten.constant_pad_nd", b.tensor_type(sizes, "si32"), widened, b.int_list(torch_pads), fill)
+    return b.cast_to(b.to_dtype(padded, "ui8"), node.result_type())
 
 
 def _crop_negative_pads(b: TorchBuilder, x, begins: list, ends: list, first: int):

@@ -187,12 +187,27 @@ def _dequantizations_read_signed(marker: ir.Operation, signed: ir.Value) -> None
                 json.dumps(_signed(_parameters(user)), separators=(",", ":")))
 
 
+_LAYOUT_OPS = ("tosa.reshape", "tosa.transpose", "tosa.slice")
+
+
 def _fold_double_flips(function: ir.Operation) -> None:
-    """flip(flip(x)) is x (an int8 output of a uint8 model with quantized_io=int8)."""
+    """flip(layout(flip(x))) is layout(x), for a chain of layout ops, maybe empty (an int8 output
+    of a uint8 model with quantized_io=int8; a uint8 QOperator Flatten between two quantized ops)."""
     for op in ops_named(function, ("tosa.bitwise_xor",)):
-        inner = defining_op(op.operands[0])
-        if inner is not None and inner.name == "tosa.bitwise_xor" and _is_flip(op) and _is_flip(inner):
-            op.results[0].replace_all_uses_with(inner.operands[0])
+        if not _is_flip(op):
+            continue
+        chain, inner = [], defining_op(op.operands[0])
+        while inner is not None and inner.name in _LAYOUT_OPS:
+            chain.append(inner)
+            inner = defining_op(inner.operands[0])
+        if inner is None or inner.name != "tosa.bitwise_xor" or not _is_flip(inner):
+            continue
+        value = inner.operands[0]
+        for layout in reversed(chain):
+            clone = layout.clone(ip=ir.InsertionPoint(op))
+            clone.operands[0] = value
+            value = clone.results[0]
+        op.results[0].replace_all_uses_with(value)
 
 
 def _is_flip(op: ir.Operation) -> bool:
@@ -400,13 +415,36 @@ class _Walk:
 
     def exact(self, value: ir.Value) -> _Integer | None:
         if value not in self.exact_forms:
+            self.exact_forms[value] = None  # while in progress: a cycle through _quantized_elsewhere
             op = defining_op(value)
             form = None
             if op is not None and _static(value.type):
                 handler = _EXACT.get(op.name)
                 form = handler(self, op) if handler else None
+                if form is None:
+                    form = self._quantized_elsewhere(value)
             self.exact_forms[value] = form
         return self.exact_forms[value]
+
+    def _quantized_elsewhere(self, value: ir.Value) -> _Integer | None:
+        """A float value the walk has no exact form of, which a per-tensor QuantizeLinear marker also
+        reads, as that marker's integers: off the float value by at most half that marker's step. A
+        QOperator model reduces a HardSwish's float output (ReduceMean) while its QLinearMul reads the
+        quantized one; an integer graph has only the latter."""
+        for use in value.uses:
+            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            if use.operand_number != 0 or not _is_marker(user) or _operator(user) != QUANTIZE \
+                    or not _static(user.results[0].type):
+                continue
+            parameters = _signed(_parameters(user))
+            if parameters["axis"] is not None:
+                continue
+            scale, zero_point = parameters["scale"][0], parameters["zero_point"][0]
+            integer = self.requantize(value, scale, zero_point)
+            if integer is not None:
+                rank = len(_shape(value))
+                return _Integer(integer, None, np.full([1] * rank, scale), zero_point, 8)
+        return None
 
     def _dequantized(self, op: ir.Operation) -> _Integer | None:
         if not _is_marker(op) or _operator(op) != DEQUANTIZE:
@@ -415,8 +453,9 @@ class _Walk:
         q = op.operands[0]
         if _element(q) not in ("i8", "i32") or len(set(parameters["zero_point"])) != 1:
             return None
-        if parameters.get("unsigned"):  # uint8 bits not from a QuantizeLinear marker: the float form
-            return None
+        if parameters.get("unsigned"):  # uint8 bits read through a layout op (a Flatten) or an input
+            q = _flipped(q, op)
+            parameters = _signed(parameters)
         array = _integer_constant(q)
         rank = len(_shape(q))
         scale = np.array(parameters["scale"], np.float64)

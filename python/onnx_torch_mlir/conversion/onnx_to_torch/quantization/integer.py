@@ -29,6 +29,7 @@ from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
 from . import tosa_products
+from .qdq_form import as_qdq_on_tosa
 from .arith import (
     constant, operand,
     INTEGER_RANGES, divide, literal_number, make_quantized, quantized_form_allowed, requantize, to_signed_byte,
@@ -263,6 +264,9 @@ def conv_integer(node: OnnxNode, b: TorchBuilder):
 def qlinear_matmul(node: OnnxNode, b: TorchBuilder):
     """y = saturate(round((a - a_zp) @ (b - b_zp) * a_scale * b_scale / y_scale) + y_zp);
     b_scale and b_zero_point may be per column."""
+    expanded = as_qdq_on_tosa(node)
+    if expanded is not None:
+        return expanded
     for index in range(8):
         if node.input_info(index).element.startswith("f8"):
             node.fail("float8 QLinearMatMul is not supported")
@@ -278,6 +282,9 @@ def qlinear_matmul(node: OnnxNode, b: TorchBuilder):
 def qlinear_conv(node: OnnxNode, b: TorchBuilder):
     """y = saturate(round((conv(x - x_zp, w - w_zp) + B) * x_scale * w_scale / y_scale) + y_zp);
     w_scale and w_zero_point may be per output channel, B is int32 (scale x_scale * w_scale)."""
+    expanded = as_qdq_on_tosa(node)
+    if expanded is not None:
+        return expanded
     return b.cast_to(qlinear_convolution(node, b, operand(node, b, 0), node.result_info()), node.result_type())
 
 

@@ -33,6 +33,7 @@ from ..registry import converts
 from .arith import constant, operand, quotient_to_integer, requantize, round_to_integer, to_float, widen
 from .integer import integer_matmul, multiplier, qlinear_convolution
 from .linear import dequantize_linear, dynamic_quantize, quantize_linear
+from .qdq_form import as_qdq_on_tosa
 
 MICROSOFT = "com.microsoft"
 
@@ -84,6 +85,9 @@ def _quantize(node: OnnxNode, b: TorchBuilder, value: ir.Value, scale: int, zero
 @converts("QLinearAdd", since=1, domain=MICROSOFT)
 def qlinear_add(node: OnnxNode, b: TorchBuilder):
     """C = (A_scale * (A - A_zp) + B_scale * (B - B_zp)) / C_scale + C_zp, numpy broadcasting."""
+    expanded = as_qdq_on_tosa(node)
+    if expanded is not None:
+        return expanded
     exact = _exact_element(node)
     total = b.binary("aten.add.Tensor", _dequantize(node, b, operand(node, b, 0), 1, 2, exact),
                      _dequantize(node, b, operand(node, b, 3), 4, 5, exact))
@@ -93,6 +97,9 @@ def qlinear_add(node: OnnxNode, b: TorchBuilder):
 @converts("QLinearMul", since=1, domain=MICROSOFT)
 def qlinear_mul(node: OnnxNode, b: TorchBuilder):
     """C = (A - A_zp) * (B - B_zp) * A_scale * B_scale / C_scale + C_zp, numpy broadcasting."""
+    expanded = as_qdq_on_tosa(node)
+    if expanded is not None:
+        return expanded
     exact = _exact_element(node)
     product = b.binary("aten.mul.Tensor", _dequantize(node, b, operand(node, b, 0), 1, 2, exact),
                        _dequantize(node, b, operand(node, b, 3), 4, 5, exact))
@@ -102,6 +109,9 @@ def qlinear_mul(node: OnnxNode, b: TorchBuilder):
 @converts("QLinearSigmoid", since=1, domain=MICROSOFT)
 def qlinear_sigmoid(node: OnnxNode, b: TorchBuilder):
     """Y = quantize(sigmoid(dequantize(X)))."""
+    expanded = as_qdq_on_tosa(node)
+    if expanded is not None:
+        return expanded
     x = _dequantize(node, b, operand(node, b, 0), 1, 2, "f32")
     return _quantize(node, b, b.op("aten.sigmoid", x.type, x), 3, 4)
 
@@ -109,6 +119,9 @@ def qlinear_sigmoid(node: OnnxNode, b: TorchBuilder):
 @converts("QLinearLeakyRelu", since=1, domain=MICROSOFT)
 def qlinear_leaky_relu(node: OnnxNode, b: TorchBuilder):
     """Y = quantize(x >= 0 ? x : alpha * x) of x = dequantize(X); alpha 0.01 by default."""
+    expanded = as_qdq_on_tosa(node)
+    if expanded is not None:
+        return expanded
     x = _dequantize(node, b, operand(node, b, 0), 1, 2, "f32")
     alpha = node.attr_float("alpha", 0.01)
     return _quantize(node, b, b.op("aten.leaky_relu", x.type, x, b.constant_float(alpha)), 3, 4)
@@ -138,6 +151,9 @@ def qlinear_softmax(node: OnnxNode, b: TorchBuilder):
 def qlinear_global_average_pool(node: OnnxNode, b: TorchBuilder):
     """Y = quantize(mean over the spatial dims of dequantize(X)): the int32 sum of X - x_zp times
     x_scale, divided by y_scale * count. `channels_last`: X is N x spatial... x C."""
+    expanded = as_qdq_on_tosa(node)
+    if expanded is not None:
+        return expanded
     x = operand(node, b, 0)
     sizes = node.input_sizes(0)
     if len(sizes) < 3:
@@ -167,6 +183,9 @@ def qlinear_global_average_pool(node: OnnxNode, b: TorchBuilder):
 def qlinear_concat(node: OnnxNode, b: TorchBuilder):
     """Y = concat(requantize(X_i, scale_i, zp_i -> Y_scale, Y_zp)) along `axis`; inputs are
     Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) per tensor."""
+    expanded = as_qdq_on_tosa(node)
+    if expanded is not None:
+        return expanded
     count = node.num_inputs - 2
     if count <= 0 or count % 3:
         node.fail(f"{node.num_inputs} inputs are not Y_scale, Y_zero_point and triples of (X, scale, zero point)")
@@ -224,6 +243,9 @@ def qgemm(node: OnnxNode, b: TorchBuilder):
     """Y = alpha * (A' - a_zp)(B' - b_zp) * a_scale * b_scale + C (int32, scale alpha * a_scale *
     b_scale), quantized with y_scale/y_zero_point when given, else float32; A' and B' are A and B
     transposed by transA/transB."""
+    expanded = as_qdq_on_tosa(node)
+    if expanded is not None:
+        return expanded
     a, other = operand(node, b, 0), operand(node, b, 3)
     if b.info(a).rank != 2 or b.info(other).rank != 2:
         node.fail("A and B must be 2-D")
@@ -287,6 +309,9 @@ def dequantize_linear_microsoft(node: OnnxNode, b: TorchBuilder):
 @converts("QLinearConv", since=1, domain=MICROSOFT)
 def qlinear_conv_microsoft(node: OnnxNode, b: TorchBuilder):
     """As ONNX's QLinearConv; with `channels_last`, X and Y are N x spatial... x C."""
+    expanded = as_qdq_on_tosa(node)
+    if expanded is not None:
+        return expanded
     x, result = operand(node, b, 0), node.result_info()
     if not node.attr_int("channels_last", 0):
         return b.cast_to(qlinear_convolution(node, b, x, result), node.result_type())
@@ -302,6 +327,9 @@ def qlinear_conv_microsoft(node: OnnxNode, b: TorchBuilder):
 def qlinear_average_pool(node: OnnxNode, b: TorchBuilder):
     """Y = quantize(AveragePool(dequantize(X))) in float32, 1 to 3 spatial dims, `channels_last`
     (N x spatial... x C); pads at both ends of a dim must be equal, and ceil_mode is not supported."""
+    expanded = as_qdq_on_tosa(node)
+    if expanded is not None:
+        return expanded
     x = _dequantize(node, b, operand(node, b, 0), 1, 2, "f32")
     rank = node.rank(0)
     count = rank - 2
