@@ -11,7 +11,7 @@ input order and onnxruntime's outputs `output.<index>`, CPU execution provider),
 the outcome, the path of the `.onnx` file and its sha256, on failure the stage ("export", "inputs",
 "onnxruntime") with the first line of the error, and `reference` when onnxruntime ran an in-memory
 copy with int8 weights as uint8 because its uint8 x int8 kernels saturate on this CPU
-(unsaturated_reference.py). A failed build is cached like a successful one
+(onnx_torch_mlir/tools/unsaturated_reference.py). A failed build is cached like a successful one
 (the same code and versions fail the same way); `--rebuild` forces a new attempt.
 
 Each model is built in its own process (an exporter that crashes or hangs costs one model).
@@ -38,9 +38,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import unsaturated_reference  # noqa: E402
 import zoo_models  # noqa: E402
 from corpus import CORPORA, ZOO, Corpus  # noqa: E402
+
+from onnx_torch_mlir.tools import unsaturated_reference  # noqa: E402
 
 CACHE_VARIABLE = ZOO.cache_variable
 VERSIONED_PACKAGES = (

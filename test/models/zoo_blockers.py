@@ -63,7 +63,7 @@ BLOCKERS: tuple[Blocker, ...] = (
             "other integer at one step; the recurrence carries that step (max 0.27). Our program is bit-identical "
             "whether compiled from the int8 file or its uint8 copy, and the first two LSTMs match onnxruntime to "
             "4e-7; the reference is computed without onnxruntime's saturating u8s8 kernels "
-            "(test/models/unsaturated_reference.py)", model="tashkeel-bilstm-int8"),
+            "(onnx_torch_mlir/tools/unsaturated_reference.py)", model="tashkeel-bilstm-int8"),
     Blocker("the type of result", "the merged decoder's `If` (values from its branches are untyped): issue 10 item 1"),
     Blocker("in else_branch, and the condition is known only at run time",
             "an If whose run-time condition picks between two ranks of which only one keeps the rest of the graph "

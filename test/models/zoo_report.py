@@ -148,7 +148,7 @@ def reference_text(how: dict | None) -> str:
     if nodes:
         text += (", so it ran an in-memory copy with the int8 weights of "
                  + ", ".join(f"{count} {op}" for op, count in nodes.items())
-                 + " as uint8 with zero point + 128 (the same real values; test/models/unsaturated_reference.py)")
+                 + " as uint8 with zero point + 128 (the same real values; onnx_torch_mlir/tools/unsaturated_reference.py)")
     if how.get("left"):
         text += "; left as is, so saturated: " + "; ".join(how["left"][:5]) + ("; ..." if len(how["left"]) > 5 else "")
     return text + "."

@@ -1,15 +1,10 @@
 """onnxruntime's CPU outputs for a model, and the comparison the numeric tests share."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import onnxruntime
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
-
-from unsaturated_reference import uint8_int8_saturation  # noqa: E402  (the probe the model harness uses too)
+from onnx_torch_mlir.tools.unsaturated_reference import uint8_int8_saturation  # the probe verify and the harness use
 
 
 def expected(model, arrays):

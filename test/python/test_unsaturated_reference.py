@@ -1,4 +1,4 @@
-"""The model harness's unsaturated reference (test/models/unsaturated_reference.py): int8 weights
+"""The model harness's unsaturated reference (onnx_torch_mlir/tools/unsaturated_reference.py; verify and the model harness use it): int8 weights
 rewritten as uint8 keep every dequantized value, and onnxruntime on the rewritten model is exact
 where, on a CPU without AVX-VNNI, it saturates on the original."""
 
@@ -9,7 +9,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from onnxruntime_reference import uint8_int8_saturation
-from unsaturated_reference import int8_weights_as_uint8
+from onnx_torch_mlir.tools.unsaturated_reference import int8_weights_as_uint8
 
 OPSETS = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
 
@@ -200,3 +200,45 @@ def test_onnxruntime_matches_exact_integer_arithmetic_on_a_rewritten_qdq_matmul(
                            .run(None, {"a": a})[0] for m in (model, int8_weights_as_uint8(model)[0]))
     assert np.abs(original.astype(np.int64) - exact).max() > 0  # the fused U8S8 kernel saturated
     np.testing.assert_array_equal(rewritten.astype(np.int64), exact)
+
+
+def _saturating_conv_model():
+    """QLinearConv of uint8 activations near 255 by int8 weights near 127: pairs of products beyond
+    int16, where onnxruntime's u8s8 kernels saturate without AVX-VNNI."""
+    rng = np.random.default_rng(5)
+    initializers = {
+        "x_scale": np.array(0.02, np.float32), "x_zero": np.array(0, np.uint8),
+        "w": rng.integers(100, 128, (4, 8, 3, 3)).astype(np.int8), "w_scale": np.array(0.001, np.float32),
+        "w_zero": np.array(0, np.int8), "y_scale": np.array(0.5, np.float32), "y_zero": np.array(0, np.uint8),
+    }
+    nodes = [helper.make_node("QLinearConv", ["x", "x_scale", "x_zero", "w", "w_scale", "w_zero", "y_scale", "y_zero"],
+                              ["y"], kernel_shape=[3, 3])]
+    return _model(nodes, [_tensor("x", TensorProto.UINT8, [1, 8, 6, 6])], [_tensor("y", TensorProto.UINT8, None)],
+                  initializers)
+
+
+def test_verify_compares_with_the_unsaturated_reference(tmp_path):
+    """`verify` on this model reports a match (its reference is the rewritten model where the
+    kernels saturate, with a warning saying so), and the original model's onnxruntime output would
+    not match exact arithmetic there."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = tmp_path / "conv.onnx"
+    path.write_bytes(_saturating_conv_model().SerializeToString())
+    inputs = tmp_path / "x.npy"
+    np.save(inputs, np.random.default_rng(6).integers(230, 256, (1, 8, 6, 6)).astype(np.uint8))
+    done = subprocess.run([str(Path(sys.executable).parent / "onnx-torch-mlir"), "verify", str(path), "--input",
+                           f"x={inputs}"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 of 1 outputs match onnxruntime" in done.stdout
+    saturating = bool(uint8_int8_saturation())
+    assert ("the int8 weights of 1 QLinearConv as uint8" in done.stderr) == saturating, done.stderr
+    if saturating:  # the original's onnxruntime output is off exact arithmetic here: what verify no longer reports
+        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        (original,) = session.run(None, {"x": np.load(inputs)})
+        rewritten, _ = int8_weights_as_uint8(_saturating_conv_model())
+        (unsaturated,) = onnxruntime.InferenceSession(rewritten.SerializeToString(),
+                                                      providers=["CPUExecutionProvider"]).run(None, {"x": np.load(inputs)})
+        assert np.abs(original.astype(np.int64) - unsaturated.astype(np.int64)).max() > 1

@@ -13,10 +13,11 @@ point is a literal and the activations' are per tensor, each such op is written 
     QLinearConv(x, xs, xz, w, ws, wz, ys, yz, B)
       = QuantizeLinear(Conv(DQ(x, xs, xz), DQ(w, ws, wz, axis 0), DQ(B, xs * ws, axis 0)), ys, yz)
 
-and the others alike (a QGemm's int32 C has the scale alpha * a_scale * b_scale; a QGemm without
-y_scale ends at the Gemm, in float). Where the integer walk then fails, the markers' float
-computation stands: the product of the dequantized values in float32 and one QuantizeLinear, within
-one step of the exact form (float32 sums of the products instead of int32 ones).
+and the others alike (a QGemm's int32 C has the scale alpha * a_scale * b_scale). A QGemm without
+y_scale (a float output) keeps its own form, an int8 product: no QuantizeLinear would end its
+region. Where the integer walk then fails, the markers' float computation stands: the product of
+the dequantized values in float32 and one QuantizeLinear, within one step of the exact form
+(float32 sums of the products instead of int32 ones).
 """
 
 from __future__ import annotations
@@ -109,10 +110,7 @@ def _gemm(e: _Expansion) -> None:
     inputs = [e.dequantized(0, 1, 2), e.dequantized(3, 4, 5, axis=columns)]
     if e.node.has_input(6):
         inputs.append(e.bias(6, (1, 4), axis=0, factor=attributes.get("alpha", 1.0)))
-    if e.node.has_input(7):
-        e.quantized(e.add("Gemm", inputs, **attributes), 7, 8)
-    else:
-        e.add("Gemm", inputs, "out0", **attributes)
+    e.quantized(e.add("Gemm", inputs, **attributes), 7, 8)
 
 
 def _binary(op_type: str):
@@ -170,8 +168,8 @@ def _applies(node: OnnxNode) -> bool:
                and not (node.op_type == "QGemm" and i == 6)]  # int32 biases
     if any(node.input_info(i).element not in _BYTES for i in tensors):
         return False
-    if node.result_info().element not in _BYTES and not (node.op_type == "QGemm" and not node.has_input(7)):
-        return False
+    if node.result_info().element not in _BYTES:
+        return False  # a QGemm with a float output: no QuantizeLinear would start the walk, so its own int8 product stays
     for index in parameters:
         if not node.has_input(index):
             continue
