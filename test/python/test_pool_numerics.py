@@ -89,3 +89,26 @@ def test_unsigned_max_pool(case, backend):
     (expected,) = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
     (got,) = runtime.run(onnx_torch_mlir.compile(model, backend), [x], input_dialect=backend)
     np.testing.assert_array_equal(got.view(np.uint8), expected)
+
+
+@pytest.mark.parametrize("backend", ["linalg-on-tensors", "tosa", "stablehlo"])
+@pytest.mark.parametrize("attributes", [
+    {"kernel_shape": [320, 320], "strides": [320, 320], "ceil_mode": 1},  # transformers' EfficientNet pooler
+    {"kernel_shape": [3, 3], "pads": [1, 0, 0, 1]},  # a window over the whole 2x2 input, its pads not counted
+], ids=["kernel-beyond-the-input", "padded-window"])
+def test_one_window_over_the_whole_input_is_the_spatial_mean(backend, attributes):
+    """The pool is `aten.mean.dim` (which the TOSA integer walk reads as a sum), not a window sum
+    padded to the kernel's size; the values are onnxruntime's."""
+    graph = helper.make_graph(
+        [helper.make_node("AveragePool", ["x"], ["y"], name="pool", **attributes)], "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 5, 2, 2])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=9)
+    torch_module = str(onnx_torch_mlir.compile(model, "torch"))
+    assert "torch.aten.sum.dim_IntList" in torch_module and "convolution" not in torch_module  # the mean, decomposed
+    x = np.random.default_rng(3).standard_normal((2, 5, 2, 2), dtype=np.float32)
+    (expected,) = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+        None, {"x": x})
+    (got,) = runtime.run(onnx_torch_mlir.compile(model, backend), [x], input_dialect=backend)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)

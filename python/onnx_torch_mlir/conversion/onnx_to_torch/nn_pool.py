@@ -331,7 +331,8 @@ def _dynamic_ceil_extra(node: OnnxNode, i: int, kernel: int, stride: int, dilati
 
 @converts("AveragePool", since=1)
 def average_pool(node: OnnxNode, b: TorchBuilder):
-    """Mean over windows; count_include_pad counts the pads (never the ceil_mode overflow)."""
+    """Mean over windows; count_include_pad counts the pads (never the ceil_mode overflow). One
+    window over the whole input is the mean over the spatial dims."""
     x = node.input(0)
     sizes, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node, b, x)
     count = len(kernel)
@@ -339,6 +340,9 @@ def average_pool(node: OnnxNode, b: TorchBuilder):
     # 3-D: the window-sum form, which every backend lowers (TOSA has no 3-D average pool).
     # Likewise with ceil_mode, which StableHLO mis-lowers.
     # (aten.avg_pool3d too when the user keeps it backend-legal: it is then never decomposed.)
+    if _one_window_over_the_whole_input(sizes, kernel, strides, dilations, begins, ends, ceil_mode, include_pad):
+        return b.op("aten.mean.dim", node.result_type(), x, b.int_list(list(range(2, 2 + count))),
+                    b.constant_bool(True), b.constant_none())
     three_d = count == 3 and node.is_backend_legal("aten.avg_pool3d")
     direct = (count <= 2 or three_d) and not ceil_mode and all(d == 1 for d in dilations)
     if direct and _torch_pads_fit(kernel, begins, ends):
@@ -355,6 +359,23 @@ def average_pool(node: OnnxNode, b: TorchBuilder):
     ones = b.op("aten.ones_like", x.type, x, none, none, none, none, none)
     counted = _window_sum(node, b, ones, *window, 1.0 if include_pad else 0.0)
     return b.cast_to(b.binary("aten.div.Tensor", total, counted), node.result_type())
+
+
+def _one_window_over_the_whole_input(sizes, kernel, strides, dilations, begins, ends, ceil_mode,
+                                     include_pad: bool) -> bool:
+    """Whether the pool has one output position whose window reads every input element and
+    averages over exactly those (no counted pads): then it is the mean over the spatial dims.
+    transformers' EfficientNet pools its 2x2 (or 7x7) last map with a kernel of its hidden size and
+    ceil_mode; as a window sum that is a convolution padded to the kernel's size, and on TOSA one
+    region the integer walk cannot read."""
+    spatial = sizes[2:]
+    if None in spatial or any(d != 1 for d in dilations):
+        return False
+    if _output_sizes(sizes, kernel, strides, dilations, begins, ends, ceil_mode) != [1] * len(spatial):
+        return False
+    covered = all(size_k - begin >= size for size_k, begin, size in zip(kernel, begins, spatial))
+    counted_pads = include_pad and any(begins + ends)
+    return covered and not counted_pads
 
 
 @converts("LpPool", since=1)

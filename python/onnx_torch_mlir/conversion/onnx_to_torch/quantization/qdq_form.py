@@ -157,7 +157,8 @@ def _parameter_inputs(node: OnnxNode) -> tuple[list[int], list[int]]:
 
 
 def _applies(node: OnnxNode) -> bool:
-    """TOSA; int8/uint8 tensors; literal float32 scales (one element for activations), literal zero points."""
+    """TOSA; static int8/uint8 tensors; literal float32 scales (one element for activations), literal
+    zero points."""
     if node.target != "tosa" or node.attr_int("channels_last", 0):
         return False
     if node.op_type == "QLinearConcat" and (node.num_inputs < 5 or (node.num_inputs - 2) % 3):
@@ -166,7 +167,9 @@ def _applies(node: OnnxNode) -> bool:
     tensors = [i for i in range(node.num_inputs) if node.has_input(i) and i not in parameters]
     tensors = [i for i in tensors if not (node.op_type == "QLinearConv" and i == 8)
                and not (node.op_type == "QGemm" and i == 6)]  # int32 biases
-    if any(node.input_info(i).element not in _BYTES for i in tensors):
+    if any(node.input_info(i).element not in _BYTES or not node.input_info(i).is_static for i in tensors):
+        return False  # static too: a marker's declared types are fixed, and the walk reads static tensors only
+    if not node.result_info().is_static:
         return False
     if node.result_info().element not in _BYTES:
         return False  # a QGemm with a float output: no QuantizeLinear would start the walk, so its own int8 product stays
