@@ -14,6 +14,11 @@ iree-compile flags (runtime/iree.py's: llvm-cpu for the host CPU, IREE's default
   backend pipeline as ours-linalg.
 - ours-linalg-as-imported, ours-stablehlo-as-imported (only with `--paths`): ours with
   `conv_layout="as-imported"`, torch-mlir's NCHW convolutions and pools, to measure the channels-last steps.
+- ours-<backend>+<option set> (only with `--paths`, e.g. ours-linalg+ukernels): ours compiled with an
+  IREE option set of IREE_OPTION_SETS added (data tiling off or on, ukernels, O3), to measure which
+  iree-compile options a user should pass. (IREE's experimental data tiling of convolutions,
+  `--iree-dispatch-creation-experimental-set-data-tiling-ops`, is unknown to the compiler's
+  in-process flag parser of the pinned IREE: "option not found".)
 
 Each program runs once on the model's seeded inputs and its outputs are compared with onnxruntime's
 at the model's tolerance (the conformance suite's `mismatch`); a path that fails to compile or run is
@@ -185,13 +190,13 @@ def build(name: str) -> Path:
 # Paths: ONNX file -> a callable IREE program
 
 
-def _ours(backend: str, **options) -> Callable:
+def _ours(backend: str, flags: tuple = (), **options) -> Callable:
     def compile_path(model: LoadedModel, expected: list, workdir: Path):
         import onnx_torch_mlir
         from onnx_torch_mlir.runtime.iree import compile_with_iree
 
         module = onnx_torch_mlir.compile(str(model.path), output_type=backend, **options)
-        return compile_with_iree(module, backend, extra_flags=IREE_FLAGS)
+        return compile_with_iree(module, backend, extra_flags=[*IREE_FLAGS, *flags])
 
     return compile_path
 
@@ -236,12 +241,26 @@ PATHS: dict[str, Callable] = {
     "ours-linalg-as-imported": _ours("linalg-on-tensors", conv_layout="as-imported"),
     "ours-stablehlo-as-imported": _ours("stablehlo", conv_layout="as-imported"),
 }
-OPT_IN_PATHS = {"ours-linalg-as-imported", "ours-stablehlo-as-imported"}
+# IREE option sets a user may pass, measured as paths of their own (only when --paths names them):
+# ours-<backend>+<set>, the same module compiled with these iree-compile flags added.
+IREE_OPTION_SETS = {
+    "no-data-tiling": ("--iree-opt-data-tiling=false",),
+    "data-tiling": ("--iree-opt-data-tiling=true",),
+    "ukernels": ("--iree-llvmcpu-enable-ukernels=all",),
+    "O3": ("--iree-opt-level=O3",),
+}
+for _backend, _short in (("linalg-on-tensors", "linalg"), ("tosa", "tosa"), ("stablehlo", "stablehlo")):
+    for _name, _flags in IREE_OPTION_SETS.items():
+        PATHS[f"ours-{_short}+{_name}"] = _ours(_backend, _flags)
+OPT_IN_PATHS = {"ours-linalg-as-imported", "ours-stablehlo-as-imported",
+                *(name for name in PATHS if "+" in name)}
 
 
 # The package's path switch (config.py; DISABLE= for make) each path needs.
 SWITCHES = {"ours-tosa": "tosa", "ours-stablehlo": "stablehlo", "torch-mlir": "torch",
-            "ours-stablehlo-as-imported": "stablehlo"}
+            "ours-stablehlo-as-imported": "stablehlo",
+            **{name: "tosa" if name.startswith("ours-tosa+") else "stablehlo"
+               for name in PATHS if name.startswith(("ours-tosa+", "ours-stablehlo+"))}}
 
 
 def switched_on_paths() -> list[str]:

@@ -8,6 +8,8 @@ A family module registers a pattern with the `converts` decorator:
 `lookup` picks, for a model whose opset for the op's domain is N, the newest
 registration whose since_version is not above N (DESIGN §5). Registering the
 same key twice is an error, so two families cannot silently fight over an op.
+A pattern may also convert its node as other ONNX ops (`converted_as`: QOperator ops in their
+QDQ form on TOSA), each then converted by its own registered pattern.
 """
 
 from __future__ import annotations
@@ -81,3 +83,12 @@ def registered_versions(domain: str, op_type: str) -> list[int]:
 def all_registrations() -> list[Registration]:
     """Every registration, sorted by domain, op type and since_version."""
     return [r for key in sorted(_REGISTRY) for r in _REGISTRY[key]]
+
+
+def converted_as(node, nodes: list, opsets: dict):
+    """`node`'s replacement values from `nodes`, ONNX NodeProtos that read its inputs as in<i> and
+    define its outputs as out<i>, each converted by its registered pattern at `opsets`
+    (functions.expand_into); UnsupportedNode when one does not convert, and nothing is left behind."""
+    from .functions import expand_into  # the functions module imports this one
+
+    return expand_into(node, nodes, opsets)

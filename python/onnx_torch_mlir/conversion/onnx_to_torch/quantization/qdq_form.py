@@ -8,7 +8,7 @@ the integer profile and Vela refuse. transforms/tosa/quantized_regions.py alread
 form of the same computation (DequantizeLinear, the float op, QuantizeLinear, each Q/DQ a marker)
 into int8 tensors, int32 accumulators and `tosa.rescale`. So on TOSA, where every scale and zero
 point is a literal and the activations' are per tensor, each such op is written as that QDQ form
-(in ONNX ops, converted by their own patterns, `functions.expand_into`):
+(in ONNX ops, converted by their own patterns, `registry.converted_as`):
 
     QLinearConv(x, xs, xz, w, ws, wz, ys, yz, B)
       = QuantizeLinear(Conv(DQ(x, xs, xz), DQ(w, ws, wz, axis 0), DQ(B, xs * ws, axis 0)), ys, yz)
@@ -27,6 +27,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from ..node import OnnxNode, UnsupportedNode
+from ..registry import converted_as
 from .arith import constant
 
 _OPSET = {"": 21}
@@ -194,9 +195,7 @@ def as_qdq_on_tosa(node: OnnxNode):
         _concat(expansion)
     else:
         _FORMS[node.op_type][0](expansion)
-    from ..functions import expand_into
-
     try:
-        return expand_into(node, expansion.nodes, _OPSET)
+        return converted_as(node, expansion.nodes, _OPSET)
     except UnsupportedNode:
         return None  # the expansion's ops are erased: the op's own conversion runs
