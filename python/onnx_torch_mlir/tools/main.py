@@ -104,16 +104,18 @@ def _read_model_from_stdin(args) -> int:
 
 def _run_with_switches(args) -> int:
     config.apply_disable_argument(args)
-    _load_onnx()
+    _load_native_modules()
     return args.handler(args)
 
 
-def _load_onnx() -> None:
-    """Load onnx with Ctrl-C held: its native module imports Python modules as it initializes,
-    and a KeyboardInterrupt there is printed as a traceback or aborts the process instead of
-    unwinding it (as for MLIR's modules, loaded held in `_main`)."""
+def _load_native_modules() -> None:
+    """Load onnx and MLIR's bindings with Ctrl-C held: their native modules import Python modules
+    as they initialize, and a KeyboardInterrupt there is printed as a traceback or aborts the
+    process instead of unwinding it. (`_main` holds it while the subcommands load; a subcommand
+    whose arguments need no MLIR, such as `import`, loads it here, in the child.)"""
     with HeldInterrupts() as interrupts:
         importlib.import_module("onnx")
+        importlib.import_module("torch_mlir.ir")
     if interrupts.first is not None:
         raise KeyboardInterrupt
 
