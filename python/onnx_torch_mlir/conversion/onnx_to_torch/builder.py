@@ -372,6 +372,13 @@ class TorchBuilder:
         sizes.insert(dim if dim >= 0 else len(sizes) + dim + 1, 1)
         return self.op("aten.unsqueeze", self.tensor_type(sizes, info.element), value, self.constant_int(dim))
 
+    def unsigned_widened(self, value: ir.Value, element: str) -> ir.Value:
+        """An unsigned integer tensor as the wider signed `element`, every value kept: TOSA's cast
+        sign-extends, so the bits above the unsigned type are masked off."""
+        bits = int(self.info(value).element[2:])
+        widened = self.to_dtype(value, element)
+        return self.op("aten.bitwise_and.Scalar", widened.type, widened, self.constant_int((1 << bits) - 1))
+
     def to_dtype(self, value: ir.Value, element: str) -> ir.Value:
         """`aten.to.dtype` to `element` (no-op if already of that element type)."""
         info = self.info(value)

@@ -31,10 +31,6 @@ MAX_UNROLLED_WINDOW = 128
 _WIDER_SIGNED = {"ui8": "si16", "ui16": "si32", "ui32": "si64"}
 
 
-def _bits(element: str) -> int:
-    return int(element.lstrip("suif"))
-
-
 def _pool_attributes(node: OnnxNode, b: TorchBuilder, x):
     """(sizes, kernel, strides, dilations, begins, ends, ceil_mode) of a windowed pool; auto_pad
     SAME with a stride on a dynamic size gives pads computed at run time (dims)."""
@@ -103,9 +99,7 @@ def max_pool(node: OnnxNode, b: TorchBuilder):
     if wider is not None:
         # torch-mlir's Linalg and TOSA lowerings compare unsigned bytes as signed (200 < 100), and
         # its StableHLO lowering of an unsigned max pool crashes: the max is exact in a wider signed type.
-        widened = b.to_dtype(x, wider)  # TOSA sign-extends: the mask restores the unsigned value
-        mask = (1 << _bits(node.input_info(0).element)) - 1
-        x = b.op("aten.bitwise_and.Scalar", widened.type, widened, b.constant_int(mask))
+        x = b.unsigned_widened(x, wider)
     sizes, kernel, strides, dilations, begins, ends, ceil_mode = _pool_attributes(node, b, x)
     count = len(kernel)
     if count > 3:

@@ -74,8 +74,7 @@ def _uint8_constant_pad_on_tosa(node: OnnxNode, b: TorchBuilder, x, torch_pads: 
     torch-mlir's TOSA lowering refuses `aten.constant_pad_nd` of a uint8 (and of an int16) tensor,
     and QOperator models pad their uint8 activations directly. It can go when that lowering pads
     uint8."""
-    widened = b.to_dtype(x, "si32")
-    widened = b.op("aten.bitwise_and.Scalar", widened.type, widened, b.constant_int(255))
+    widened = b.unsigned_widened(x, "si32")
     sizes = node.result_info().sizes
     padded = b.op("aten.constant_pad_nd", b.tensor_type(sizes, "si32"), widened, b.int_list(torch_pads), fill)
     return b.cast_to(b.to_dtype(padded, "ui8"), node.result_type())

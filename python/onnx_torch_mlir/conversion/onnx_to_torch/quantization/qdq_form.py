@@ -132,29 +132,29 @@ def _concat(e: _Expansion) -> None:
     e.quantized(e.add("Concat", pieces, axis=e.node.attr_int("axis")), 0, 1)
 
 
-# op type -> (expansion, the indices of its parameter inputs, of its per-tensor (activation) scales)
+# op type -> (expansion, its parameter inputs, the per-tensor (activation) scales among them, its int32 bias or None)
 _FORMS = {
-    "QLinearConv": (_conv, (1, 2, 4, 5, 6, 7), (1, 6)),
-    "QLinearMatMul": (_matmul, (1, 2, 4, 5, 6, 7), (1, 6)),
-    "QGemm": (_gemm, (1, 2, 4, 5, 7, 8), (1, 7)),
-    "QLinearAdd": (_binary("Add"), (1, 2, 4, 5, 6, 7), (1, 4, 6)),
-    "QLinearMul": (_binary("Mul"), (1, 2, 4, 5, 6, 7), (1, 4, 6)),
-    "QLinearSigmoid": (_unary("Sigmoid"), (1, 2, 3, 4), (1, 3)),
-    "QLinearLeakyRelu": (_unary("LeakyRelu", floats=("alpha",)), (1, 2, 3, 4), (1, 3)),
-    "QLinearGlobalAveragePool": (_unary("GlobalAveragePool"), (1, 2, 3, 4), (1, 3)),
+    "QLinearConv": (_conv, (1, 2, 4, 5, 6, 7), (1, 6), 8),
+    "QLinearMatMul": (_matmul, (1, 2, 4, 5, 6, 7), (1, 6), None),
+    "QGemm": (_gemm, (1, 2, 4, 5, 7, 8), (1, 7), 6),
+    "QLinearAdd": (_binary("Add"), (1, 2, 4, 5, 6, 7), (1, 4, 6), None),
+    "QLinearMul": (_binary("Mul"), (1, 2, 4, 5, 6, 7), (1, 4, 6), None),
+    "QLinearSigmoid": (_unary("Sigmoid"), (1, 2, 3, 4), (1, 3), None),
+    "QLinearLeakyRelu": (_unary("LeakyRelu", floats=("alpha",)), (1, 2, 3, 4), (1, 3), None),
+    "QLinearGlobalAveragePool": (_unary("GlobalAveragePool"), (1, 2, 3, 4), (1, 3), None),
     "QLinearAveragePool": (_unary("AveragePool", ints=("ceil_mode", "count_include_pad"),
                                   int_lists=("kernel_shape", "pads", "strides"), strings=("auto_pad",)),
-                           (1, 2, 3, 4), (1, 3)),
+                           (1, 2, 3, 4), (1, 3), None),
 }
 
 
-def _parameter_inputs(node: OnnxNode) -> tuple[list[int], list[int]]:
-    """(every parameter input, the per-tensor scales among them) of the node."""
+def _form(node: OnnxNode):
+    """(expansion, parameter inputs, per-tensor scales, bias input or None) of the node;
+    QLinearConcat's depend on its input count (Y_scale, Y_zero_point, then triples)."""
     if node.op_type == "QLinearConcat":
         triples = range(2, node.num_inputs, 3)
-        return [0, 1] + [i + k for i in triples for k in (1, 2)], [0] + [i + 1 for i in triples]
-    _, parameters, per_tensor = _FORMS[node.op_type]
-    return list(parameters), list(per_tensor)
+        return _concat, [0, 1] + [i + k for i in triples for k in (1, 2)], [0] + [i + 1 for i in triples], None
+    return _FORMS[node.op_type]
 
 
 def _applies(node: OnnxNode) -> bool:
@@ -164,10 +164,8 @@ def _applies(node: OnnxNode) -> bool:
         return False
     if node.op_type == "QLinearConcat" and (node.num_inputs < 5 or (node.num_inputs - 2) % 3):
         return False
-    parameters, per_tensor = _parameter_inputs(node)
-    tensors = [i for i in range(node.num_inputs) if node.has_input(i) and i not in parameters]
-    tensors = [i for i in tensors if not (node.op_type == "QLinearConv" and i == 8)
-               and not (node.op_type == "QGemm" and i == 6)]  # int32 biases
+    _, parameters, per_tensor, bias = _form(node)
+    tensors = [i for i in range(node.num_inputs) if node.has_input(i) and i not in parameters and i != bias]
     if any(node.input_info(i).element not in _BYTES or not node.input_info(i).is_static for i in tensors):
         return False  # static too: a marker's declared types are fixed, and the walk reads static tensors only
     if not node.result_info().is_static:
@@ -191,10 +189,7 @@ def as_qdq_on_tosa(node: OnnxNode):
     if not _applies(node):
         return None
     expansion = _Expansion(node)
-    if node.op_type == "QLinearConcat":
-        _concat(expansion)
-    else:
-        _FORMS[node.op_type][0](expansion)
+    _form(node)[0](expansion)
     try:
         return converted_as(node, expansion.nodes, _OPSET)
     except UnsupportedNode:
