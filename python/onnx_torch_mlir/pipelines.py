@@ -119,6 +119,9 @@ ROUTES = {
                  option=("conv_layout", "channels-last")),
             Step("cut-window-inputs-to-their-extent", "linalg.window_extents:cut_window_inputs_to_their_extent",
                  "IREE miscompiles inputs past the last window"),
+            Step("quantized-batch-products-by-a-matrix",
+                 "linalg.quantized_matrix_products:quantized_batch_products_by_a_matrix",
+                 "IREE fails to size the zero-point term of a quantized batch matmul by a broadcast matrix"),
         ),
     ),
     "tosa": Route(
