@@ -227,6 +227,8 @@ ROUTES = {
                  option=("conv_layout", "channels-last")),
             Step("half-convolutions-in-f32", "stablehlo.half_convolutions:half_convolutions_in_f32",
                  "accumulated in f32, as torch-mlir's Linalg lowering does"),
+            Step("boolean-masks-as-selects", "stablehlo.boolean_masks:boolean_masks_as_selects",
+                 "IREE fails on its own rewrite of a multiply by a boolean convert after a reshape"),
             Step("tensor-constants-as-stablehlo", "stablehlo.constants:tensor_constants_as_stablehlo",
                  "XLA and portable artifacts take StableHLO constants only"),
         ),
