@@ -65,12 +65,35 @@ def _detector(boxes: int | str, selection: str = "nonzero", limit: int = 5, opse
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
 
 
-def _ultralytics_nms(boxes: int = 8400, classes: int = 80, max_det: int = 300) -> onnx.ModelProto:
+def _ultralytics_nms(boxes: int = 8400, classes: int = 80, max_det: int = 300,
+                     expanded_classes: bool = False) -> onnx.ModelProto:
     """As ultralytics exports `nms=True`: the best class of each box, the boxes above conf 0.25
     (NonZero, Transpose, GatherND), one NonMaxSuppression with the boxes offset by class, the first
     max_det kept (Slice), their box, score and class concatenated, zero-padded to [max_det, 6] by a
-    Pad whose amount is max_det minus the run-time count: a static output."""
+    Pad whose amount is max_det minus the run-time count: a static output.
+    `expanded_classes`: the class offset broadcast to the boxes' shape by an Expand whose shape is
+    computed from the candidates' Shape, as the exporter writes it after onnxslim (Reshape to a
+    column, Shape -> Gather -> Unsqueeze -> Concat with 4, Where on a literal `shape == -1` mask)."""
     n = helper.make_node
+    if expanded_classes:
+        shift = [
+            n("Reshape", ["box_class", "column"], ["class_column_int"]),  # [K, 1]
+            n("Shape", ["box_class"], ["class_shape"]),
+            n("Gather", ["class_shape", "zero"], ["class_count"], axis=0),
+            n("Unsqueeze", ["class_count", "first"], ["class_count_list"]),
+            n("Concat", ["class_count_list", "four"], ["wanted_shape"], axis=0),
+            n("Where", ["is_minus_one", "ones", "wanted_shape"], ["expand_shape"]),
+            n("Expand", ["class_column_int", "expand_shape"], ["class_grid"]),  # [K, 4]
+            n("Cast", ["class_grid"], ["class_grid_value"], to=TensorProto.FLOAT),
+            n("Mul", ["class_grid_value", "offset"], ["shift"]),
+            n("Cast", ["box_class"], ["class_value"], to=TensorProto.FLOAT),
+        ]
+    else:
+        shift = [
+            n("Cast", ["box_class"], ["class_value"], to=TensorProto.FLOAT),
+            n("Unsqueeze", ["class_value", "last"], ["class_column"]),  # [K, 1]
+            n("Mul", ["class_column", "offset"], ["shift"]),
+        ]
     nodes = [
         n("ReduceMax", ["scores"], ["score"], axes=[2], keepdims=0),  # [1, N]
         n("ArgMax", ["scores"], ["best_class"], axis=2, keepdims=0),
@@ -80,9 +103,7 @@ def _ultralytics_nms(boxes: int = 8400, classes: int = 80, max_det: int = 300) -
         n("GatherND", ["boxes", "index"], ["box"]),  # [K, 4]
         n("GatherND", ["score", "index"], ["box_score"]),  # [K]
         n("GatherND", ["best_class", "index"], ["box_class"]),
-        n("Cast", ["box_class"], ["class_value"], to=TensorProto.FLOAT),
-        n("Unsqueeze", ["class_value", "last"], ["class_column"]),  # [K, 1]
-        n("Mul", ["class_column", "offset"], ["shift"]),
+        *shift,
         n("Add", ["box", "shift"], ["shifted"]),
         n("Unsqueeze", ["shifted", "first"], ["nms_boxes"]),  # [1, K, 4]
         n("Unsqueeze", ["box_score", "first_two"], ["nms_scores"]),  # [1, 1, K]
@@ -104,7 +125,10 @@ def _ultralytics_nms(boxes: int = 8400, classes: int = 80, max_det: int = 300) -
     constants = {"conf": np.array(0.25, np.float32), "offset": np.array(7680.0, np.float32),
                  "last": np.array([-1], np.int64), "first": np.array([0], np.int64),
                  "first_two": np.array([0, 1], np.int64), "two": np.array(2, np.int64),
-                 "max_det": np.array([max_det], np.int64), "iou": np.array([0.7], np.float32)}
+                 "max_det": np.array([max_det], np.int64), "iou": np.array([0.7], np.float32),
+                 "column": np.array([-1, 1], np.int64), "zero": np.array(0, np.int64),
+                 "four": np.array([4], np.int64), "is_minus_one": np.array([False, False]),
+                 "ones": np.array([1, 1], np.int64)}
     graph = helper.make_graph(
         nodes, "ultralytics_nms",
         [helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, boxes, 4]),
@@ -202,11 +226,15 @@ def test_detector_with_a_dynamic_box_count_matches_onnxruntime(backend, consumer
     _run_detector(model, backend, consumer, 300, dims)
 
 
-@pytest.mark.parametrize("backend, consumer", [(backend, "reference") for backend in BACKENDS] + [("tosa", "iree")])
-def test_ultralytics_nms_export_matches_onnxruntime(backend, consumer):
+@pytest.mark.parametrize("backend, consumer, expanded_classes", [
+    *[(backend, "reference", False) for backend in BACKENDS], ("tosa", "iree", False),
+    ("stablehlo", "reference", True), ("tosa", "reference", True)])
+def test_ultralytics_nms_export_matches_onnxruntime(backend, consumer, expanded_classes):
     """8400 boxes of 80 classes to a static [300, 6]: the candidates (a few hundred to thousands),
-    the detections (fewer than 300: zero rows after them) and none at all."""
-    model = _ultralytics_nms()
+    the detections (fewer than 300: zero rows after them) and none at all. With `expanded_classes`
+    the boxes reach NonMaxSuppression through an Expand whose shape is computed from the
+    candidates' count: StableHLO and TOSA find their padded rows through it."""
+    model = _ultralytics_nms(expanded_classes=expanded_classes)
     compiled = program(onnx_torch_mlir.compile(model, backend), backend, consumer)
     for seed, power in ((0, 40), (2, 4000), (3, 0)):  # thousands of candidates, some hundred, none
         rng = np.random.default_rng(seed)

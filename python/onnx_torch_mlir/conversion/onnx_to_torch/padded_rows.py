@@ -22,6 +22,7 @@ import numpy as np
 from torch_mlir import ir
 
 from .builder import TorchBuilder
+from .constants import literal_value
 from .types import defining_op, tensor_info
 
 
@@ -281,6 +282,95 @@ class _Finder:
             return self._rebuilt(op, sizes, {0})
         return None
 
+    def _broadcast(self, op: ir.Operation, sizes: list):
+        """`broadcast_to`/`expand` along other dims (ONNX Expand): the rows' target size must be
+        their own count (-1, or a size of rows of the same count, as an exporter's
+        `max(shape(a)[0], shape(b)[0])` is), the other result sizes static."""
+        x, target = op.operands[0], op.operands[1]
+        rows = self.find(x)
+        construct = defining_op(target)
+        if rows is None or construct is None or construct.name != "torch.prim.ListConstruct":
+            return None
+        axis = len(sizes) - len(_sizes(x)) + rows.axis
+        padded_sizes = []
+        for position, size in enumerate(construct.operands):
+            if position == axis:
+                if not self._is_row_count(size, rows.count):
+                    return None
+                padded_sizes.append(_sizes(rows.padded)[rows.axis])
+            elif sizes[position] is None:
+                return None
+            else:
+                padded_sizes.append(sizes[position])
+        result = self.b.op(op.name.removeprefix("torch."), self.b.tensor_type(padded_sizes, tensor_info(x.type).element),
+                           rows.padded, self.b.int_list(padded_sizes), *list(op.operands)[2:])
+        return PaddedRows(result, rows.count, axis)
+
+    def _is_row_count(self, size: ir.Value, count: ir.Value, depth: int = 8) -> bool:
+        """Whether the !torch.int `size` is the row count `count` at run time."""
+        if _constant_int(size) == -1:
+            return True
+        op = defining_op(size)
+        if op is None or depth == 0:
+            return False
+        if op.name == "torch.aten.size.int":
+            rows = self.find(op.operands[0])
+            dim = _constant_int(op.operands[1])
+            return (rows is not None and dim is not None and dim % len(_sizes(op.operands[0])) == rows.axis
+                    and same_count(rows.count, count))
+        if op.name in ("torch.prim.max.int", "torch.prim.min.int"):
+            return all(self._is_row_count(operand, count, depth - 1) for operand in op.operands)
+        if op.name != "torch.aten.item":
+            return False
+        return same_count(op.operands[0], count) or self._holds_row_count(op.operands[0], (), count, depth - 1)
+
+    def _holds_row_count(self, tensor: ir.Value, index: tuple, count: ir.Value, depth: int) -> bool:
+        """Whether element `index` of the small integer tensor `tensor` is the row count: a shape
+        tensor as ONNX computes it (Shape, Gather, Unsqueeze, Concat, Where on a literal mask)."""
+        op = defining_op(tensor)
+        if op is None or depth == 0:
+            return False
+        name = op.name
+        if name == "torch.aten.select.int" and not index:
+            dim, position = _constant_int(op.operands[1]), _constant_int(op.operands[2])
+            return dim == 0 and position is not None and \
+                self._holds_row_count(op.operands[0], (position,), count, depth - 1)
+        if name in ("torch.aten.to.dtype", "torch.aten.view", "torch.aten.reshape", "torch.aten.unsqueeze",
+                    "torch.aten.squeeze.dim", "torch.aten.squeeze"):
+            source_sizes = _sizes(op.operands[0])
+            if source_sizes is None or len(source_sizes) > 1 or len(_sizes(tensor)) > 1:
+                return False  # the same flat position in a 0-d or 1-d tensor
+            source_index = (index[0] if index else 0,) if source_sizes else ()
+            return self._holds_row_count(op.operands[0], source_index, count, depth - 1)
+        if name == "torch.prim.NumToTensor.Scalar":
+            return self._is_row_count(op.operands[0], count, depth - 1)
+        if name == "torch.aten.tensor":
+            construct = defining_op(op.operands[0])
+            if construct is None or construct.name != "torch.prim.ListConstruct" or len(index) != 1:
+                return False
+            return self._is_row_count(construct.operands[index[0]], count, depth - 1)
+        if name == "torch.aten.cat" and len(index) == 1:
+            return self._holds_row_count_in_pieces(op, index[0], count, depth)
+        if name == "torch.aten.where.self":
+            mask = literal_value(op.operands[0])
+            if mask is None:
+                return False
+            chosen = op.operands[1] if bool(np.broadcast_to(mask, _sizes(tensor))[index]) else op.operands[2]
+            return _sizes(chosen) == _sizes(tensor) and self._holds_row_count(chosen, index, count, depth - 1)
+        return False
+
+    def _holds_row_count_in_pieces(self, cat: ir.Operation, position: int, count: ir.Value, depth: int) -> bool:
+        construct = defining_op(cat.operands[0])
+        if construct is None or construct.name != "torch.prim.ListConstruct":
+            return False
+        for piece in construct.operands:
+            piece_sizes = _sizes(piece)
+            if piece_sizes is None or len(piece_sizes) != 1 or piece_sizes[0] is None:
+                return False
+            if position < piece_sizes[0]:
+                return self._holds_row_count(piece, (position,), count, depth - 1)
+            position -= piece_sizes[0]
+        return False
 
     def _permute(self, op: ir.Operation, sizes: list):
         x = op.operands[0]
@@ -317,6 +407,8 @@ class _Finder:
 
 
 _RULES = {
+    "torch.aten.broadcast_to": _Finder._broadcast,
+    "torch.aten.expand": _Finder._broadcast,
     "torch.aten.cat": _Finder._cat,
     "torch.aten.permute": _Finder._permute,
     "torch.aten.reshape": _Finder._reshape,

@@ -156,9 +156,9 @@ def _compute_on_padded_rows(function: ir.Operation) -> int:
         for index, sizes in new_lists.items():
             op.operands[index] = builder.int_list(sizes)
         op.results[0].set_type(_padded_type(op.results[0].type, result_rows))
-    _erase_dead_sizes(block)
+    _erase_dead_ops(block, rows)
     _counts_as_tensors(block, rows)
-    _erase_dead_sizes(block)
+    _erase_dead_ops(block, rows)
     for value, value_rows in rows.items():
         padded = value_rows.cut.padded if value in seed_results else value
         for use in list(value.uses):
@@ -244,12 +244,16 @@ def _marker(user: ir.Operation, padded: ir.Value, value_rows: _Rows, cut_type: i
     return builder.create("torch_c.from_builtin_tensor", cut_type, [marker])
 
 
-def _erase_dead_sizes(block: ir.Block) -> None:
-    """The list constructions and `aten.size.int` ops the new size lists left unused."""
-    for name in ("torch.prim.ListConstruct", "torch.aten.size.int"):
-        for op in reversed([as_operation(op) for op in block.operations]):
-            if op.name == name and not list(op.results[0].uses):
-                op.erase()
+def _erase_dead_ops(block: ir.Block, rows: dict) -> None:
+    """The Torch ops nothing reads any more (the sizes the static lists replaced, and what only they
+    read: torch-mlir's canonicalization keeps an unused `prim.max.int` of two sizes alive, and with it
+    an `aten.size.int` of the rows). The rows, padded values and counts stay, for the cuts."""
+    kept = set(rows) | {value_rows.cut.count for value_rows in rows.values()} | \
+        {value_rows.cut.padded for value_rows in rows.values()}
+    for op in reversed([as_operation(op) for op in block.operations]):
+        if (op.name.startswith(("torch.aten.", "torch.prim.")) and op.results and not op.regions
+                and all(not list(result.uses) and result not in kept for result in op.results)):
+            op.erase()
 
 
 def _counts_as_tensors(block: ir.Block, rows: dict) -> None:
@@ -287,14 +291,9 @@ def _counts_as_tensors(block: ir.Block, rows: dict) -> None:
 
 
 def _count_of_size(value: ir.Value, rows: dict):
-    """The count tensor when `value` is `aten.size.int` of a value along its rows, else None."""
-    size = defining_op(value)
-    if not is_op(size, "torch.aten.size.int") or size.operands[0] not in rows:
-        return None
-    value_rows = rows[size.operands[0]]
-    dim = constant_int(size.operands[1])
-    rank = len(vtensor_sizes(size.operands[0].type)[0])
-    return value_rows.cut.count if dim is not None and dim % rank == value_rows.axis else None
+    """The count tensor when `value` is a size of a value along its rows (_rows_sized), else None."""
+    value_rows = _rows_sized(value, rows)
+    return None if value_rows is None else value_rows.cut.count
 
 
 # --------------------------------------------------------------------------------------------------
@@ -374,14 +373,26 @@ def _rows_in_lists(op: ir.Operation, rows: dict) -> dict:
         if not is_op(construct, "torch.prim.ListConstruct"):
             continue
         for position, element in enumerate(construct.operands):
-            size = defining_op(element)
-            if is_op(size, "torch.aten.size.int") and size.operands[0] in rows:
-                value_rows = rows[size.operands[0]]
-                dim = constant_int(size.operands[1])
-                rank = len(vtensor_sizes(size.operands[0].type)[0])
-                if dim is not None and dim % rank == value_rows.axis:
-                    found[(index, position)] = value_rows
+            value_rows = _rows_sized(element, rows)
+            if value_rows is not None:
+                found[(index, position)] = value_rows
     return found
+
+
+def _rows_sized(element: ir.Value, rows: dict):
+    """The _Rows whose run-time count the !torch.int `element` is: `aten.size.int` of a value along
+    its rows, or the max or min of two such sizes of one cut (an exporter's broadcast of two shapes
+    read with Shape), else None."""
+    size = defining_op(element)
+    if is_op(size, "torch.prim.max.int") or is_op(size, "torch.prim.min.int"):
+        both = [_rows_sized(operand, rows) for operand in size.operands]
+        return both[0] if None not in both and both[0].cut == both[1].cut else None
+    if not is_op(size, "torch.aten.size.int") or size.operands[0] not in rows:
+        return None
+    value_rows = rows[size.operands[0]]
+    dim = constant_int(size.operands[1])
+    rank = len(vtensor_sizes(size.operands[0].type)[0])
+    return value_rows if dim is not None and dim % rank == value_rows.axis else None
 
 
 def _only_input_rows(op, rows, result_rows, operand_index: int, input_axis: int) -> bool:
