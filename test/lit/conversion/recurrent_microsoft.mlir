@@ -26,7 +26,13 @@
 // CHECK: %[[HCENTERED:.*]] = torch.aten.minimum
 // CHECK: %[[HSUMS:.*]] = torch.aten.mm %[[HCENTERED]], %[[R]] : !torch.vtensor<[1,1],f32>, !torch.vtensor<[1,4],f32> -> !torch.vtensor<[1,4],f32>
 // CHECK: torch.aten.mul.Tensor %{{.*}}, %[[RSCALE]]
-// CHECK: torch.aten.sigmoid
+// The gates' Sigmoid is onnxruntime's MLAS logistic: clamped to [-18, 18], each Horner step one
+// fused multiply-add computed through float64, then p / q + 0.5 and a lower clamp at 0.
+// CHECK: %[[GATE:.*]] = torch.aten.clamp %{{.*}}, %float-1.800000e01, %float1.800000e01
+// CHECK: %[[SQUARE:.*]] = torch.aten.mul.Tensor %[[GATE]], %[[GATE]]
+// CHECK: torch.aten.to.dtype %[[SQUARE]], %int7
+// CHECK: torch.aten.add.Scalar {{.*}} -> !torch.vtensor<[1,1],f64>
+// CHECK: torch.aten.clamp_min
 // CHECK: torch.aten.mm %{{.*}}, %[[R]]
 func.func @dynamic_quantize_lstm(%x: !torch.vtensor<[2,1,3],f32>) -> (!torch.vtensor<[2,1,1,1],f32>, !torch.vtensor<[1,1,1],f32>) attributes {torch.onnx_meta.opset_version = 17 : si64, torch.onnx_meta.opset_versions = {com.microsoft = 1 : si64}} {
   %w = torch.vtensor.literal(dense<[[[1, -2, 3, 4], [5, 6, -7, 8], [9, 10, 11, -12]]]> : tensor<1x3x4xsi8>) : !torch.vtensor<[1,3,4],si8>

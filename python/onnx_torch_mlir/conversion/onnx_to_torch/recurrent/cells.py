@@ -150,10 +150,13 @@ def _lstm(node: OnnxNode, b: TorchBuilder, layout: int):
     return run_lstm(node, b, layer, projections, lambda sb, d, hidden, t: _mm(sb, hidden, recurrences[d]))
 
 
-def run_lstm(node: OnnxNode, b: TorchBuilder, layer: RecurrentLayer, projections: list, recurrent_product):
+def run_lstm(node: OnnxNode, b: TorchBuilder, layer: RecurrentLayer, projections: list, recurrent_product,
+             gate_biases: list | None = None, activation=activate):
     """The LSTM cell of `_lstm` over the sequence, from the projected inputs of each direction
-    ([T, B, 4H], biases included) and `recurrent_product(builder, direction, Ht-1, t)`, Ht-1·Rᵀ
-    [B, 4H] at step t (DynamicQuantizeLSTM computes both its own way)."""
+    ([T, B, 4H]) and `recurrent_product(builder, direction, Ht-1, t)`, Ht-1·Rᵀ [B, 4H] at step t
+    (DynamicQuantizeLSTM computes both its own way). The biases are in the projections, or, in
+    `gate_biases` ([4H] per direction), added to each gate after the products and the peephole
+    term, where onnxruntime adds them; `activation(builder, Activation, x)` computes f, g and h."""
     activations = parse_activations(node, ["Sigmoid", "Tanh", "Tanh"], len(layer.directions))
     clip = node.attr_float("clip", None)
     input_forget = node.attr_int("input_forget", 0)
@@ -162,29 +165,31 @@ def run_lstm(node: OnnxNode, b: TorchBuilder, layer: RecurrentLayer, projections
     for d in directions:
         peephole = layer.direction_input(7, d)  # [3H]: i, o, f
         peepholes.append(None if peephole is None else [layer.gate_slice(peephole, gate) for gate in range(3)])
+    biases = [[None] * 4 if gate_biases is None or gate_biases[d] is None
+              else [layer.gate_slice(gate_biases[d], gate) for gate in range(4)] for d in directions]
 
     def step(sb: TorchBuilder, d: int, projected: ir.Value, states: tuple, t) -> tuple:
         f, g, h = activations[d]
         hidden, cell = states
         gates = _add(sb, projected, recurrent_product(sb, d, hidden, t))
         input_gate, output_gate, forget_gate, cell_gate = (layer.gate_slice(gates, k, 1, sb) for k in range(4))
-        peephole = peepholes[d]
+        peephole, bias = peepholes[d], biases[d]
         if peephole is not None:
             input_gate = _add(sb, input_gate, _mul(sb, peephole[0], cell))
             forget_gate = _add(sb, forget_gate, _mul(sb, peephole[2], cell))
-        input_gate = activate(sb, f, _clipped(sb, input_gate, clip))
+        input_gate = activation(sb, f, _clipped(sb, _add(sb, input_gate, bias[0]), clip))
         if input_forget:
             forget_gate = sb.op(
                 "aten.rsub.Scalar", input_gate.type, input_gate, sb.constant_float(1.0), sb.constant_int(1)
             )
         else:
-            forget_gate = activate(sb, f, _clipped(sb, forget_gate, clip))
-        cell_gate = activate(sb, g, _clipped(sb, cell_gate, clip))
+            forget_gate = activation(sb, f, _clipped(sb, _add(sb, forget_gate, bias[2]), clip))
+        cell_gate = activation(sb, g, _clipped(sb, _add(sb, cell_gate, bias[3]), clip))
         new_cell = _add(sb, _mul(sb, forget_gate, cell), _mul(sb, input_gate, cell_gate))
         if peephole is not None:
             output_gate = _add(sb, output_gate, _mul(sb, peephole[1], new_cell))
-        output_gate = activate(sb, f, _clipped(sb, output_gate, clip))
-        return _mul(sb, output_gate, activate(sb, h, new_cell)), new_cell
+        output_gate = activation(sb, f, _clipped(sb, _add(sb, output_gate, bias[1]), clip))
+        return _mul(sb, output_gate, activation(sb, h, new_cell)), new_cell
 
     initial = [(layer.initial_state(5, d), layer.initial_state(6, d)) for d in directions]
     return layer.results(*layer.run(projections, initial, step, node.result_is_used(0)))

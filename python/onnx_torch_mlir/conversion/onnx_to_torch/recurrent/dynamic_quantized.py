@@ -22,14 +22,20 @@ R_zero_point of shape [D] (per tensor) or [D, 4H] (per output column). Attribute
 The sums are computed on integer-valued floats: exact in float32 while they stay below 2^24 (the
 bound is checked from the weights), else in float64 (float32 on TOSA, which has none). Literal
 weights become float literals of w - w_zp at conversion time. The cell after the products is
-LSTM's (cells.py), so the gates' float arithmetic is the plain LSTM's.
+LSTM's (cells.py) in onnxruntime's order of float operations: gates = (Xt·Wᵀ + Ht-1·Rᵀ) (+ the
+peephole term) + (Wb + Rb), each product rescaled as float(sum) * (a_scale * w_scale); Sigmoid and
+Tanh are onnxruntime's MLAS approximations (mlas_activations.py). On the reference runner that gives
+onnxruntime's bits (checked on test_dynamic_quantize_lstm's cases and the three LSTMs of the wild
+tashkeel BiLSTM), which matters here as nowhere else: a run-time quantization of Ht-1 turns an ulp
+into a whole step when a value sits near a rounding boundary, and the recurrence carries it.
 
-Differences from onnxruntime left: it adds the gate bias after the recurrent product (here before:
-one rounding apart); with sequence_lens of unequal lengths its reverse direction reverses each
-entry's steps and quantizes the states of one step of every entry together, here those of one
-time; on TOSA the divisions are reciprocal products (a quotient one ulp off rounds a value to the
-other integer now and then). On x86 CPUs without AVX-VNNI, onnxruntime's uint8 x int8 kernel adds
-pairs of products in int16 (vpmaddubsw), which saturates: exact sums do not reproduce that.
+Differences from onnxruntime left: with sequence_lens of unequal lengths its reverse direction
+reverses each entry's steps and quantizes the states of one step of every entry together, here
+those of one time; on TOSA the divisions are reciprocal products (a quotient one ulp off rounds a value to the
+other integer now and then), and Sigmoid and Tanh are TOSA's own; a consumer that contracts a float
+multiply and add into a fused multiply-add (IREE on a CPU with FMA) rounds the cell differently. On
+x86 CPUs without AVX-VNNI, onnxruntime's uint8 x int8 kernel adds pairs of products in int16
+(vpmaddubsw), which saturates: exact sums do not reproduce that.
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..registry import converts
 from .cells import run_lstm
-from .sequence import RecurrentLayer
+from .mlas_activations import onnxruntime_activate
+from .sequence import RecurrentLayer, activate
 
 MICROSOFT = "com.microsoft"
 EXACT_FLOAT32_BOUND = 2**24
@@ -174,7 +181,7 @@ def dynamic_quantize_lstm(node: OnnxNode, b: TorchBuilder):
     columns = layer.gates * layer.hidden
     x = _masked_to_longest(b, layer, layer.x)
     x_sizes = b.info(x).sizes
-    projections, recurrences = [], []
+    projections, recurrences, gate_biases = [], [], []
     for d in range(len(layer.directions)):
         input_weights, input_bound = _centered_weights(node, b, layer, 1, 9, d, "W")
         recurrent_weights, recurrent_bound = _centered_weights(node, b, layer, 2, 11, d, "R")
@@ -183,12 +190,10 @@ def dynamic_quantize_lstm(node: OnnxNode, b: TorchBuilder):
         input_size = node.input_info(1).sizes[1]
         input_element = _sum_element(node, input_bound, input_size)
         recurrent_element = _sum_element(node, recurrent_bound, layer.hidden)
-        projected = quantized_product(b, x, input_weights, input_scale, input_element,
-                                      [x_sizes[0], x_sizes[1], columns])
+        projections.append(quantized_product(b, x, input_weights, input_scale, input_element,
+                                             [x_sizes[0], x_sizes[1], columns]))
         bias = layer.biases(d)
-        if bias[0] is not None:
-            projected = b.binary("aten.add.Tensor", projected, b.binary("aten.add.Tensor", *bias))
-        projections.append(projected)
+        gate_biases.append(None if bias[0] is None else b.binary("aten.add.Tensor", *bias))
         recurrences.append((recurrent_weights, recurrent_scale, recurrent_element))
 
     zero_finished = layer.lengths is not None and node.result_is_used(0)
@@ -199,7 +204,8 @@ def dynamic_quantize_lstm(node: OnnxNode, b: TorchBuilder):
             hidden = _finished_zeroed(sb, layer, hidden, t)
         return quantized_product(sb, hidden, weights, scale, element, [sb.info(hidden).sizes[0], columns])
 
-    return run_lstm(node, b, layer, projections, recurrent_product)
+    activation = activate if node.target == "tosa" else onnxruntime_activate
+    return run_lstm(node, b, layer, projections, recurrent_product, gate_biases, activation)
 
 
 def _sum_element(node: OnnxNode, largest_weight: float, depth: int | None) -> str:
