@@ -8,7 +8,11 @@ from a value outside the loop, a different SSA value than the initial value's di
 whose batch dim is X's in the body and the initial state input's before the loop (older Silero
 VAD). `transforms/torch/control_flow.py` therefore emits a for-like `torch.prim.Loop` as the
 counting form, and `recurrent/tensor_loop.py` runs the time loop for-like with a Y buffer of its
-final size (IREE's `scf.for` loses a carried tensor that grows). When the reproducers compile,
+final size (IREE's `scf.for` loses a carried tensor that grows). The same failure met
+NonMaxSuppression's greedy loop on Linalg with a run-time box count and no limit (ultralytics'
+`nms=True` exports): its picked boxes took the box count's dim before the loop and an si32
+`arange`'s length (the count truncated to i32 and back) in the body; `detection.py` builds its
+`arange`s in si64 now, whose length is the box count's own dim. When the reproducers compile,
 those workarounds can go.
 """
 
@@ -108,3 +112,28 @@ def test_recurrent_loop_with_state_inputs_compiles_with_iree_on_stablehlo(direct
     module = onnx_torch_mlir.compile(model, "stablehlo")
     assert "stablehlo.while" in str(module)
     assert_matches(compile_with_iree(module, "stablehlo")(*arrays), expected(model, arrays))
+
+
+def nms_with_a_run_time_box_count_and_no_limit():
+    """NonMaxSuppression of boxes [1, n, 4] and scores [1, 1, n], n a graph input's dim, with
+    max_output_boxes_per_class int64's largest (ultralytics' and torchvision's exports): the greedy
+    loop's steps, and the picked boxes it carries, are as many as the boxes."""
+    graph = helper.make_graph(
+        [helper.make_node("NonMaxSuppression", ["boxes", "scores", "limit", "iou"], ["selected"])], "nms",
+        [helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, "n", 4]),
+         helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, 1, "n"])],
+        [helper.make_tensor_value_info("selected", TensorProto.INT64, [None, 3])],
+        [numpy_helper.from_array(np.array([2**63 - 1], np.int64), "limit"),
+         numpy_helper.from_array(np.array([0.5], np.float32), "iou")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def test_nms_with_a_run_time_box_count_and_no_limit_compiles_with_iree_on_linalg():
+    model = nms_with_a_run_time_box_count_and_no_limit()
+    program = compile_with_iree(onnx_torch_mlir.compile(model, "linalg-on-tensors"), "linalg-on-tensors")
+    for count in (40, 7):  # one module, two box counts
+        rng = np.random.default_rng(count)
+        corner = rng.uniform(0, 100, (1, count, 2))
+        boxes = np.concatenate([corner, corner + rng.uniform(10, 40, (1, count, 2))], axis=2).astype(np.float32)
+        arrays = [boxes, rng.uniform(0, 1, (1, 1, count)).astype(np.float32)]
+        assert_matches(program(*arrays), expected(model, arrays))

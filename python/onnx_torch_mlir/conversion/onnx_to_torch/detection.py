@@ -184,7 +184,11 @@ def _greedy_steps(node: OnnxNode, b: TorchBuilder, boxes, scores, center_point_b
     else:
         alive = b.op("aten.ne.Tensor", mask_type, group_scores, group_scores)  # false, except NaN
         alive = b.op("aten.logical_not", mask_type, b.op("aten.logical_and", mask_type, alive, alive))
-    positions = b.unsqueeze(b.arange(boxes_dim, count, "si32"), 0)  # [1, S]
+    # The aranges are si64, then cast: an si32 `aten.arange` lowers its length through i32 (trunci,
+    # index_cast), a dim IREE cannot match with the box count's, and the picked boxes the loop
+    # carries would change dim in the body, which IREE's stream conversion refuses
+    # (test_iree_loop_forms.py). si64 keeps the box count's own dim.
+    positions = b.unsqueeze(b.to_dtype(b.arange(boxes_dim, count), "si32"), 0)  # [1, S]
     if valid is not None:
         inside = b.op("aten.lt.Tensor", b.tensor_type([1, count], "i1"), positions, b.to_dtype(valid, "si32"))
         alive = b.op("aten.logical_and", mask_type, alive, inside)
@@ -224,7 +228,7 @@ def _greedy_steps(node: OnnxNode, b: TorchBuilder, boxes, scores, center_point_b
     is_best = inner.op("aten.eq.Tensor", mask_type, positions, best)
     removed = inner.op("aten.logical_or", mask_type, suppressed, is_best)
     alive = inner.op("aten.logical_and", mask_type, alive, inner.op("aten.logical_not", mask_type, removed))
-    columns = inner.unsqueeze(inner.arange(steps_dim, steps, "si32"), 0)  # [1, R]
+    columns = inner.unsqueeze(inner.to_dtype(inner.arange(steps_dim, steps), "si32"), 0)  # [1, R]
     write = inner.op("aten.logical_and", inner.tensor_type([groups, steps], "i1"),
                      inner.op("aten.eq.Tensor", inner.tensor_type([1, steps], "i1"), columns, step), has)
     picked = inner.op("aten.where.self", picked.type, write, best, picked)
