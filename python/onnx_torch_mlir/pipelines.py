@@ -146,7 +146,7 @@ ROUTES = {
                  dynamic_only=True),
         ),
         after=(
-            Step("cut-marked-rows", "tosa.dynamic_rows:cut_marked_rows", "the markers: tensor.extract_slice to the count"),
+            Step("cut-marked-rows", "tosa.row_cuts:cut_marked_rows", "the markers: tensor.extract_slice to the count"),
             Step("quantized-inputs-and-outputs-as-int8", "tosa.quantized_regions:quantized_inputs_and_outputs_as_int8",
                  "the graph's boundary QuantizeLinear/DequantizeLinear left to the caller",
                  option=("quantized_io", "int8")),

@@ -52,18 +52,19 @@ BLOCKERS: tuple[Blocker, ...] = (
             "its float results moves it over 0.568 to 0.779 in onnxruntime itself (60 runs, measured), and every "
             "correct float32 evaluation lands somewhere there (ours 0.588 on Linalg, onnxruntime's exact-kernel "
             "reference 0.549); this cell is 0.002 past the 0.2 tolerance", model="pipecat-smart-turn"),
-    Blocker("values differ beyond", "equal scores: with the exporter's random weights, many anchors get the same "
-            "float32 score (0.7385747 at several), and NonMaxSuppression's choice among equal scores is left open by "
-            "the ONNX specification; ours takes the lowest index (ONNX's reference's order), onnxruntime's CPU "
-            "kernel the order its score-only std::priority_queue pops them in, and each choice suppresses "
-            "different boxes after it (the first detection agrees; the next differ from the second on)",
-            model="yolov8n-ultralytics-nms"),
-    Blocker("values differ beyond", "the third of its dynamically quantized LSTMs quantizes its hidden state at run "
-            "time, and float round-off (ours and onnxruntime's differ by about 2e-7 there) rounds one value to the "
-            "other integer at one step; the recurrence carries that step (max 0.27). Our program is bit-identical "
-            "whether compiled from the int8 file or its uint8 copy, and the first two LSTMs match onnxruntime to "
-            "4e-7; the reference is computed without onnxruntime's saturating u8s8 kernels "
-            "(onnx_torch_mlir/tools/unsaturated_reference.py)", model="tashkeel-bilstm-int8"),
+    Blocker("values differ beyond", "not yet explained (IREE): IREE's program of our Linalg selects 302 to 430 of the "
+            "684 boxes that onnxruntime and the reference runner keep (the count changes with the graph around "
+            "the loop and with the target CPU); NonMaxSuppression's inputs match onnxruntime to 1e-5, the same "
+            "inputs through a NonMaxSuppression alone compile right in IREE (test_iree_loop_forms.py), and the "
+            "dispatches before the greedy loop compute correct values: not yet reduced below the subgraph from the "
+            "head's feature maps to the NMS", consumer="iree", model="yolov8n-ultralytics-nms"),
+    Blocker("values differ beyond", "IREE contracts a float multiply and add into one fused multiply-add on a CPU "
+            "with FMA (our program keeps them apart, as onnxruntime's LSTM cell does), so the dynamically quantized "
+            "LSTMs' cells differ from onnxruntime's in the last bit and a run-time quantization of the hidden state "
+            "rounds one value to the other integer; the recurrence carries that step (max 0.51). The reference runner "
+            "gives onnxruntime's bits (recurrent/mlas_activations.py), and so does IREE for a CPU without FMA "
+            "(--iree-llvmcpu-target-cpu=x86-64-v2, measured on test_dynamic_quantize_lstm's cases)",
+            consumer="iree", model="tashkeel-bilstm-int8"),
     Blocker("the type of result", "the merged decoder's `If` (values from its branches are untyped): issue 10 item 1"),
     Blocker("in else_branch, and the condition is known only at run time",
             "an If whose run-time condition picks between two ranks of which only one keeps the rest of the graph "

@@ -71,9 +71,11 @@ def _ultralytics_nms(boxes: int = 8400, classes: int = 80, max_det: int = 300,
     (NonZero, Transpose, GatherND), one NonMaxSuppression with the boxes offset by class, the first
     max_det kept (Slice), their box, score and class concatenated, zero-padded to [max_det, 6] by a
     Pad whose amount is max_det minus the run-time count: a static output.
-    `expanded_classes`: the class offset broadcast to the boxes' shape by an Expand whose shape is
-    computed from the candidates' Shape, as the exporter writes it after onnxslim (Reshape to a
-    column, Shape -> Gather -> Unsqueeze -> Concat with 4, Where on a literal `shape == -1` mask)."""
+    `expanded_classes`: the exporter's own forms after onnxslim: the class offset broadcast to the
+    boxes' shape by an Expand whose shape is computed from the candidates' Shape (Reshape to a
+    column, Shape -> Gather -> Unsqueeze -> Concat with 4, Where on a literal `shape == -1` mask),
+    and the detections flattened and padded by (max_det - count) x 6 values, the pads in torch's
+    F.pad order reversed by Reshape and a Slice with step -1."""
     n = helper.make_node
     if expanded_classes:
         shift = [
@@ -119,8 +121,16 @@ def _ultralytics_nms(boxes: int = 8400, classes: int = 80, max_det: int = 300,
         n("Shape", ["detections"], ["shape"]),
         n("Gather", ["shape", "first"], ["count"], axis=0),
         n("Sub", ["max_det", "count"], ["missing"]),
-        n("Concat", ["first", "first", "missing", "first"], ["pads"], axis=0),
-        n("Pad", ["detections", "pads"], ["output"]),  # [max_det, 6]
+        *([n("Mul", ["missing", "six"], ["missing_values"]),  # the exporter's form: padded flat,
+           n("Concat", ["first", "missing_values"], ["torch_pads"], axis=0),  # torch's F.pad order,
+           n("Reshape", ["torch_pads", "pairs"], ["pad_pairs"]),  # reversed pair by pair
+           n("Slice", ["pad_pairs", "last", "before_first", "first", "last"], ["reversed_pairs"]),
+           n("Reshape", ["reversed_pairs", "last"], ["pads"]),
+           n("Reshape", ["detections", "last"], ["flat"]),  # [D * 6]
+           n("Pad", ["flat", "pads"], ["flat_output"]),
+           n("Reshape", ["flat_output", "output_shape"], ["output"])] if expanded_classes else
+          [n("Concat", ["first", "first", "missing", "first"], ["pads"], axis=0),
+           n("Pad", ["detections", "pads"], ["output"])]),  # [max_det, 6]
     ]
     constants = {"conf": np.array(0.25, np.float32), "offset": np.array(7680.0, np.float32),
                  "last": np.array([-1], np.int64), "first": np.array([0], np.int64),
@@ -128,13 +138,18 @@ def _ultralytics_nms(boxes: int = 8400, classes: int = 80, max_det: int = 300,
                  "max_det": np.array([max_det], np.int64), "iou": np.array([0.7], np.float32),
                  "column": np.array([-1, 1], np.int64), "zero": np.array(0, np.int64),
                  "four": np.array([4], np.int64), "is_minus_one": np.array([False, False]),
-                 "ones": np.array([1, 1], np.int64)}
+                 "ones": np.array([1, 1], np.int64), "six": np.array([6], np.int64),
+                 "pairs": np.array([-1, 2], np.int64), "before_first": np.array([-2**63 + 1], np.int64),
+                 "output_shape": np.array([max_det, 6], np.int64)}
     graph = helper.make_graph(
         nodes, "ultralytics_nms",
         [helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, boxes, 4]),
          helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, boxes, classes])],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, [max_det, 6])],
-        [numpy_helper.from_array(value, name) for name, value in constants.items()])
+        [numpy_helper.from_array(value, name) for name, value in constants.items()],
+        # onnxslim's symbolic shape inference annotates the flat padded size
+        value_info=[helper.make_tensor_value_info("flat_output", TensorProto.FLOAT, [max_det * 6])]
+        if expanded_classes else None)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
 
@@ -233,7 +248,8 @@ def test_ultralytics_nms_export_matches_onnxruntime(backend, consumer, expanded_
     """8400 boxes of 80 classes to a static [300, 6]: the candidates (a few hundred to thousands),
     the detections (fewer than 300: zero rows after them) and none at all. With `expanded_classes`
     the boxes reach NonMaxSuppression through an Expand whose shape is computed from the
-    candidates' count: StableHLO and TOSA find their padded rows through it."""
+    candidates' count (StableHLO and TOSA find their padded rows through it), and the detections
+    flattened before the Pad (TOSA: a cut of count x 6 values, the pad amount a tensor)."""
     model = _ultralytics_nms(expanded_classes=expanded_classes)
     compiled = program(onnx_torch_mlir.compile(model, backend), backend, consumer)
     for seed, power in ((0, 40), (2, 4000), (3, 0)):  # thousands of candidates, some hundred, none

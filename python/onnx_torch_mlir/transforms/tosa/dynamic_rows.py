@@ -17,8 +17,12 @@ pipeline) follows the rows forward through the ops that compute row by row: elem
 slices and sums along other dims, gathers and concatenations of values with the same rows, an
 index_select by the rows (a static source) or of them (along another dim), views and broadcasts
 that keep the rows a dim of their own, the first rows (`x[:end]` with a constant end: rows of their
-own, min(rows, end) padded and min(count, end) real). Those ops get their static padded types (a size list that
-read the rows' `aten.size.int` gets the padded count), so TOSA takes them. Where a value along the
+own, min(rows, end) padded and min(count, end) real), a view flattening the rows with the static
+dims after them (`[n, 6] -> [-1]`: a cut of its own, count x 6 of rows x 6). Those ops get their
+static padded types (a size list that read the rows' `aten.size.int`, or a max of two such sizes,
+gets the padded count), so TOSA takes them. An `index_select` of rows by a static index reads the
+padded rows (a valid program's indices are below the count), and ints computed from the sizes of
+rows become tensors where they are read (row_counts.py). Where a value along the
 rows meets any other op (the function's return, an op not known to be row-wise), that use gets
 the value cut to the count, as the marker
 
@@ -34,7 +38,7 @@ out of bounds on it.
 
 torch-mlir's TOSA backend contract takes only TOSA ops (and tensor.cast, arith.constant and
 arith.extsi of tensors): a `tensor.extract_slice` before its pipeline fails its verification
-("failed to legalize operation 'arith.constant'" for the scalar bound). So `cut_marked_rows`
+("failed to legalize operation 'arith.constant'" for the scalar bound). So `cut_marked_rows` (row_cuts.py)
 rewrites each marker after the pipeline:
 
     %n = tensor.extract %count[] : tensor<i64>
@@ -52,14 +56,13 @@ from torch_mlir import ir
 
 from ...errors import PipelineError
 from ..torch.custom_ops import builtin_tensor_type
+from .row_counts import counts_read_as_tensors
+from .row_cuts import MARKER_DOMAIN, MARKER_NAME, Builder
 from ..torch.rewriting import (
     TorchOpBuilder, as_operation, constant_int, defining_op, int_list, is_op, ops_named, product, vtensor_sizes,
     vtensor_spelling,
 )
 
-
-MARKER_DOMAIN = "onnx_torch_mlir"
-MARKER_NAME = "rows_to_count"
 
 # Ops computed row by row: each result element depends on operand elements at the same position
 # (after numpy broadcasting), so computing them on padded rows gives the same first rows.
@@ -157,13 +160,15 @@ def _compute_on_padded_rows(function: ir.Operation) -> int:
             op.operands[index] = builder.int_list(sizes)
         op.results[0].set_type(_padded_type(op.results[0].type, result_rows))
     _erase_dead_ops(block, rows)
-    _counts_as_tensors(block, rows)
+    counts_read_as_tensors(block, lambda value: _count_of_size(value, rows))
     _erase_dead_ops(block, rows)
     for value, value_rows in rows.items():
         padded = value_rows.cut.padded if value in seed_results else value
         for use in list(value.uses):
             user = as_operation(use.owner)
-            if not _computes_on_padded_rows(user, accepted_results):
+            if _reads_rows_by_static_index(user, use.operand_number, value, value_rows, rows):
+                user.operands[use.operand_number] = padded
+            elif not _computes_on_padded_rows(user, accepted_results):
                 user.operands[use.operand_number] = _marker(user, padded, value_rows, _original_type(value, value_rows))
     for seed in seeds:
         seed.results[0].replace_all_uses_with(rows[seed.results[0]].cut.padded)
@@ -182,6 +187,17 @@ def _computes_on_padded_rows(user: ir.Operation, accepted_results: set) -> bool:
         return True
     return user.name == "torch.prim.ListConstruct" and all(
         as_operation(use.owner).results[0] in accepted_results for use in user.results[0].uses)
+
+
+def _reads_rows_by_static_index(user: ir.Operation, operand: int, value: ir.Value, value_rows: _Rows,
+                                rows: dict) -> bool:
+    """Whether `user` picks rows of `value` by a static index (`index_select` along the rows): the
+    indices of a valid program are below the count, where the padded rows are the value's."""
+    if user.name != "torch.aten.index_select" or operand != 0 or user.operands[2] in rows:
+        return False
+    index_sizes, _ = vtensor_sizes(user.operands[2].type)
+    dim = _dim_operand(user, 1, len(vtensor_sizes(value.type)[0]))
+    return index_sizes is not None and None not in index_sizes and dim == value_rows.axis
 
 
 def _cut_at_run_time(op: ir.Operation) -> bool:
@@ -233,7 +249,7 @@ def _padded_type(torch_type: ir.Type, value_rows: _Rows) -> ir.Type:
 
 def _marker(user: ir.Operation, padded: ir.Value, value_rows: _Rows, cut_type: ir.Type) -> ir.Value:
     """`padded` cut to the count along its rows, as the marker `tosa.custom` (module docstring)."""
-    builder = _Builder(user)
+    builder = Builder(user)
     builtin = builder.create("torch_c.to_builtin_tensor", builtin_tensor_type(padded.type), [padded])
     count = value_rows.cut.count
     count = builder.create("torch_c.to_builtin_tensor", builtin_tensor_type(count.type), [count])
@@ -254,40 +270,6 @@ def _erase_dead_ops(block: ir.Block, rows: dict) -> None:
         if (op.name.startswith(("torch.aten.", "torch.prim.")) and op.results and not op.regions
                 and all(not list(result.uses) and result not in kept for result in op.results)):
             op.erase()
-
-
-def _counts_as_tensors(block: ir.Block, rows: dict) -> None:
-    """`aten.tensor` of a list of constants and sizes along rows (ONNX `Shape` of the rows read as a
-    tensor) as the concatenation of literals and the count tensors: the number of rows at run time."""
-    for op in [as_operation(op) for op in block.operations]:
-        if op.name != "torch.aten.tensor":
-            continue
-        construct = defining_op(op.operands[0])
-        sizes, element = vtensor_sizes(op.results[0].type)
-        if not is_op(construct, "torch.prim.ListConstruct") or element not in ("si64", "si32") or sizes is None:
-            continue
-        elements = [constant_int(value) if constant_int(value) is not None else _count_of_size(value, rows)
-                    for value in construct.operands]
-        if not elements or any(value is None for value in elements) or all(isinstance(v, int) for v in elements):
-            continue
-        builder = TorchOpBuilder(op)
-        piece_type = vtensor_spelling([1], element)
-        pieces = []
-        for value in elements:
-            if isinstance(value, int):
-                piece = builder.scalar_tensor(value, element)
-            else:
-                piece = value
-                if vtensor_sizes(piece.type)[1] != element:
-                    piece = builder.op("torch.aten.to.dtype", vtensor_spelling([], element), [
-                        piece, builder.int(4 if element == "si64" else 3), builder.bool(False), builder.bool(False),
-                        builder.none()])
-            pieces.append(builder.op("torch.aten.view", piece_type, [piece, builder.int_list([1])]))
-        result = pieces[0] if len(pieces) == 1 else builder.op(
-            "torch.aten.cat", vtensor_spelling([len(pieces)], element),
-            [builder.op("torch.prim.ListConstruct", "!torch.list<vtensor>", pieces), builder.int(0)])
-        op.results[0].replace_all_uses_with(result)
-        op.erase()
 
 
 def _count_of_size(value: ir.Value, rows: dict):
@@ -320,6 +302,11 @@ def _row_wise(op: ir.Operation, rows: dict):
         first_rows = _first_rows(op, rows, axis)
         if first_rows is not None:
             return first_rows, {}
+    if op.name in _VIEWS and not listed:
+        flattened = _flattened_rows(op, rows, axis)
+        if flattened is not None:
+            return flattened, {1: [flattened.cut.rows if position == axis else size
+                                   for position, size in enumerate(result_sizes)]}
     if op.name in _ELEMENTWISE and not listed:
         return (result_rows, {}) if _broadcasts_rows(op, rows, axis, len(result_sizes)) else None
     rule = _RULES.get(op.name)
@@ -347,6 +334,26 @@ def _first_rows(op: ir.Operation, rows: dict, axis: int):
     _, element = vtensor_sizes(count.type)
     count = builder.op("torch.aten.minimum", count_type, [count, builder.scalar_tensor(kept, element)])
     return _Rows(_Cut(op.results[0], count, kept), axis)
+
+
+def _flattened_rows(op: ir.Operation, rows: dict, axis: int):
+    """The _Rows of a view that flattens the rows with the static dims after them (`[n, 6] -> [-1]`):
+    row-major, the first count x 6 elements of the flattened padded rows are the value's, a cut of its
+    own of count x 6 out of rows x 6."""
+    x = op.operands[0]
+    x_rows = rows.get(x)
+    sizes, _ = vtensor_sizes(x.type)
+    result_sizes, _ = vtensor_sizes(op.results[0].type)
+    if x_rows is None or x_rows.axis != axis or axis != len(result_sizes) - 1 or sizes[:axis] != result_sizes[:axis]:
+        return None
+    width = product(sizes[axis + 1:])
+    listed = int_list(op.operands[1])
+    if not width or width == 1 or listed is None or listed[axis] != -1:
+        return None
+    builder = TorchOpBuilder(op)
+    count = x_rows.cut.count
+    count = builder.op("torch.aten.mul.Scalar", str(count.type), [count, builder.int(width)])
+    return _Rows(_Cut(op.results[0], count, x_rows.cut.rows * width), axis)
 
 
 def _broadcasts_rows(op: ir.Operation, rows: dict, axis: int, rank: int) -> bool:
@@ -523,6 +530,7 @@ def _sum_dims(op, rows, result_rows, listed) -> bool:
         op, rows, result_rows, 0, x_rows.axis)
 
 
+_VIEWS = ("torch.aten.view", "torch.aten.reshape", "torch.aten._unsafe_view")
 _SIZED = ("torch.aten.view", "torch.aten.reshape", "torch.aten._unsafe_view", "torch.aten.broadcast_to",
           "torch.aten.expand")
 _RULES = {
@@ -539,62 +547,3 @@ _RULES = {
     "torch.aten.cat": _cat,
     "torch.aten.sum.dim_IntList": _sum_dims,
 }
-
-
-def cut_marked_rows(module: ir.Module) -> int:
-    """After torch-mlir's TOSA pipeline: each marker `tosa.custom` becomes `tensor.extract_slice` to
-    the count (module docstring); the count rewritten."""
-    rewritten = 0
-    with module.context, ir.Location.unknown():
-        for op in ops_named(module, ("tosa.custom",)):
-            if (ir.StringAttr(op.attributes["domain_name"]).value == MARKER_DOMAIN
-                    and ir.StringAttr(op.attributes["operator_name"]).value == MARKER_NAME):
-                _marker_as_extract_slice(op)
-                rewritten += 1
-    return rewritten
-
-
-def _marker_as_extract_slice(op: ir.Operation) -> None:
-    padded, count_tensor = op.operands
-    padded_type = ir.RankedTensorType(padded.type)
-    cut_type = ir.RankedTensorType(op.results[0].type)
-    dim = next(axis for axis in range(cut_type.rank) if cut_type.is_dynamic_dim(axis))
-    builder = _Builder(op)
-    i64 = ir.IntegerType.get_signless(64)
-    count_element = ir.RankedTensorType(count_tensor.type).element_type
-    count = builder.create("tensor.extract", count_element, [count_tensor])
-    if count_element != i64:
-        count = builder.create("arith.extsi", i64, [count])
-    count = builder.clamp(count, padded_type.get_dim_size(dim))
-    rows = builder.create("arith.index_cast", ir.IndexType.get(), [count])
-    dynamic = ir.ShapedType.get_dynamic_size()
-    cut = builder.create("tensor.extract_slice", cut_type, [padded, rows], {
-        "static_offsets": ir.DenseI64ArrayAttr.get([0] * cut_type.rank),
-        "static_sizes": ir.DenseI64ArrayAttr.get(
-            [dynamic if axis == dim else padded_type.get_dim_size(axis) for axis in range(cut_type.rank)]),
-        "static_strides": ir.DenseI64ArrayAttr.get([1] * cut_type.rank),
-        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 1, 0]),
-    })
-    op.results[0].replace_all_uses_with(cut)
-    op.erase()
-
-
-class _Builder:
-    """Ops in front of `op`, at its location."""
-
-    def __init__(self, op: ir.Operation):
-        self.ip, self.location = ir.InsertionPoint(op), op.location
-
-    def create(self, name: str, result: ir.Type, operands: list, attributes=None) -> ir.Value:
-        return ir.Operation.create(name, results=[result], operands=operands, attributes=attributes or {},
-                                   loc=self.location, ip=self.ip).results[0]
-
-    def constant(self, value: int) -> ir.Value:
-        i64 = ir.IntegerType.get_signless(64)
-        return self.create("arith.constant", i64, [], {"value": ir.IntegerAttr.get(i64, value)})
-
-    def clamp(self, value: ir.Value, most: int) -> ir.Value:
-        """`value` in [0, most]: a count beyond the padded rows would read past them."""
-        i64 = ir.IntegerType.get_signless(64)
-        value = self.create("arith.maxsi", i64, [value, self.constant(0)])
-        return self.create("arith.minsi", i64, [value, self.constant(most)])
