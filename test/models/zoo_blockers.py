@@ -58,13 +58,13 @@ BLOCKERS: tuple[Blocker, ...] = (
             "inputs through a NonMaxSuppression alone compile right in IREE (test_iree_loop_forms.py), and the "
             "dispatches before the greedy loop compute correct values: not yet reduced below the subgraph from the "
             "head's feature maps to the NMS", consumer="iree", model="yolov8n-ultralytics-nms"),
-    Blocker("values differ beyond", "IREE contracts a float multiply and add into one fused multiply-add on a CPU "
-            "with FMA (our program keeps them apart, as onnxruntime's LSTM cell does), so the dynamically quantized "
+    Blocker("values differ beyond", "IREE and XLA contract a float multiply and add into one fused multiply-add on "
+            "a CPU with FMA (our program keeps them apart, as onnxruntime's LSTM cell does), so the dynamically quantized "
             "LSTMs' cells differ from onnxruntime's in the last bit and a run-time quantization of the hidden state "
             "rounds one value to the other integer; the recurrence carries that step (max 0.51). The reference runner "
             "gives onnxruntime's bits (recurrent/mlas_activations.py), and so does IREE for a CPU without FMA "
             "(--iree-llvmcpu-target-cpu=x86-64-v2, measured on test_dynamic_quantize_lstm's cases)",
-            consumer="iree", model="tashkeel-bilstm-int8"),
+            model="tashkeel-bilstm-int8"),
     Blocker("the type of result", "the merged decoder's `If` (values from its branches are untyped): issue 10 item 1"),
     Blocker("in else_branch, and the condition is known only at run time",
             "an If whose run-time condition picks between two ranks of which only one keeps the rest of the graph "
