@@ -27,6 +27,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import linalg
 
 from ...ir_walk import ops_named
+from ..builtin_tensors import dynamic_sizes
 
 _ROWS = [[0, 1], [2]]  # [batch, M, X] <-> [batch * M, X]
 
@@ -116,13 +117,7 @@ def _collapse(value: ir.Value) -> ir.Value:
 
 def _expand(value: ir.Value, result_type: ir.RankedTensorType, like: ir.Value) -> ir.Value:
     """`value` (`[batch * M, N]`) as `result_type` (`[batch, M, N]`), its dynamic sizes those of `like`."""
-    index = ir.IndexType.get()
-    sizes = []
-    for dim, size in enumerate(result_type.shape):
-        if ir.ShapedType.is_dynamic_size(size):
-            position = ir.Operation.create("arith.constant", results=[index],
-                                           attributes={"value": ir.IntegerAttr.get(index, dim)}).result
-            sizes.append(ir.Operation.create("tensor.dim", results=[index], operands=[like, position]).result)
+    sizes = dynamic_sizes(like, list(result_type.shape))
     return ir.Operation.create(
         "tensor.expand_shape", results=[result_type], operands=[value, *sizes],
         attributes={"reassociation": _reassociation(),

@@ -21,6 +21,7 @@ import re
 import numpy as np
 from torch_mlir import ir
 
+from ..builtin_tensors import dynamic_sizes
 from ..torch.rewriting import defining_op, ops_named
 
 _DIMENSION_NUMBERS = re.compile(r"\[([^\]]*)\]x\[([^\]]*)\]->\[([^\]]*)\]")
@@ -214,13 +215,7 @@ def _sliced(user: ir.Operation, source: ir.Value, limits: list[int]) -> ir.Value
                             "limit_indices": ir.DenseI64ArrayAttr.get(limits),
                             "strides": ir.DenseI64ArrayAttr.get([1] * rank)},
             ).results[0]
-        index = ir.IndexType.get()
-        sizes = []
-        for dim, limit in enumerate(limits):
-            if ir.ShapedType.is_dynamic_size(limit):
-                position = ir.Operation.create("arith.constant", results=[index],
-                                               attributes={"value": ir.IntegerAttr.get(index, dim)}).result
-                sizes.append(ir.Operation.create("tensor.dim", results=[index], operands=[source, position]).result)
+        sizes = dynamic_sizes(source, limits)
         return ir.Operation.create(
             "tensor.extract_slice", results=[sliced_type], operands=[source, *sizes],
             attributes={"static_offsets": ir.DenseI64ArrayAttr.get([0] * rank),
