@@ -52,14 +52,6 @@ BLOCKERS: tuple[Blocker, ...] = (
             "its float results moves it over 0.568 to 0.779 in onnxruntime itself (60 runs, measured), and every "
             "correct float32 evaluation lands somewhere there (ours 0.588 on Linalg, onnxruntime's exact-kernel "
             "reference 0.549); this cell is 0.002 past the 0.2 tolerance", model="pipecat-smart-turn"),
-    Blocker("values differ beyond", "IREE 3.13 miscompiles NonMaxSuppression's greedy loop here: the loop-carried "
-            "`alive` mask, written before the loop into a buffer packed with other results (at byte offset 16320 "
-            "for 815 boxes), is read in the first step at the constant offset 128 (its offset is not passed into "
-            "the loop's block in IREE's stream IR, where the other carried values' are), so float bytes of the "
-            "scores are read as booleans: after one step 470 boxes stay alive instead of 814, and 302 to 430 of "
-            "the 684 detections are kept. The loop body compiled alone and a NonMaxSuppression alone are right in "
-            "IREE; hand-written loops of the same shape do not reproduce it; no avoiding form tried yet",
-            consumer="iree", model="yolov8n-ultralytics-nms"),
     Blocker("values differ beyond", "IREE and XLA contract a float multiply and add into one fused multiply-add on "
             "a CPU with FMA (our program keeps them apart, as onnxruntime's LSTM cell does), so the dynamically quantized "
             "LSTMs' cells differ from onnxruntime's in the last bit and a run-time quantization of the hidden state "

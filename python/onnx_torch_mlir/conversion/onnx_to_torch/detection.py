@@ -199,7 +199,15 @@ def _greedy_steps(node: OnnxNode, b: TorchBuilder, boxes, scores, center_point_b
     picked = b.full([groups, steps_dim], 0, "si32")  # [G, R]: the box each group kept at each step
     kept = b.full([groups, 1], 0, "si32")
     step = b.scalar_tensor_literal(0, "si32")
-    carried = [alive, picked, kept, step]
+    # The loop carries the boxes removed so far (all false at first), and each step reads the boxes
+    # alive as the candidates not removed. Carrying the candidate mask itself, IREE 3.13 packed its
+    # initial value into one buffer with other results and read it in the first step at a constant
+    # offset, not its own (the wild yolov8n-ultralytics-nms: 470 of 815 boxes alive after one step
+    # instead of 814); a mask that starts as a constant gets a buffer of its own. The form can go
+    # back when IREE's stream IR passes the carried mask's offset into the loop.
+    candidates = alive
+    removed_so_far = b.full([groups, boxes_dim], 0, "i1")
+    carried = [removed_so_far, picked, kept, step]
     loop = ir.Operation.create(
         "torch.prim.Loop", results=[value.type for value in carried],
         operands=[b.constant_int(INT64_MAX), _truth(b, _goes_on(b, step, limit, alive)), *carried],
@@ -212,7 +220,8 @@ def _greedy_steps(node: OnnxNode, b: TorchBuilder, boxes, scores, center_point_b
                                     loc=b.location, ip=ir.InsertionPoint(body))
     inner = TorchBuilder(condition, b.location)
     it = _Tensors(inner)
-    alive, picked, kept, step = body.arguments[1:]
+    removed_so_far, picked, kept, step = body.arguments[1:]
+    alive = inner.op("aten.logical_and", mask_type, candidates, inner.op("aten.logical_not", mask_type, removed_so_far))
     lowest = inner.scalar_tensor_literal(float(np.finfo(np.float32).min), "f32")
     open_scores = inner.op("aten.where.self", group_scores.type, alive, group_scores, lowest)
     best = inner.op("aten.argmax", inner.tensor_type([groups, 1], "si64"), open_scores, inner.constant_int(1),
@@ -227,6 +236,7 @@ def _greedy_steps(node: OnnxNode, b: TorchBuilder, boxes, scores, center_point_b
     best = inner.to_dtype(best, "si32")
     is_best = inner.op("aten.eq.Tensor", mask_type, positions, best)
     removed = inner.op("aten.logical_or", mask_type, suppressed, is_best)
+    removed_so_far = inner.op("aten.logical_or", mask_type, removed_so_far, removed)
     alive = inner.op("aten.logical_and", mask_type, alive, inner.op("aten.logical_not", mask_type, removed))
     columns = inner.unsqueeze(inner.to_dtype(inner.arange(steps_dim, steps), "si32"), 0)  # [1, R]
     write = inner.op("aten.logical_and", inner.tensor_type([groups, steps], "i1"),
@@ -235,7 +245,7 @@ def _greedy_steps(node: OnnxNode, b: TorchBuilder, boxes, scores, center_point_b
     kept = inner.binary("aten.add.Tensor", kept, inner.to_dtype(has, "si32"))
     step = inner.op("aten.add.Scalar", step.type, step, inner.constant_int(1), inner.constant_int(1))
     condition.operands[0] = _truth(inner, _goes_on(inner, step, limit, alive))
-    for position, value in enumerate([alive, picked, kept, step]):
+    for position, value in enumerate([removed_so_far, picked, kept, step]):
         condition.operands[position + 1] = inner.cast_to(value, body.arguments[position + 1].type)
     _, picked, kept, _ = loop.results
     return _kept_triples(node, b, picked, kept, groups, classes, steps, steps_dim, result_sizes)
