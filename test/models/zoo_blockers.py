@@ -45,6 +45,19 @@ _TOSA_NEEDS_STATIC = (
 )
 
 BLOCKERS: tuple[Blocker, ...] = (
+    Blocker("element type STRING has no MLIR equivalent", "raw text as a graph input (skl2onnx's TfidfVectorizer: "
+            "StringNormalizer, Tokenizer and string n-grams): neither the torch-onnx form nor the Torch dialect has "
+            "string tensors, so the file is refused naming the input; a user compiles the numeric part after the "
+            "vectorizer", model="sklearn-tfidf-logistic-regression"),
+    Blocker("scan output 0 has rows", "a Loop (tf2onnx's while_loop of an LSTM) whose scan rows have a run-time dim "
+            "(the batch) on StableHLO: the counted `stablehlo.while` that fills a [count, rows...] buffer (commit "
+            "8219240) gave wrong numbers in IREE (0.135 on this file; right on the reference runner), so the form is "
+            "refused rather than wrong; with the dims fixed it passes on every consumer",
+            backend="stablehlo", model="tf2onnx-keras-lstm-gru"),
+    Blocker("on stablehlo the positions are computed padded to the number of elements",
+            "NonZero over a run-time number of anchors (dynamic image size): StableHLO's padded form of a "
+            "data-dependent count pads to the element count, which must be static; with the image size fixed "
+            "it passes on the reference runner and IREE", backend="stablehlo", model="yolov8n-ultralytics-nms"),
     Blocker("XLA compiles static shapes", "XLA (jax's CPU client, `compile_and_load` of StableHLO text) compiles "
             "static shapes only, so a module with dynamic dims is refused before XLA sees it, naming `--dim`; the "
             "ours-dims row is the same model with its dims fixed", consumer="xla"),
@@ -168,6 +181,21 @@ BLOCKERS: tuple[Blocker, ...] = (
     Blocker("maximum iteration count exceeded in fixed point pipeline",
             "IREE's compiler gives up in its own fixed-point pipeline on this TOSA (an IREE limitation; the "
             "reference runner runs the same TOSA correctly)", backend="tosa", consumer="iree"),
+    # Generic last: the first blocker that matches a cell explains it.
+    Blocker("a TOSA flatbuffer has static shapes", "the TOSA flatbuffer (and so Arm's reference model) takes static "
+            "shapes only, and the module's signature has dynamic dims: `--dim NAME=SIZE` makes it static (ours-dims)",
+            consumer="tosa-reference"),
+    Blocker("DynamicDimsError: torch-to-tosa", _DYNAMIC_TOSA, backend="tosa"),
+    Blocker("failed to legalize operation 'torch.aten.gather'", "a gather of a dynamic number of rows (a tree "
+            "ensemble's node lookups over a run-time batch): torch-mlir's TOSA lowering of `aten.gather` takes static "
+            "shapes only; with the batch fixed it passes", backend="tosa"),
+    Blocker("failed to legalize operation 'torch.aten.slice.Tensor'", "a slice of a dynamic dim (a jax2tf or "
+            "keras2onnx strided_slice over a run-time length): torch-mlir's TOSA lowering of `aten.slice.Tensor` "
+            "takes static sizes only; with the dims fixed it passes", backend="tosa"),
+    Blocker("on tosa the positions are computed padded to the number of elements",
+            "NonZero over a run-time number of anchors (dynamic image size): TOSA's padded form of a data-dependent "
+            "count pads to the element count, which must be static; with the image size fixed it passes",
+            backend="tosa"),
 )
 
 
