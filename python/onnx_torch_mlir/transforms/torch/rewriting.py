@@ -9,11 +9,19 @@ INT = "!torch.int"
 DTYPE_CODES = {"ui8": 0, "si8": 1, "si16": 2, "si32": 3, "si64": 4, "f16": 5, "f32": 6, "f64": 7, "i1": 11, "bf16": 15}
 
 
-class TorchOpBuilder:
-    """Torch ops in front of `op`, at its location."""
+class OpsInFrontOf:
+    """Ops of any dialect in front of `op`, at its location: what the rewrites' builders share."""
 
     def __init__(self, op: ir.Operation):
         self.ip, self.location = ir.InsertionPoint(op), op.location
+
+    def create(self, name: str, result: ir.Type, operands: list, attributes=None) -> ir.Value:
+        return ir.Operation.create(name, results=[result], operands=operands, attributes=attributes or {},
+                                   loc=self.location, ip=self.ip).results[0]
+
+
+class TorchOpBuilder(OpsInFrontOf):
+    """Torch ops in front of `op`, at its location."""
 
     def op(self, name: str, result: str, operands: list) -> ir.Value:
         return ir.Operation.create(name, results=[ir.Type.parse(result)], operands=operands,

@@ -8,18 +8,13 @@ transforms/torch/custom_ops.py). Used by transforms/tosa/dynamic.py.
 from torch_mlir import ir
 
 from ..torch.custom_ops import builtin_tensor_type
-from ..torch.rewriting import constant_int, vtensor_sizes
+from ..torch.rewriting import OpsInFrontOf, constant_int, vtensor_sizes
 
 
-class _Tosa:
+class _Tosa(OpsInFrontOf):
     """TOSA ops in front of `op`, at its location."""
 
-    def __init__(self, op: ir.Operation):
-        self.ip, self.location = ir.InsertionPoint(op), op.location
-
-    def op(self, name: str, result: ir.Type, operands: list, attributes=None) -> ir.Value:
-        return ir.Operation.create(name, results=[result], operands=operands, attributes=attributes or {},
-                                   loc=self.location, ip=self.ip).results[0]
+    op = OpsInFrontOf.create
 
     def builtin(self, value: ir.Value) -> ir.Value:
         return self.op("torch_c.to_builtin_tensor", builtin_tensor_type(value.type), [value])

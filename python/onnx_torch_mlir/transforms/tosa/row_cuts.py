@@ -4,7 +4,7 @@ and what the reference runner, IREE and `tosa-validate` make of them)."""
 
 from torch_mlir import ir
 
-from ..torch.rewriting import ops_named
+from ..torch.rewriting import OpsInFrontOf, ops_named
 
 MARKER_DOMAIN = "onnx_torch_mlir"
 MARKER_NAME = "rows_to_count"
@@ -48,15 +48,8 @@ def _marker_as_extract_slice(op: ir.Operation) -> None:
     op.erase()
 
 
-class Builder:
-    """Ops in front of `op`, at its location."""
-
-    def __init__(self, op: ir.Operation):
-        self.ip, self.location = ir.InsertionPoint(op), op.location
-
-    def create(self, name: str, result: ir.Type, operands: list, attributes=None) -> ir.Value:
-        return ir.Operation.create(name, results=[result], operands=operands, attributes=attributes or {},
-                                   loc=self.location, ip=self.ip).results[0]
+class Builder(OpsInFrontOf):
+    """Ops in front of `op`, at its location, with the index arithmetic of a cut."""
 
     def constant(self, value: int) -> ir.Value:
         i64 = ir.IntegerType.get_signless(64)

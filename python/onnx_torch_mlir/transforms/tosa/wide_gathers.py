@@ -17,6 +17,7 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from ...ir_walk import ops_named
+from ..torch.rewriting import OpsInFrontOf
 
 
 def gathers_of_i64_as_i32_halves(module: ir.Module) -> int:
@@ -37,15 +38,10 @@ def _element_width(type_: ir.Type) -> int | None:
     return type_.element_type.width
 
 
-class _Builder:
+class _Builder(OpsInFrontOf):
     """TOSA ops in front of `op`, at its location."""
 
-    def __init__(self, op: ir.Operation):
-        self.ip, self.location = ir.InsertionPoint(op), op.location
-
-    def op(self, name: str, result: ir.Type, operands: list, attributes=None) -> ir.Value:
-        return ir.Operation.create(name, results=[result], operands=operands, attributes=attributes or {},
-                                   loc=self.location, ip=self.ip).results[0]
+    op = OpsInFrontOf.create
 
     def constant(self, value: int, rank: int) -> ir.Value:
         """A rank-`rank` i64 tensor of one element (TOSA broadcasts only between equal ranks)."""
