@@ -14,8 +14,10 @@ iree-compile flags (runtime/iree.py's: llvm-cpu for the host CPU, IREE's default
   backend pipeline as ours-linalg.
 - ours-linalg-as-imported, ours-stablehlo-as-imported (only with `--paths`): ours with
   `conv_layout="as-imported"`, torch-mlir's NCHW convolutions and pools, to measure the channels-last steps.
+- ours-linalg-direct-convs (only with `--paths`): ours with `conv_form="direct"`, the convolution ops
+  themselves instead of image patches times the filter matrix, to measure that step.
 - ours-<backend>+<option set> (only with `--paths`, e.g. ours-linalg+ukernels): ours compiled with an
-  IREE option set of IREE_OPTION_SETS added (data tiling off or on, ukernels, O3), to measure which
+  IREE option set of IREE_OPTION_SETS added (data tiling off or on, ukernels, O3, IREE's own im2col), to measure which
   iree-compile options a user should pass. (IREE's experimental data tiling of convolutions,
   `--iree-dispatch-creation-experimental-set-data-tiling-ops`, is unknown to the compiler's
   in-process flag parser of the pinned IREE: "option not found".)
@@ -240,6 +242,8 @@ PATHS: dict[str, Callable] = {
     # Before the channels-last steps (pipelines.ROUTE_OPTIONS conv_layout): only when --paths names them.
     "ours-linalg-as-imported": _ours("linalg-on-tensors", conv_layout="as-imported"),
     "ours-stablehlo-as-imported": _ours("stablehlo", conv_layout="as-imported"),
+    # Before the step writing convolutions as matrix products (ROUTE_OPTIONS conv_form).
+    "ours-linalg-direct-convs": _ours("linalg-on-tensors", conv_form="direct"),
 }
 # IREE option sets a user may pass, measured as paths of their own (only when --paths names them):
 # ours-<backend>+<set>, the same module compiled with these iree-compile flags added.
@@ -248,11 +252,12 @@ IREE_OPTION_SETS = {
     "data-tiling": ("--iree-opt-data-tiling=true",),
     "ukernels": ("--iree-llvmcpu-enable-ukernels=all",),
     "O3": ("--iree-opt-level=O3",),
+    "im2col": ("--iree-global-opt-use-im2col-for-convs",),
 }
 for _backend, _short in (("linalg-on-tensors", "linalg"), ("tosa", "tosa"), ("stablehlo", "stablehlo")):
     for _name, _flags in IREE_OPTION_SETS.items():
         PATHS[f"ours-{_short}+{_name}"] = _ours(_backend, _flags)
-OPT_IN_PATHS = {"ours-linalg-as-imported", "ours-stablehlo-as-imported",
+OPT_IN_PATHS = {"ours-linalg-as-imported", "ours-stablehlo-as-imported", "ours-linalg-direct-convs",
                 *(name for name in PATHS if "+" in name)}
 
 

@@ -32,6 +32,7 @@ def compile(
     weights_file=None,
     weights_min_bytes: int | None = None,
     conv_layout: str | None = None,
+    conv_form: str | None = None,
     quantized_io: str | None = None,
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
@@ -64,10 +65,13 @@ def compile(
 
     `conv_layout` (Linalg, StableHLO): "channels-last" (the default: 2-D convolutions and pools on NHWC
     images, the form IREE runs fast) or "as-imported" (torch-mlir's NCHW); pipelines.ROUTE_OPTIONS.
+    `conv_form` (Linalg, StableHLO): "matrix-products" (the default: each static channels-last 2-D
+    convolution as its image patches times the filter matrix, transforms/linalg/convolution_matrices.py)
+    or "direct".
     `quantized_io` (TOSA, QDQ models): "float" (the default: the graph quantizes its float input and
     dequantizes its output, in float) or "int8" (an input read only by a QuantizeLinear to int8 is
     that int8 tensor, an output that is a DequantizeLinear of int8 is the int8 tensor: no float op
-    left for an NPU compiler such as Vela; transforms/tosa/quantized_regions.py).
+    left for an NPU compiler such as Vela; transforms/tosa/quantized_regions/).
 
     `isolated=True` compiles in a forked child process (onnx_torch_mlir.isolation): a crash
     inside MLIR or torch-mlir raises InternalCompilerError (naming the pipeline step and a
@@ -82,7 +86,7 @@ def compile(
             custom_op_encoding=custom_op_encoding, keep_onnx_ops=keep_onnx_ops, importer=importer,
             converter=converter, dims=dims, input_shapes=input_shapes, input_values=input_values, entry_name=entry_name, weights=weights,
             weights_file=weights_file, weights_min_bytes=weights_min_bytes,
-            conv_layout=conv_layout, quantized_io=quantized_io,
+            conv_layout=conv_layout, conv_form=conv_form, quantized_io=quantized_io,
         )
     from .transforms.torch.custom_ops import ENCODINGS, normalize_backend_legal_ops
 
@@ -97,7 +101,8 @@ def compile(
     if weights not in WEIGHTS_FORMS:
         raise PipelineError(f"unknown weights form '{weights}': expected one of {', '.join(WEIGHTS_FORMS)}")
     check_weights_file(weights, weights_file)
-    route_options = {name: value for name, value in (("conv_layout", conv_layout), ("quantized_io", quantized_io))
+    route_options = {name: value for name, value in (("conv_layout", conv_layout), ("conv_form", conv_form),
+                                                                     ("quantized_io", quantized_io))
                      if value}
     for name in route_options:
         route_option(route_options, name)

@@ -63,6 +63,9 @@ ROUTE_OPTIONS = {
     "conv_layout": (("channels-last", "as-imported"),
                     "Linalg's and StableHLO's 2-D convolutions and pools: channels-last (NHWC, what IREE's CPU code "
                     "runs fast; docs/performance.md) or as torch-mlir lowers them (NCHW)"),
+    "conv_form": (("matrix-products", "direct"),
+                  "Linalg's and StableHLO's static channels-last 2-D convolutions: image patches times the filter "
+                  "matrix (im2col; what IREE's CPU code runs fast, ResNet-50 5x) or the convolution op itself"),
     "quantized_io": (("float", "int8"),
                      "TOSA, QDQ models: float inputs and outputs quantized and dequantized in the graph, or the "
                      "int8 tensors themselves (no float op left: what Vela compiles)"),
@@ -119,6 +122,9 @@ ROUTES = {
                  option=("conv_layout", "channels-last")),
             Step("cut-window-inputs-to-their-extent", "linalg.window_extents:cut_window_inputs_to_their_extent",
                  "IREE miscompiles inputs past the last window"),
+            Step("convolutions-as-matrix-products", "linalg.convolution_matrices:convolutions_as_matrix_products",
+                 "IREE's CPU code for a direct convolution runs at a tenth of its matrix product's speed",
+                 option=("conv_form", "matrix-products")),
             Step("quantized-batch-products-by-a-matrix",
                  "linalg.quantized_matrix_products:quantized_batch_products_by_a_matrix",
                  "IREE fails to size the zero-point term of a quantized batch matmul by a broadcast matrix"),
@@ -227,6 +233,10 @@ ROUTES = {
                  option=("conv_layout", "channels-last")),
             Step("half-convolutions-in-f32", "stablehlo.half_convolutions:half_convolutions_in_f32",
                  "accumulated in f32, as torch-mlir's Linalg lowering does"),
+            Step("convolutions-as-matrix-products-stablehlo",
+                 "stablehlo.convolution_matrices:convolutions_as_matrix_products",
+                 "IREE's CPU code for a direct convolution runs at a tenth of its matrix product's speed",
+                 option=("conv_form", "matrix-products")),
             Step("boolean-masks-as-selects", "stablehlo.boolean_masks:boolean_masks_as_selects",
                  "IREE fails on its own rewrite of a multiply by a boolean convert after a reshape"),
             Step("tensor-constants-as-stablehlo", "stablehlo.constants:tensor_constants_as_stablehlo",

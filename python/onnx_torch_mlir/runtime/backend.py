@@ -64,7 +64,7 @@ class OnnxTorchMlirBackend(Backend):
             raise OnnxTorchMlirError(f"device '{device}' is not supported: the reference runner runs on the CPU")
         model = load_model(model)
         backend = kwargs.pop("backend", DEFAULT_BACKEND)
-        keys = ("importer", "converter", "dims", "input_shapes", "weights", "weights_min_bytes", "conv_layout",
+        keys = ("importer", "converter", "dims", "input_shapes", "weights", "weights_min_bytes", "conv_layout", "conv_form",
                 "quantized_io")
         options = {key: kwargs[key] for key in keys if key in kwargs}
         if options.get("weights") != "arguments":

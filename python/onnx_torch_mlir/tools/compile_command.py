@@ -154,7 +154,8 @@ def _compile_and_write(args) -> int:
             custom_op_encoding=args.custom_op_encoding, importer=args.importer, converter=args.converter,
             dims=args.dim, input_shapes=args.input_shape, input_values=args.input_value, entry_name=args.entry_name,
             weights="inline" if args.emit_portable_artifact else args.weights, weights_file=args.weights_file,
-            weights_min_bytes=args.weights_min_bytes, conv_layout=args.conv_layout, quantized_io=args.quantized_io,
+            weights_min_bytes=args.weights_min_bytes, conv_layout=args.conv_layout, conv_form=args.conv_form,
+            quantized_io=args.quantized_io,
         )
     except ConversionError as error:
         # All failing nodes, not only the first line run_guarded would print.

@@ -28,6 +28,8 @@ def add_conv_layout_argument(parser) -> None:
     choices, meaning = ROUTE_OPTIONS["conv_layout"]
     parser.add_argument("--conv-layout", choices=choices, default=None,
                         help=f"{meaning} (default {choices[0]})")
+    choices, meaning = ROUTE_OPTIONS["conv_form"]
+    parser.add_argument("--conv-form", choices=choices, default=None, help=f"{meaning} (default {choices[0]})")
     choices, meaning = ROUTE_OPTIONS["quantized_io"]
     parser.add_argument("--quantized-io", choices=choices, default=None, help=f"{meaning} (default {choices[0]})")
 
@@ -63,6 +65,8 @@ def compile_options(args) -> dict:
         options["weights_min_bytes"] = args.weights_min_bytes
     if getattr(args, "conv_layout", None):
         options["conv_layout"] = args.conv_layout
+    if getattr(args, "conv_form", None):
+        options["conv_form"] = args.conv_form
     if getattr(args, "quantized_io", None):
         options["quantized_io"] = args.quantized_io
     return options

@@ -1,0 +1,127 @@
+"""Channels-last 2-D convolutions as one matrix product of their image patches (im2col).
+
+IREE 3.13's CPU code for a `linalg.conv_2d_nhwc_hwcf` is a direct convolution that runs far below
+its matrix product's speed on the machines we measure (AVX2 + FMA): a 3x3 convolution of 64 to 64
+channels on a 56x56 image took 94 ms as a convolution and 6.3 ms as patches and a `linalg.matmul`
+(2.3 against 34 GFLOP/s, the same machine, the same flags; docs/performance.md). IREE has the same
+rewrite behind a flag (`--iree-global-opt-use-im2col-for-convs`), off by default; our output should
+be fast with the consumer's defaults.
+
+So each static channels-last convolution (after `convolutions-channels-last`) becomes:
+
+    patches[n, oh, ow, kh, kw, c] = image[n, oh * sh + kh * dh, ow * sw + kw * dw, c]   (a linalg.generic)
+    result[n*oh*ow, f] = patches[n*oh*ow, kh*kw*c] x filter[kh*kw*c, f] + initial      (a linalg.matmul)
+
+reshaped back to [n, oh, ow, f]. The HWCF filter is already the [kh*kw*c, f] matrix (a reshape of
+its bytes), and the reduction runs over (kh, kw, c) in the convolution's own order. 1x1
+convolutions and those of fewer than MIN_CHANNELS input channels are left as they are: IREE runs
+them about as fast as the matrix product or faster (a network's stem: ResNet-50's 7x7 on 3
+channels took 8 ms direct and 14 ms as patches, MobileNetV3's 3x3 stem 0.3 and 1.5 ms; 1x1
+convolutions 2.5 and 2.1 ms), and it fuses the elementwise ops after a convolution, which the
+reshape back would split off (MobileNetV3-Small ran 25% slower with its 1x1 convolutions
+rewritten). Grouped, depthwise, quantized and dynamic convolutions are left as they are too.
+
+Can go when IREE's CPU pipeline converts convolutions to matrix products by default (or its direct
+convolution reaches the matrix product's speed); `compile --conv-form direct` skips it.
+"""
+
+from __future__ import annotations
+
+from torch_mlir import ir
+from torch_mlir.dialects import linalg
+
+from ...ir_walk import ops_named
+
+CONVOLUTION = "linalg.conv_2d_nhwc_hwcf"
+# Input channels from which the patches pay for their copy (measured: 3x3 on 32 channels about even,
+# on 48 or more 2-5x faster as patches, on 16 or fewer slower).
+MIN_CHANNELS = 32
+
+
+def convolutions_as_matrix_products(module: ir.Module) -> int:
+    """Rewrite each static NHWC/HWCF convolution as patches and a matrix product (module
+    docstring); the count rewritten."""
+    rewritten = 0
+    with module.context:
+        for operation in ops_named(module, (CONVOLUTION,)):
+            if _static(operation) and _pays(operation):
+                _rewrite(operation)
+                rewritten += 1
+    return rewritten
+
+
+def _static(operation: ir.Operation) -> bool:
+    values = list(operation.operands) + list(operation.results)
+    return all(isinstance(value.type, ir.RankedTensorType) and value.type.has_static_shape for value in values)
+
+
+def _pays(operation: ir.Operation) -> bool:
+    """Whether the patches pay for their copy: a window of more than one position over at least
+    MIN_CHANNELS channels."""
+    kernel_height, kernel_width, channels, _ = ir.RankedTensorType(operation.operands[1].type).shape
+    return kernel_height * kernel_width > 1 and channels >= MIN_CHANNELS
+
+
+def _attribute_pair(operation: ir.Operation, name: str) -> list[int]:
+    return [int(value) for value in ir.DenseIntElementsAttr(operation.attributes[name])]
+
+
+def _rewrite(operation: ir.Operation) -> None:
+    image, filter_, initial = operation.operands[0], operation.operands[1], operation.operands[2]
+    batch, out_height, out_width, features = ir.RankedTensorType(operation.results[0].type).shape
+    kernel_height, kernel_width, channels, _ = ir.RankedTensorType(filter_.type).shape
+    strides, dilations = _attribute_pair(operation, "strides"), _attribute_pair(operation, "dilations")
+    rows, depth = batch * out_height * out_width, kernel_height * kernel_width * channels
+    result_type = ir.RankedTensorType(operation.results[0].type)
+    with operation.location, ir.InsertionPoint(operation):
+        patches = _collapse(_patches(image, (out_height, out_width), (kernel_height, kernel_width), strides,
+                                     dilations), [[0, 1, 2], [3, 4, 5]], [rows, depth])
+        matrix = _collapse(filter_, [[0, 1, 2], [3]], [depth, features])
+        accumulator = _collapse(initial, [[0, 1, 2], [3]], [rows, features])
+        product = linalg.matmul(patches, matrix, outs=[accumulator])
+        product = product if isinstance(product, ir.Value) else product.results[0]
+        result = _expand(product, [[0, 1, 2], [3]], result_type)
+    operation.results[0].replace_all_uses_with(result)
+    operation.erase()
+
+
+def _patches(image: ir.Value, out_sizes, kernel_sizes, strides, dilations) -> ir.Value:
+    """patches[n, oh, ow, kh, kw, c] = image[n, oh*sh + kh*dh, ow*sw + kw*dw, c]."""
+    image_type = ir.RankedTensorType(image.type)
+    batch, channels = image_type.shape[0], image_type.shape[3]
+    shape = [batch, *out_sizes, *kernel_sizes, channels]
+    result_type = ir.RankedTensorType.get(shape, image_type.element_type)
+    n, oh, ow, kh, kw, c = (ir.AffineDimExpr.get(position) for position in range(6))
+    reads = ir.AffineMap.get(6, 0, [n, oh * strides[0] + kh * dilations[0], ow * strides[1] + kw * dilations[1], c])
+    writes = ir.AffineMap.get_identity(6)
+    parallel = ir.Attribute.parse("#linalg.iterator_type<parallel>")
+    generic = linalg.GenericOp(
+        [result_type], [image], [_empty(result_type)], ir.ArrayAttr.get([ir.AffineMapAttr.get(reads),
+                                                                       ir.AffineMapAttr.get(writes)]),
+        ir.ArrayAttr.get([parallel] * 6))
+    element = image_type.element_type
+    block = generic.regions[0].blocks.append(element, element)
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([block.arguments[0]])
+    return generic.results[0]
+
+
+def _empty(type_: ir.RankedTensorType) -> ir.Value:
+    return ir.Operation.create("tensor.empty", results=[type_]).result
+
+
+def _reassociation(groups) -> ir.ArrayAttr:
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis)
+                                               for axis in group]) for group in groups])
+
+
+def _collapse(value: ir.Value, groups, shape) -> ir.Value:
+    result_type = ir.RankedTensorType.get(shape, ir.RankedTensorType(value.type).element_type)
+    return ir.Operation.create("tensor.collapse_shape", results=[result_type], operands=[value],
+                               attributes={"reassociation": _reassociation(groups)}).result
+
+
+def _expand(value: ir.Value, groups, result_type: ir.RankedTensorType) -> ir.Value:
+    return ir.Operation.create("tensor.expand_shape", results=[result_type], operands=[value],
+                               attributes={"reassociation": _reassociation(groups),
+                                           "static_output_shape": ir.DenseI64ArrayAttr.get(result_type.shape)}).result
