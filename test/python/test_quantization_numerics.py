@@ -550,7 +550,7 @@ def _within_one_step(got, want, what=""):
 
 def _assert_exact_but_ties_on_tosa(backend, got, exact, real, what=""):
     """Equal to the exact result; on TOSA, where a QOperator op becomes integer TOSA (quantization/
-    qdq_form.py, transforms/tosa/quantized_regions.py), `tosa.rescale` multiplies by the scale ratio
+    qdq_form.py, transforms/tosa/quantized_regions/), `tosa.rescale` multiplies by the scale ratio
     in 31 bits and rounds a half-way value up, where the exact formula rounds it to even: only there
     (`real`, in output steps, ends in .5) may it be one step off, either way."""
     if backend != "tosa":

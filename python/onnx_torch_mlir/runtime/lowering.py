@@ -31,7 +31,7 @@ _TO_LINALG = {
         "func.func(tosa-to-linalg-named)",
         "func.func(tosa-to-linalg)",
         # include-apply-rescale: tosa-to-linalg makes each tosa.rescale a tosa.apply_scale, which
-        # tosa-to-arith lowers only when asked (integer QDQ graphs: transforms/tosa/quantized_regions.py).
+        # tosa-to-arith lowers only when asked (integer QDQ graphs: transforms/tosa/quantized_regions/).
         "func.func(tosa-to-arith{include-apply-rescale=true})",
         "func.func(tosa-to-tensor)",
     ],

@@ -30,7 +30,7 @@ module attributes {onnx_torch_mlir.target = "tosa"} {
 
 // -----
 
-// A QDQ Conv: requantized by one tosa.rescale (transforms/tosa/quantized_regions.py), no float op
+// A QDQ Conv: requantized by one tosa.rescale (transforms/tosa/quantized_regions/), no float op
 // after the input's QuantizeLinear.
 // CHECK-LABEL: func.func @qdq_conv
 // CHECK: tosa.conv2d {{.*}} : (tensor<1x6x6x3xi8>, tensor<4x3x3x3xi8>, tensor<4xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x4xi32>

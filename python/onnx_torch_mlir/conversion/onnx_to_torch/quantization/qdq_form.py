@@ -4,7 +4,7 @@ A QOperator model (onnxruntime's `quantize_static` with QuantFormat.QOperator) c
 quantized ops: QLinearConv, QLinearMatMul, and com.microsoft's QLinearAdd, QLinearMul, QLinearSigmoid,
 QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat and QGemm. Their
 own conversions are exact (integer.py, microsoft.py), but on TOSA they requantize in float, which
-the integer profile and Vela refuse. transforms/tosa/quantized_regions.py already turns the QDQ
+the integer profile and Vela refuse. transforms/tosa/quantized_regions/ already turns the QDQ
 form of the same computation (DequantizeLinear, the float op, QuantizeLinear, each Q/DQ a marker)
 into int8 tensors, int32 accumulators and `tosa.rescale`. So on TOSA, where every scale and zero
 point is a literal and the activations' are per tensor, each such op is written as that QDQ form

@@ -3,7 +3,7 @@
 On TOSA, a QDQ graph's QuantizeLinear and DequantizeLinear are computed in float (exact_rounding.py;
 arith.py), and the ops between them (Conv, Add, MaxPool, ...) run in float on the dequantized
 values. TOSA's integer profile and the NPU compilers (Vela) want the other form: int8 tensors,
-int32 accumulators and `tosa.rescale`. transforms/tosa/quantized_regions.py builds that form after
+int32 accumulators and `tosa.rescale`. transforms/tosa/quantized_regions/ builds that form after
 torch-mlir's lowering; to do so it must know which values are quantized and how. So, on TOSA, each
 QuantizeLinear to int8 or uint8 and each DequantizeLinear of int8, uint8 or int32 with literal
 parameters wraps its float computation in a marker:
