@@ -253,6 +253,7 @@ IREE_OPTION_SETS = {
     "ukernels": ("--iree-llvmcpu-enable-ukernels=all",),
     "O3": ("--iree-opt-level=O3",),
     "im2col": ("--iree-global-opt-use-im2col-for-convs",),
+    "data-tiling-ukernels": ("--iree-opt-data-tiling=true", "--iree-llvmcpu-enable-ukernels=all"),
 }
 for _backend, _short in (("linalg-on-tensors", "linalg"), ("tosa", "tosa"), ("stablehlo", "stablehlo")):
     for _name, _flags in IREE_OPTION_SETS.items():

@@ -132,6 +132,13 @@ def test_verify_with_iree_as_the_consumer(good_model):
     assert "1 of 1 outputs match onnxruntime (linalg-on-tensors on IREE)" in result.stdout
 
 
+def test_iree_flags_reach_iree(good_model):
+    passed = _run("verify", str(good_model), "--consumer", "iree", "--iree-flag=--iree-opt-data-tiling=false")
+    assert passed.returncode == 0, passed.stderr
+    _assert_one_line_error(_run("verify", str(good_model), "--consumer", "iree", "--iree-flag=--no-such-iree-flag"),
+                           "no-such-iree-flag")
+
+
 def test_run_with_iree_as_the_consumer(good_model):
     result = _run("run", str(good_model), "--seed", "3", "--consumer", "iree")
     assert result.returncode == 0, result.stderr

@@ -103,6 +103,12 @@ def add_consumer_argument(parser) -> None:
         default="reference",
         help="what runs the compiled module: our reference CPU runner (default) or IREE (llvm-cpu, in-process)",
     )
+    parser.add_argument(
+        "--iree-flag", action="append", default=[], metavar="FLAG",
+        help="with --consumer iree: an iree-compile flag, after ours (llvm-cpu for the host CPU, data tiling on: "
+        "runtime/iree.py RECOMMENDED_FLAGS), so it can switch one of them off; repeatable, written "
+        "--iree-flag=--iree-opt-level=O2",
+    )
 
 
 def prepare_model(model, args):
@@ -117,17 +123,18 @@ def prepare_model(model, args):
                                      "runs: add --consumer iree, or use --weights arguments")
         return OnnxTorchMlirBackend.prepare(model, **options)
     from ..compiler import compile as compile_model
-    from ..runtime.iree import compile_with_iree
+    from ..runtime.iree import RECOMMENDED_FLAGS, compile_with_iree
     from ..weights_forms import EXTERNAL_FORMS, temporary_weights_file
 
     backend = options.pop("backend")
+    flags = (*RECOMMENDED_FLAGS, *getattr(args, "iree_flag", ()))
     if options.get("weights") not in EXTERNAL_FORMS:
-        program = compile_with_iree(compile_model(model, backend, **options), backend)
+        program = compile_with_iree(compile_model(model, backend, **options), backend, extra_flags=flags)
     else:
         # Written and read back as a user's files would be; IREE maps the file, which may go once loaded.
         with temporary_weights_file(options["weights"]) as weights_file:
             module = compile_model(model, backend, weights_file=weights_file, **options)
-            program = compile_with_iree(module, backend, weights_file=weights_file)
+            program = compile_with_iree(module, backend, weights_file=weights_file, extra_flags=flags)
     return OnnxTorchMlirBackendRep(model, program, [output.name for output in model.graph.output])
 
 
