@@ -1,0 +1,202 @@
+"""A QDQ ViT-style transformer encoder as integer TOSA (transforms/tosa/quantized_regions/normalizations.py):
+Softmax and LayerNormalization in integer arithmetic, attention's products of two int8 activations, the
+erf-GELU as tables. With quantized_io="int8" no float or int64 tensor is left, Vela (ethos-u85-256) places
+every operator on the NPU, and our runner, Arm's TOSA reference model and IREE are within one output step of
+onnxruntime run without graph optimizations (DequantizeLinear -> float op -> QuantizeLinear)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import numpy as np
+import onnx
+import pytest
+
+import onnx_torch_mlir
+from onnx_torch_mlir import runtime
+from integer_tosa_checks import (
+    FLOAT_OPS, SEED, Calibration, assert_vela_places_every_operator_on_the_npu, input_scale, onnx_semantics, output_step,
+    within_one_step)
+
+torch = pytest.importorskip("torch")
+quantization = pytest.importorskip("onnxruntime.quantization")
+
+
+# A ViT-style encoder on float features (Vela takes no int64 token ids): a patch-embedding Conv, a class token
+# Concat, a position Add, two pre-LayerNorm blocks of two-head self-attention (MatMul of two activations, Mul by
+# the head's 1/sqrt(d), Softmax) and an erf-GELU MLP with residual Adds, a final LayerNorm and a linear head on
+# the class token. quantize_static wraps every op in Q/DQ (LayerNormalization and Softmax included; the weights'
+# biases are int8 constants added by Add), int8 and uint8 activations.
+
+class _Block(torch.nn.Module):
+    def __init__(self, dim, heads, tokens):
+        from torch import nn
+
+        super().__init__()
+        self.dim, self.heads, self.tokens = dim, heads, tokens
+        self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+        self.fc1, self.fc2 = nn.Linear(dim, 2 * dim), nn.Linear(2 * dim, dim)
+
+    def forward(self, x):
+        d, h = self.dim, self.heads
+        q, k, v = self.qkv(self.norm1(x)).reshape(1, self.tokens, 3, h, d // h).permute(2, 0, 3, 1, 4)
+        attention = torch.softmax(q @ k.transpose(-2, -1) * float((d // h) ** -0.5), dim=-1)
+        x = x + self.proj((attention @ v).transpose(1, 2).reshape(1, self.tokens, d))
+        return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.norm2(x))))
+
+
+def _encoder(dim=32, heads=2, depth=2, patch=4, side=16, classes=10):
+    from torch import nn
+
+    tokens = (side // patch) ** 2 + 1
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Conv2d(3, dim, patch, patch)
+            self.cls = nn.Parameter(torch.randn(1, 1, dim) * 0.5)
+            self.position = nn.Parameter(torch.randn(1, tokens, dim) * 0.5)
+            self.blocks = nn.ModuleList(_Block(dim, heads, tokens) for _ in range(depth))
+            self.norm, self.head = nn.LayerNorm(dim), nn.Linear(dim, classes)
+
+        def forward(self, x):
+            x = torch.cat([self.cls, self.embed(x).flatten(2).transpose(1, 2)], 1) + self.position
+            for block in self.blocks:
+                x = block(x)
+            return self.head(self.norm(x)[:, 0])
+
+    torch.manual_seed(SEED)
+    net = Encoder().eval()
+    for module in net.modules():
+        if isinstance(module, nn.LayerNorm):  # trained-looking affine parameters, not the identity
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.uniform_(-0.3, 0.3)
+    return net
+
+
+@pytest.fixture(scope="module", params=["int8", "uint8"])
+def encoder(request, tmp_path_factory):
+    """(the QDQ encoder's path, its TOSA with float io, its TOSA with int8 io)."""
+    directory = tmp_path_factory.mktemp(f"qdq-encoder-{request.param}")
+    float_path, path = directory / "float.onnx", directory / "model.onnx"
+    torch.onnx.export(_encoder(), torch.randn(1, 3, 16, 16), str(float_path), opset_version=17, input_names=["x"],
+                      output_names=["y"], dynamo=False)
+    activations = quantization.QuantType.QUInt8 if request.param == "uint8" else quantization.QuantType.QInt8
+    quantization.quantize_static(
+        str(float_path), str(path), Calibration((1, 3, 16, 16)), quant_format=quantization.QuantFormat.QDQ,
+        per_channel=True, activation_type=activations, weight_type=quantization.QuantType.QInt8,
+        calibrate_method=quantization.CalibrationMethod.MinMax)
+    int8_module = onnx_torch_mlir.compile(str(path), "tosa", quantized_io="int8")
+    return path, onnx_torch_mlir.compile(str(path), "tosa"), int8_module
+
+
+def _encoder_inputs(count):
+    rng = np.random.default_rng(SEED + 1)
+    return [rng.standard_normal((1, 3, 16, 16), dtype=np.float32) for _ in range(count)]
+
+
+def test_encoder_is_integer_tosa(encoder):
+    path, _, int8_module = encoder
+    ops = [node.op_type for node in onnx.load(str(path)).graph.node]
+    assert ops.count("LayerNormalization") == 5 and ops.count("Softmax") == 2 and ops.count("Erf") == 2
+    int8 = str(int8_module)
+    assert "f32" not in int8, FLOAT_OPS.findall(int8)
+    assert "xi64>" not in int8
+    # Softmax: the row maximum, exponentials from an int16 table, the row sum's reciprocal in fixed point;
+    # LayerNormalization: the inverse square root in fixed point (2 reciprocals + 5 inverse square roots)
+    assert len(re.findall(r"= tosa\.reduce_max .*-> tensor<1x2x17x1xi32>", int8)) == 2
+    assert len(re.findall(r"= tosa\.table .*tensor<513xi16>\) -> tensor<1x2x17x17xi32>", int8)) == 2
+    assert len(re.findall(r"= tosa\.clz ", int8)) == 7
+    # attention's products of two int8 activations
+    assert len(re.findall(r"= tosa\.matmul .*-> tensor<2x17x17xi32>", int8)) == 2
+
+
+def test_encoder_within_one_step(encoder):
+    """Bit-identical on these inputs (0 steps) when measured; one step allowed for the ties that the float
+    computation of Softmax and LayerNormalization rounds differently from ours."""
+    from onnx_torch_mlir.runtime.tosa_reference import compile_with_tosa_reference
+
+    path, module, int8_module = encoder
+    session, (scale, zero_point) = onnx_semantics(path), output_step(path)
+    reference_model = compile_with_tosa_reference(module)
+    int8_reference_model = compile_with_tosa_reference(int8_module)
+    quantized_input = input_scale(path)
+    for x in _encoder_inputs(4):
+        (want,) = session.run(None, {"x": x})
+        (got,) = runtime.run(module, [x], input_dialect="tosa", result_dtypes=[want.dtype])
+        within_one_step(got, want, scale)
+        got = reference_model(x)
+        within_one_step(got[0] if isinstance(got, (list, tuple)) else got, want, scale)
+        quantized = np.clip(np.round(x / np.float32(quantized_input[0])) + quantized_input[1], -128, 127).astype(np.int8)
+        got = int8_reference_model(quantized)
+        got = got[0] if isinstance(got, (list, tuple)) else got
+        within_one_step((got.astype(np.float64) - zero_point) * scale, want, scale)
+
+
+def test_encoder_on_iree_within_one_step(encoder):
+    from onnx_torch_mlir.runtime.iree import compile_with_iree
+
+    path, module, _ = encoder
+    if "uint8" in str(path):
+        pytest.skip("the int8 encoder is enough for IREE (20 s each)")
+    session, (scale, _) = onnx_semantics(path), output_step(path)
+    program = compile_with_iree(module, "tosa")
+    for x in _encoder_inputs(2):
+        (want,) = session.run(None, {"x": x})
+        (got,) = program(x, result_dtypes=[want.dtype])
+        within_one_step(got, want, scale)
+
+
+@pytest.mark.skipif(shutil.which("vela") is None, reason="ethos-u-vela is not installed")
+def test_vela_places_the_encoder_on_the_npu(encoder, tmp_path):
+    assert_vela_places_every_operator_on_the_npu(encoder[0], tmp_path)
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LayerNormalization"])
+def test_normalizations_alone_within_one_step(op, tmp_path):
+    """One Softmax or LayerNormalization between Q/DQ over 48-long rows of different spreads and offsets
+    (int8 activations; gamma of both signs): within one step of onnxruntime everywhere."""
+    from torch import nn
+
+    shape = (1, 2, 64, 48) if op == "Softmax" else (1, 64, 48)
+    torch.manual_seed(SEED)
+    norm = nn.LayerNorm(shape[-1])
+    norm.weight.data.uniform_(-1.5, 1.5)
+    norm.bias.data.uniform_(-0.5, 0.5)
+    rng = np.random.default_rng(SEED + 5)
+
+    def rows():
+        spread = rng.uniform(0.5, 3, shape[:-1] + (1,)).astype(np.float32)
+        offset = rng.uniform(-1, 1, shape[:-1] + (1,)).astype(np.float32)
+        return rng.standard_normal(shape).astype(np.float32) * spread + offset
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = norm
+
+        def forward(self, x):
+            return torch.softmax(x, -1) if op == "Softmax" else self.norm(x)
+
+    class Calibration(quantization.CalibrationDataReader):
+        def __init__(self):
+            self.feeds = iter([{"x": rows()} for _ in range(4)])
+
+        def get_next(self):
+            return next(self.feeds, None)
+
+    float_path, path = tmp_path / "float.onnx", tmp_path / "model.onnx"
+    torch.onnx.export(Net(), torch.randn(*shape), str(float_path), opset_version=17, input_names=["x"],
+                      output_names=["y"], dynamo=False)
+    quantization.quantize_static(
+        str(float_path), str(path), Calibration(), quant_format=quantization.QuantFormat.QDQ,
+        activation_type=quantization.QuantType.QInt8, calibrate_method=quantization.CalibrationMethod.MinMax)
+    assert "f32" not in str(onnx_torch_mlir.compile(str(path), "tosa", quantized_io="int8"))
+    session, (scale, _) = onnx_semantics(path), output_step(path)
+    module = onnx_torch_mlir.compile(str(path), "tosa")
+    for x in [rows() for _ in range(3)]:
+        (want,) = session.run(None, {"x": x})
+        (got,) = runtime.run(module, [x], input_dialect="tosa", result_dtypes=[want.dtype])
+        within_one_step(got, want, scale)
