@@ -113,40 +113,50 @@ def test_encoder_is_integer_tosa(encoder):
     assert len(re.findall(r"= tosa\.matmul .*-> tensor<2x17x17xi32>", int8)) == 2
 
 
+def _quantized(x, path):
+    """`x` as the int8 input of the quantized_io="int8" module (the model's first QuantizeLinear)."""
+    scale, zero_point = input_scale(path)
+    return np.clip(np.round(x / np.float32(scale)) + zero_point, -128, 127).astype(np.int8)
+
+
+def _dequantized(got, path):
+    scale, zero_point = output_step(path)
+    got = got[0] if isinstance(got, (list, tuple)) else got
+    return (np.asarray(got).astype(np.float64) - zero_point) * scale
+
+
 def test_encoder_within_one_step(encoder):
     """Bit-identical on these inputs (0 steps) when measured; one step allowed for the ties that the float
-    computation of Softmax and LayerNormalization rounds differently from ours."""
+    computation of Softmax and LayerNormalization rounds differently from ours. The int8-io module holds the
+    integer Softmax and LayerNormalization; the float-io one keeps them float, as the QDQ model computes them."""
     from onnx_torch_mlir.runtime.tosa_reference import compile_with_tosa_reference
 
     path, module, int8_module = encoder
-    session, (scale, zero_point) = onnx_semantics(path), output_step(path)
+    session, (scale, _) = onnx_semantics(path), output_step(path)
     reference_model = compile_with_tosa_reference(module)
     int8_reference_model = compile_with_tosa_reference(int8_module)
-    quantized_input = input_scale(path)
     for x in _encoder_inputs(4):
         (want,) = session.run(None, {"x": x})
         (got,) = runtime.run(module, [x], input_dialect="tosa", result_dtypes=[want.dtype])
         within_one_step(got, want, scale)
         got = reference_model(x)
         within_one_step(got[0] if isinstance(got, (list, tuple)) else got, want, scale)
-        quantized = np.clip(np.round(x / np.float32(quantized_input[0])) + quantized_input[1], -128, 127).astype(np.int8)
-        got = int8_reference_model(quantized)
-        got = got[0] if isinstance(got, (list, tuple)) else got
-        within_one_step((got.astype(np.float64) - zero_point) * scale, want, scale)
+        within_one_step(_dequantized(int8_reference_model(_quantized(x, path)), path), want, scale)
+        within_one_step(_dequantized(runtime.run(int8_module, [_quantized(x, path)], input_dialect="tosa"), path),
+                        want, scale)
 
 
 def test_encoder_on_iree_within_one_step(encoder):
     from onnx_torch_mlir.runtime.iree import compile_with_iree
 
-    path, module, _ = encoder
+    path, _, int8_module = encoder
     if "uint8" in str(path):
         pytest.skip("the int8 encoder is enough for IREE (20 s each)")
     session, (scale, _) = onnx_semantics(path), output_step(path)
-    program = compile_with_iree(module, "tosa")
+    program = compile_with_iree(int8_module, "tosa")
     for x in _encoder_inputs(2):
         (want,) = session.run(None, {"x": x})
-        (got,) = program(x, result_dtypes=[want.dtype])
-        within_one_step(got, want, scale)
+        within_one_step(_dequantized(program(_quantized(x, path)), path), want, scale)
 
 
 @pytest.mark.skipif(shutil.which("vela") is None, reason="ethos-u-vela is not installed")
@@ -193,10 +203,10 @@ def test_normalizations_alone_within_one_step(op, tmp_path):
     quantization.quantize_static(
         str(float_path), str(path), Calibration(), quant_format=quantization.QuantFormat.QDQ,
         activation_type=quantization.QuantType.QInt8, calibrate_method=quantization.CalibrationMethod.MinMax)
-    assert "f32" not in str(onnx_torch_mlir.compile(str(path), "tosa", quantized_io="int8"))
+    module = onnx_torch_mlir.compile(str(path), "tosa", quantized_io="int8")
+    assert "f32" not in str(module)
     session, (scale, _) = onnx_semantics(path), output_step(path)
-    module = onnx_torch_mlir.compile(str(path), "tosa")
     for x in [rows() for _ in range(3)]:
         (want,) = session.run(None, {"x": x})
-        (got,) = runtime.run(module, [x], input_dialect="tosa", result_dtypes=[want.dtype])
-        within_one_step(got, want, scale)
+        within_one_step(_dequantized(runtime.run(module, [_quantized(x, path)], input_dialect="tosa"), path), want,
+                        scale)

@@ -22,8 +22,8 @@ int8 q - 128.
   walks back through the float ops torch-mlir made of the region, to the DequantizeLinear markers
   (walk.py): exact integer forms (exact_forms.py: convolutions, matmuls, biases, sums, layout
   ops), int8 results (requantized_forms.py: clamps, pools, sums and products of int8 tensors,
-  concatenations, pads), tables of elementwise functions (tables.py), and Softmax and
-  LayerNormalization in integer arithmetic (normalizations.py, fixed_point.py).
+  concatenations, pads), tables of elementwise functions (tables.py), and, with quantized_io=int8
+  only, Softmax and LayerNormalization in integer arithmetic (normalizations.py, fixed_point.py).
   The marker becomes the integer result where the walk succeeds and its float computation where it
   does not (an op the walk does not know, the graph's float input); DequantizeLinear markers become
   their float computation (read only by float ops then, the graph's output), and the float ops
@@ -89,14 +89,20 @@ def quantization_markers_as_custom_ops(module: ir.Module) -> int:
     return marked
 
 
-def quantized_regions_as_integer(module: ir.Module) -> int:
-    """Resolve every marker (module docstring); the count of QuantizeLinear markers made integer."""
+def quantized_regions_as_integer(module: ir.Module, approximations: bool = False) -> int:
+    """Resolve every marker (module docstring); the count of QuantizeLinear markers made integer.
+
+    `approximations`: Softmax and LayerNormalization in integer arithmetic too. Those are within a
+    step of onnxruntime's float computation, op by op, but not exact, and the steps add up through a
+    network (the zoo's QOperator BERT: 0.08 off where the float forms are exact), so they are made
+    only where no float op may be left (quantized_io=int8, an NPU's graph); elsewhere the ops stay
+    the float computation the QDQ model defines."""
     made_integer = 0
     with module.context, ir.Location.unknown():
         markers = [op for op in ops_named(module, ("tosa.custom",)) if is_marker(op)]
         if not markers:
             return 0
-        walk = Walk()
+        walk = Walk(approximations)
         dequantizations = [marker for marker in markers if operator(marker) == DEQUANTIZE]
         for marker in markers:
             if operator(marker) != QUANTIZE:

@@ -26,9 +26,13 @@ from .markers import parameters, quantize_marker_reading, signed
 class Walk:
     """`exact` and `requantize` of the module docstring, each value's answer kept."""
 
-    def __init__(self):
+    def __init__(self, approximations: bool = True):
+        """`approximations`: also Softmax and LayerNormalization in integer arithmetic (normalizations.py),
+        which are within a step of the float computation but not exact."""
         self.exact_forms: dict = {}
         self.requantized: dict = {}
+        self.handler_tables = ((normalizations.HANDLERS, requantized_forms.HANDLERS) if approximations
+                               else (requantized_forms.HANDLERS,))
 
     def exact(self, value: ir.Value) -> Integer | None:
         if value not in self.exact_forms:
@@ -68,7 +72,7 @@ class Walk:
             op = defining_op(value)
             result = None
             if op is not None and static(value.type):
-                for handlers in (normalizations.HANDLERS, requantized_forms.HANDLERS):
+                for handlers in self.handler_tables:
                     handler = handlers.get(op.name)
                     result = handler(self, op, scale, zero_point) if handler else None
                     if result is not None:
