@@ -181,6 +181,11 @@ BLOCKERS: tuple[Blocker, ...] = (
     Blocker("maximum iteration count exceeded in fixed point pipeline",
             "IREE's compiler gives up in its own fixed-point pipeline on this TOSA (an IREE limitation; the "
             "reference runner runs the same TOSA correctly)", backend="tosa", consumer="iree"),
+    Blocker("a TOSA flatbuffer has static shapes", "NonMaxSuppression keeps a data-dependent number of detections: "
+            "the TOSA route computes the rows padded and cuts them to the run-time count (`tensor.extract_slice`, "
+            "transforms/tosa/row_cuts.py), which our runner and IREE run; a TOSA flatbuffer has static shapes only "
+            "and no slice of a run-time size, and no `--dim` fixes a size the data decides (a fixed-size form would "
+            "return the padded rows and their count)", consumer="tosa-reference", model="ssd-postprocess-helper"),
     # Generic last: the first blocker that matches a cell explains it.
     Blocker("a TOSA flatbuffer has static shapes", "the TOSA flatbuffer (and so Arm's reference model) takes static "
             "shapes only, and the module's signature has dynamic dims: `--dim NAME=SIZE` makes it static (ours-dims)",

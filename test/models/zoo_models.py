@@ -615,6 +615,9 @@ def _optimum_exports() -> list[ZooModel]:
                 parameters={"architecture": architecture, "variant": variant},
                 description=f"{architecture}, optimum-onnx text-generation-with-past, decoder {variant} "
                 "(dynamic batch, sequence and past sequence)",
+                # The merged decoder's If on `use_cache_branch` picks the network: with the past length
+                # fixed, only the branch that reads the cache fits it (the other's present is shorter).
+                selector_inputs=("use_cache_branch",) if variant == "merged" else (),
             ))
     return models
 

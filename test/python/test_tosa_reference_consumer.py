@@ -357,3 +357,35 @@ def test_a_concatenation_of_more_tensors_than_the_level_allows_is_a_tree():
     assert concats and all(line.count("%arg") + line.split("=", 1)[1].count("%") <= 64 + 1 for line in concats)
     arrays = [np.full((2, 1), index, np.float32) for index in range(130)]
     _check_consumers(model, module, arrays, rtol=0, atol=0)
+
+
+def _halving_loop_model():
+    """torch.jit.script's `while x.abs().max() >= 1: x = x * 0.5` as the TorchScript exporter writes
+    it (zoo model scripted-loop-torchscript): the body declares its carried x [batch, 3], and the
+    Loop's result the exporter's unknown [Loopy_dim_0, Loopy_dim_1]."""
+    half = numpy_helper.from_array(np.array(0.5, np.float32), "half")
+    one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["x_in", "half"], ["x_out"]), helper.make_node("Abs", ["x_out"], ["magnitude_out"]),
+         helper.make_node("ReduceMax", ["magnitude_out"], ["largest_out"], keepdims=0),
+         helper.make_node("GreaterOrEqual", ["largest_out", "one"], ["going_out"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("condition", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("x_in", F, ["batch", 3])],
+        [helper.make_tensor_value_info("going_out", TensorProto.BOOL, []), helper.make_tensor_value_info("x_out", F, ["batch", 3])])
+    nodes = [helper.make_node("Abs", ["x"], ["magnitude"]), helper.make_node("ReduceMax", ["magnitude"], ["largest"], keepdims=0),
+             helper.make_node("GreaterOrEqual", ["largest", "one"], ["going"]),
+             helper.make_node("Loop", ["", "going", "x"], ["y"], body=body)]
+    return _model(nodes, [helper.make_tensor_value_info("x", F, ["batch", 3])],
+                  [helper.make_tensor_value_info("y", F, ["Loopy_dim_0", "Loopy_dim_1"])], [half, one])
+
+
+def test_a_loop_carries_the_fixed_dims_of_its_body():
+    """--dim fixes the body's declared [batch, 3] too, and the Loop's unknown declared dims do not
+    make its carried value dynamic: with the batch fixed the signature is static, as the flatbuffer
+    needs (it was `tensor<?x?xf32>`, refused before serialization)."""
+    model = _halving_loop_model()
+    module = onnx_torch_mlir.compile(model, output_type="tosa", dims={"batch": 4})
+    assert "-> tensor<4x3xf32>" in str(module) and "?x" not in str(module)
+    x = np.linspace(-6, 5, 12, dtype=np.float32).reshape(4, 3)
+    _check_consumers(model, module, [x], rtol=0, atol=0)

@@ -1,9 +1,10 @@
 """`--dim NAME=SIZE` and `--input-shape INPUT=D0xD1`: a model's dynamic dims fixed at compile time.
 
 A named dim (an ONNX `dim_param`, "batch", "sequence") of the graph's inputs, outputs and
-value_info becomes the given size before shape inference, so every shape computed from it is
-static: what a backend needs where a form takes no dynamic size (TOSA's lowering of size
-queries, convolutions with dynamic image sizes on StableHLO's consumers).
+value_info, and of its subgraphs' (a Loop body's carried values), becomes the given size before
+shape inference, so every shape computed from it is static: what a backend needs where a form
+takes no dynamic size (TOSA's lowering of size queries, convolutions with dynamic image sizes on
+StableHLO's consumers).
 
 `--input-shape` fixes one input's whole shape instead, for dims a name cannot reach: a dim
 without a name, or a name the exporter gave to dims of different sizes (optimum's merged
@@ -74,12 +75,19 @@ def fix_symbolic_dims(model: onnx.ModelProto, dims: dict[str, int], model_name: 
             f"(their symbolic dims: {listing})"
         )
     result = _shallow_copy(model)
-    for values in (result.graph.input, result.graph.output, result.graph.value_info):
-        for value in values:
-            for dim in _dims(value):
-                if dim.dim_param in dims:
-                    dim.dim_value = dims[dim.dim_param]
+    _fix_graph_dims(result.graph, dims)
     return result
+
+
+def _fix_graph_dims(graph: onnx.GraphProto, dims: dict[str, int]) -> None:
+    """The dims named in `dims` of `graph`'s declared values and of its subgraphs' (a Loop body's
+    carried `[batch, 3]` is the graph's batch: left dynamic, the loop would carry a dynamic type)."""
+    for value in _declared_values(graph):
+        for dim in _dims(value):
+            if dim.dim_param in dims:
+                dim.dim_value = dims[dim.dim_param]
+    for subgraph in _subgraphs(graph):
+        _fix_graph_dims(subgraph, dims)
 
 
 def without_negative_dims(model: onnx.ModelProto) -> onnx.ModelProto:

@@ -47,6 +47,7 @@ from .regions import (
     fit_to_type,
     inline_block,
     join_types,
+    loop_carried_type,
     literal_bool,
     region_block,
     replace_terminator,
@@ -207,8 +208,7 @@ class LoopBody:
         carried_count = len(inits)
         outputs = terminator(block).operands
         self.carried_types = [
-            join_types(b, node, [value_type(init), argument.type, value_type(output), node.op.results[index].type],
-                       f"loop-carried value {index}")
+            loop_carried_type(b, node, index, init, argument, output)
             for index, (init, argument, output) in enumerate(zip(inits, block.arguments[2:], outputs[1:]))
         ]
         self.inits = [b.cast_to(init, t) for init, t in zip(inits, self.carried_types)]

@@ -208,6 +208,19 @@ def join_types(b: TorchBuilder, node: OnnxNode, types: Sequence[ir.Type | None],
     return b.tensor_type(sizes, ranked[0].element)
 
 
+def loop_carried_type(b: TorchBuilder, node: OnnxNode, index: int, init: ir.Value, argument: ir.Value,
+                      output: ir.Value) -> ir.Type:
+    """The type a loop carries value `index` in: the most static type its initial value and the
+    body's input and output fit. The node's declared result only gives a rank none of those has:
+    the loop's result is the initial value or a yield, and a dim the declaration leaves unknown (the
+    TorchScript exporter's `Loopy_dim_0` for every carried dim) says nothing against them."""
+    types = [value_type(init), argument.type, value_type(output)]
+    infos = [tensor_info(to_vtensor_type(t) if is_builtin_tensor(t) else t) for t in types]
+    if not any(info is not None and info.rank is not None for info in infos):
+        types.append(node.op.results[index].type)
+    return join_types(b, node, types, f"loop-carried value {index}")
+
+
 def value_type(value: ir.Value) -> ir.Type:
     return to_vtensor_type(value.type) if is_builtin_tensor(value.type) else value.type
 

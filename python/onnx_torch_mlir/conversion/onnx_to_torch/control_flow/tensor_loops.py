@@ -28,7 +28,7 @@ from torch_mlir import ir
 from ..builder import TorchBuilder
 from ..node import OnnxNode
 from ..types import tensor_info
-from .regions import fit_to_type, join_types, replace_terminator, retype_arguments, terminator, value_type, yielded_values
+from .regions import fit_to_type, join_types, loop_carried_type, replace_terminator, retype_arguments, terminator, value_type, yielded_values
 
 INT64_MAX = 2**63 - 1
 
@@ -41,8 +41,7 @@ def tensor_while_loop(node: OnnxNode, b: TorchBuilder, block: ir.Block, inits: S
     carried_count = len(inits)
     outputs = terminator(block).operands
     carried_types = [
-        join_types(b, node, [value_type(init), argument.type, value_type(output), node.op.results[index].type],
-                   f"loop-carried value {index}")
+        loop_carried_type(b, node, index, init, argument, output)
         for index, (init, argument, output) in enumerate(zip(inits, block.arguments[2:], outputs[1:]))
     ]
     rows = [row_type(carried_count + k, value_type(outputs[1 + carried_count + k])) for k in range(scan_count)]
