@@ -133,7 +133,7 @@ def test_verify_with_iree_as_the_consumer(good_model):
 
 
 def test_iree_flags_reach_iree(good_model):
-    passed = _run("verify", str(good_model), "--consumer", "iree", "--iree-flag=--iree-opt-data-tiling=false")
+    passed = _run("verify", str(good_model), "--consumer", "iree", "--iree-flag=--iree-opt-data-tiling=true")
     assert passed.returncode == 0, passed.stderr
     _assert_one_line_error(_run("verify", str(good_model), "--consumer", "iree", "--iree-flag=--no-such-iree-flag"),
                            "no-such-iree-flag")

@@ -102,10 +102,11 @@ _COMPILER_FLAGS = (
     "--iree-input-demote-f64-to-f32=false",
 )
 # What `run` and `verify --consumer iree` add to the flags above (a user's `--iree-flag` goes after and
-# wins): IREE 3.13 leaves data tiling off, and with it on our ResNet-50 ran 227 -> 169 ms and BERT-base
-# 196 -> 123 ms (tools/bench_consumer.py, docs/performance.md). `compile_with_iree` itself keeps IREE's
-# defaults, the form the zoo and the tests check.
-RECOMMENDED_FLAGS = ("--iree-opt-data-tiling=true",)
+# wins). None yet: data tiling (`--iree-opt-data-tiling=true`, off in IREE 3.13) ran our ResNet-50
+# 227 -> 169 ms and BERT-base 196 -> 123 ms, but IREE 3.13 then fails on MobileNetV3-Small's 1x1
+# convolution 96 -> 576 ("One or more operations with large vector sizes (16384 bytes) were found"),
+# so it is a user's choice (docs/consumers-iree.md), not a default.
+RECOMMENDED_FLAGS: tuple[str, ...] = ()
 _MESSAGE_LIMIT = 300
 _SEVERITY_ERROR = 2  # iree_compiler_diagnostic_severity_t: NOTE 0, WARNING 1, ERROR 2, REMARK 3
 
