@@ -368,3 +368,26 @@ def test_vela_places_the_qoperator_model_on_the_npu(qoperator_pair, tmp_path):
 
 
 # -- A QDQ transformer encoder (quantized_regions/normalizations.py) -------------------------------------------------
+
+
+def test_an_input_quantized_only_after_other_ops_stays_the_models_input():
+    """quantized_io="int8" makes an input int8 only where a QuantizeLinear reads the input itself:
+    token ids gathered into embeddings, then quantized, stay the int64 ids (the int8 tensor would be
+    the embeddings, not the model's input), and the output is the int8 embeddings."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    table = np.random.default_rng(SEED).standard_normal((10, 8)).astype(np.float32)
+    nodes = [helper.make_node("Gather", ["table", "ids"], ["embedded"]),
+             helper.make_node("QuantizeLinear", ["embedded", "scale", "zero_point"], ["q"]),
+             helper.make_node("DequantizeLinear", ["q", "scale", "zero_point"], ["y"])]
+    initializers = [numpy_helper.from_array(table, "table"), numpy_helper.from_array(np.float32(0.02), "scale"),
+                    numpy_helper.from_array(np.int8(3), "zero_point")]
+    graph = helper.make_graph(nodes, "embedding", [helper.make_tensor_value_info("ids", TensorProto.INT64, [1, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8])], initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    module = onnx_torch_mlir.compile(model, "tosa", quantized_io="int8")
+    assert "(%arg0: tensor<1x4xi64>) -> tensor<1x4x8xi8>" in str(module)
+    ids = np.array([[0, 9, 4, 4]], np.int64)
+    (got,) = runtime.run(module, [ids], input_dialect="tosa")
+    want = np.clip(np.round(table[ids] / np.float32(0.02)) + 3, -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(np.asarray(got), want)

@@ -195,14 +195,18 @@ def quantized_inputs_and_outputs_as_int8(module: ir.Module) -> int:
 
 
 def _only_quantized(argument: ir.Value) -> list[ir.Operation]:
-    """The QuantizeLinear markers of `argument` when every path from it ends in one (the markers'
-    float computations read it too), else []."""
+    """The QuantizeLinear markers of `argument` when every path from it ends in one that quantizes
+    the argument itself (the markers' float computations read it too), else []. A QuantizeLinear of
+    something computed from the argument (a BERT's embeddings gathered by its token ids) leaves the
+    argument as it is: the int8 tensor would not be the model's input."""
     markers, seen, pending = {}, set(), [argument]
     while pending:
         for use in pending.pop().uses:
             user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
             if is_marker(user) and operator(user) == QUANTIZE:
                 if use.operand_number == 0:
+                    if user.operands[0] != argument:
+                        return []
                     markers[str(user.location) + str(id(user))] = user
                 continue
             if user.name == "func.return" or user.regions or not user.results:
