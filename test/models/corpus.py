@@ -2,8 +2,8 @@
 
 A corpus is a registry module (with `MODELS` and `BY_NAME`), a build cache outside the repository,
 its results and passing lists in the repository, and the document the results are rendered into.
-The harness (build_zoo.py, run_zoo.py, zoo_report.py) is one program for both; `run_zoo.py --corpus
-wild` (`make wild`) runs the wild corpus.
+The harness (build_zoo.py, run_zoo.py, zoo_report.py, zoo_document.py) is one program for both;
+`run_zoo.py --corpus wild` (`make wild`) runs the wild corpus.
 """
 
 from __future__ import annotations

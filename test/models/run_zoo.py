@@ -18,7 +18,10 @@ A cell is one (model, configuration, backend, consumer):
 - backend: linalg-on-tensors, tosa, stablehlo (those switched off are not run);
 - consumer "reference": `onnx_torch_mlir.runtime.compile_for_cpu(module, input_dialect=backend)`;
   "iree": `onnx_torch_mlir.runtime.iree.compile_with_iree(module, backend)` (reported "unavailable"
-  when that module cannot be imported).
+  when that module cannot be imported); "xla" (StableHLO), "tosa-reference" (TOSA); "vela" (TOSA, and
+  only for statically quantized models, `statically_quantized`): the model compiled again with
+  `quantized_io="int8"` and handed to Vela (`onnx_torch_mlir.runtime.vela.compile_with_vela`), which
+  passes when every operator is on the NPU; Vela runs nothing, so that cell has no numbers to compare.
 The program runs on the model's seeded inputs; its outputs are compared with onnxruntime's (CPU
 execution provider, computed when the model is built) at the model's rtol/atol, by the conformance
 suite's `mismatch`. Outcomes: pass, wrong numbers, run-time error, compile error (ours or the
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import importlib.util
 import os
 import re
@@ -48,10 +52,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import build_zoo  # noqa: E402
+import zoo_document  # noqa: E402
 import zoo_models  # noqa: E402
 import zoo_report  # noqa: E402
 from corpus import CORPORA  # noqa: E402
-from zoo_report import BACKENDS, CONFIGURATIONS, CONSUMERS, Cell, consumers_of  # noqa: E402
+from zoo_report import BACKENDS, CONFIGURATIONS, CONSUMERS, QUANTIZED_CONSUMERS, Cell, consumers_of  # noqa: E402
 
 REPOSITORY = HERE.parent.parent
 WORKER = HERE / "zoo_worker.py"
@@ -159,7 +164,48 @@ def tosa_reference_available() -> str | None:
     return None
 
 
-CONSUMER_AVAILABLE = {"iree": iree_available, "xla": xla_available, "tosa-reference": tosa_reference_available}
+def vela_available() -> str | None:
+    """None when Vela (and tosa-tools' serializer it reads from) is installed, else why not."""
+    try:
+        from onnx_torch_mlir.runtime.vela import vela_path
+
+        vela_path()
+    except Exception as error:  # not installed, or the module cannot be imported
+        return str(error)
+    return tosa_reference_available()
+
+
+CONSUMER_AVAILABLE = {"iree": iree_available, "xla": xla_available, "tosa-reference": tosa_reference_available,
+                      "vela": vela_available}
+
+
+@functools.lru_cache(maxsize=None)
+def statically_quantized(path: Path) -> bool:
+    """Whether the ONNX graph at `path` (or a subgraph of it) has a QuantizeLinear or a QLinear* op (any
+    domain): a statically quantized model, which the consumers of integer graphs (Vela) are run on.
+    A dynamically quantized one (DynamicQuantizeLinear, MatMulInteger) quantizes at run time: not one."""
+    import onnx
+
+    def quantized(graph) -> bool:
+        for node in graph.node:
+            if node.op_type == "QuantizeLinear" or node.op_type.startswith("QLinear"):
+                return True
+            if any(quantized(attribute.g) for attribute in node.attribute if attribute.type == onnx.AttributeProto.GRAPH):
+                return True
+            if any(quantized(g) for attribute in node.attribute for g in attribute.graphs):
+                return True
+        return False
+
+    return quantized(onnx.load(str(path), load_external_data=False).graph)
+
+
+def job_consumers(build: build_zoo.BuildResult, backend: str, consumers: list[str]) -> list[str]:
+    """The consumers among `consumers` of `backend`'s output for the built model: those of quantized
+    models only when the model built and is statically quantized."""
+    chosen = consumers_of(backend, consumers)
+    if any(consumer in QUANTIZED_CONSUMERS for consumer in chosen) and not (build.ok and statically_quantized(build.model_path)):
+        chosen = [consumer for consumer in chosen if consumer not in QUANTIZED_CONSUMERS]
+    return chosen
 
 
 def _selector_arguments(model: zoo_models.ZooModel, configuration: str) -> list[str]:
@@ -210,7 +256,7 @@ def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configurat
                  str(work / "module-xla.mlirbc" if consumer == "xla" else module_path), "--model", str(build.model_path),
                  "--backend", backend, "--consumer", consumer, "--reference", str(build.reference_path),
                  "--rtol", repr(model.rtol), "--atol", repr(model.atol), "--record", str(record_path),
-                 *_selector_arguments(model, configuration)],
+                 "--configuration", configuration, *_selector_arguments(model, configuration)],
                 record_path, timeout,
             )
             run_measures = {**measures, "run_peak_mb": ran.peak_mb}
@@ -225,7 +271,8 @@ def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configurat
                 model.name, configuration, backend, consumer, record["outcome"], record.get("stage", ""),
                 record.get("error", ""), consumer_compile_seconds=record.get("consumer_compile_seconds"),
                 run_seconds=record.get("run_seconds"), max_abs_error=record.get("max_abs_error"),
-                max_rel_error=record.get("max_rel_error"), **run_measures,
+                max_rel_error=record.get("max_rel_error"), npu_operators=record.get("npu_operators"),
+                cpu_operators=record.get("cpu_operators"), **run_measures,
             ))
         return results
     finally:
@@ -291,7 +338,9 @@ def _progress(total: int):
 
     def report(job: Job, cells: list[Cell]) -> None:
         done[0] += 1
-        parts = ", ".join(f"{cell.consumer} {zoo_report.short_outcome(cell)}" for cell in cells)
+        parts = ", ".join(f"{cell.consumer} {zoo_report.short_outcome(cell)}"
+                          + (f" (NPU {cell.npu_operators}, CPU {cell.cpu_operators})" if cell.npu_operators is not None else "")
+                          for cell in cells)
         first = cells[0]
         measures = f"compile {first.compile_seconds} s, {first.compile_peak_mb} MB" if first.compile_seconds is not None else ""
         print(f"[{done[0]}/{total} {time.perf_counter() - started:6.0f} s] {job.model} {job.configuration} {job.backend}: "
@@ -329,7 +378,7 @@ def main(argv=None) -> int:
         config.disable_in_environment([name for value in args.disable for name in value.split(",")])
 
     if args.report:
-        print(f"wrote {zoo_report.rewrite_document(REPOSITORY).relative_to(REPOSITORY)}")
+        print(f"wrote {zoo_document.rewrite_document(REPOSITORY).relative_to(REPOSITORY)}")
         return 0
     if args.check:
         configurations, notes = ["ours"], []
@@ -358,9 +407,10 @@ def main(argv=None) -> int:
     builds = build_zoo.build_all(models, args.jobs, args.rebuild, on_result=lambda r: print("  " + build_zoo.describe(r), flush=True),
                                  corpus=corpus)
     build_seconds = time.perf_counter() - started
-    jobs = [Job(model.name, configuration, backend, tuple(consumers_of(backend, consumers)))
+    jobs = [Job(model.name, configuration, backend, tuple(chosen))
             for model in models for configuration in configurations for backend in backends
-            if zoo_report.applies(configuration, model, backend) and consumers_of(backend, consumers)]
+            if zoo_report.applies(configuration, model, backend)
+            and (chosen := job_consumers(builds[model.name], backend, consumers))]
     print(f"running {len(jobs)} compile jobs ({sum(len(job.consumers) for job in jobs)} cells), {args.jobs} at a time",
           flush=True)
     cells = run_jobs(jobs, builds, args.timeout, args.jobs, on_cells=_progress(len(jobs)))

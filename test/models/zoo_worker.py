@@ -2,8 +2,10 @@
 
 Consumers: our reference runner, IREE, XLA (StableHLO only; it runs the module as
 `compile --entry-name main --weights inline` writes it, which the compile child writes beside the
-module with --xla-output) and Arm's TOSA reference model (TOSA only; the module serialized to the
-TOSA flatbuffer with tosa-tools' tosa-opt).
+module with --xla-output), Arm's TOSA reference model (TOSA only; the module serialized to the
+TOSA flatbuffer with tosa-tools' tosa-opt) and Vela (TOSA only: the run child compiles the model
+again with `quantized_io="int8"`, the form an NPU takes, and records where Vela placed its operators;
+nothing runs).
 
     python zoo_worker.py compile --model M.onnx --configuration ours --backend tosa --output m.mlirbc --record r.json
     python zoo_worker.py run --module m.mlirbc --model M.onnx --backend tosa --consumer iree \\
@@ -33,7 +35,7 @@ CONFIGURATIONS = {
     "ours-dims": {},  # and `dims`/`input_shapes`: every dynamic dim fixed at the size the model is tested at
     "torch-mlir": {"importer": "torch-mlir", "converter": "torch-mlir"},
 }
-CONSUMERS = ("reference", "iree", "xla", "tosa-reference")
+CONSUMERS = ("reference", "iree", "xla", "tosa-reference", "vela")
 
 
 def compile_model(args) -> dict:
@@ -41,16 +43,9 @@ def compile_model(args) -> dict:
     import onnx_torch_mlir
 
     record = {"stage": "compile"}
-    options = dict(CONFIGURATIONS[args.configuration])
     started = time.perf_counter()
     try:
-        if args.configuration == "ours-dims":
-            options["dims"], options["input_shapes"] = test_size_dims(args.model, args.reference)
-            record["dims"], record["input_shapes"] = options["dims"], options["input_shapes"]
-        if args.selector_input:
-            options["input_values"] = test_input_values(args.model, args.reference, args.selector_input)
-            record["input_values"] = options["input_values"]
-        module = onnx_torch_mlir.compile(args.model, output_type=args.backend, **options)
+        module = onnx_torch_mlir.compile(args.model, output_type=args.backend, **configuration_options(args, record))
         record["compile_seconds"] = round(time.perf_counter() - started, 3)
         with open(args.output, "wb") as output:
             module.operation.write_bytecode(output)
@@ -61,6 +56,52 @@ def compile_model(args) -> dict:
         record["compile_seconds"] = round(time.perf_counter() - started, 3)
         return record
     record["outcome"] = "compiled"
+    return record
+
+
+def configuration_options(args, record: dict) -> dict:
+    """The keyword arguments of `compile` for `args.configuration` (ours-dims: the dims at the test sizes;
+    and the selector inputs' test values), each also written into `record`."""
+    options = dict(CONFIGURATIONS[args.configuration])
+    if args.configuration == "ours-dims":
+        options["dims"], options["input_shapes"] = test_size_dims(args.model, args.reference)
+        record["dims"], record["input_shapes"] = options["dims"], options["input_shapes"]
+    if args.selector_input:
+        options["input_values"] = test_input_values(args.model, args.reference, args.selector_input)
+        record["input_values"] = options["input_values"]
+    return options
+
+
+def place_with_vela(args, record: dict, enter) -> dict:
+    """Consumer vela: compile the model with `quantized_io="int8"` (stage compile; ours), hand it to Vela for
+    ethos-u85-256 (stage consumer compile); pass when Vela places every operator on the NPU."""
+    import onnx_torch_mlir
+    from onnx_torch_mlir.runtime.vela import compile_with_vela
+
+    enter("compile")
+    started = time.perf_counter()
+    try:
+        module = onnx_torch_mlir.compile(args.model, output_type=args.backend, quantized_io="int8",
+                                         **configuration_options(args, {}))
+    except Exception as error:  # ours: the int8-io compile is this cell's outcome
+        record.update(outcome="compile error", error=f"quantized_io=int8: {first_error_line(error)}")
+        record["compile_seconds"] = round(time.perf_counter() - started, 3)
+        return record
+    record["compile_seconds"] = round(time.perf_counter() - started, 3)
+    enter("consumer compile")
+    started = time.perf_counter()
+    try:
+        placement = compile_with_vela(module)
+    except Exception as error:  # Vela's refusal (or the serializer's) is this cell's outcome
+        record.update(outcome="compile error", error=first_error_line(error))
+        record["consumer_compile_seconds"] = round(time.perf_counter() - started, 3)
+        return record
+    record["consumer_compile_seconds"] = round(time.perf_counter() - started, 3)
+    record.update(npu_operators=placement.npu_operators, cpu_operators=placement.cpu_operators)
+    if placement.every_operator_on_the_npu:
+        record["outcome"] = "pass"
+    else:
+        record.update(outcome="compile error", error=f"Vela ({placement.accelerator}): {placement.summary()}")
     return record
 
 
@@ -219,6 +260,8 @@ def run_module(args) -> dict:
         stage_path.write_text(stage)
 
     record = {}
+    if args.consumer == "vela":
+        return place_with_vela(args, record, enter)
     enter("consumer compile")
     make_program, unavailable = _load_consumer(args.consumer, args.backend)
     if unavailable:
@@ -290,6 +333,8 @@ def main(argv=None) -> int:
     run_parser.add_argument("--rtol", type=float, required=True)
     run_parser.add_argument("--atol", type=float, required=True)
     run_parser.add_argument("--record", required=True)
+    run_parser.add_argument("--configuration", choices=sorted(CONFIGURATIONS), default="ours",
+                            help="how the module was compiled (consumer vela compiles the model again so)")
     args = parser.parse_args(argv)
     record = compile_model(args) if args.command == "compile" else run_module(args)
     if record.get("error"):
