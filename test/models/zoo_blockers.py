@@ -186,20 +186,12 @@ BLOCKERS: tuple[Blocker, ...] = (
             "transforms/tosa/row_cuts.py), which our runner and IREE run; a TOSA flatbuffer has static shapes only "
             "and no slice of a run-time size, and no `--dim` fixes a size the data decides (a fixed-size form would "
             "return the padded rows and their count)", consumer="tosa-reference", model="ssd-postprocess-helper"),
-    Blocker("Validation error: Const: Output data type not supported",
-            "Vela (ethos-u85-256) takes integer TOSA only, and the pooler's Tanh reads the last DequantizeLinear's "
-            "float value and is the graph's second output unquantized (onnxruntime's quantizer leaves it float), so "
-            "with `quantized_io=\"int8\"` that tail stays float (a cast, a sub, a mul, the Tanh and two float "
-            "constants) while the encoder is integer: Vela refuses the float ops. Behind that: the int8-io signature "
-            "is not the model's (quantized_io=int8 takes input_ids, token_type_ids and attention_mask for inputs "
-            "\"read only by QuantizeLinear\" through the embedding Gathers and the mask's expansion, so they become "
-            "3x11x32 and 3x1x11x11 int8 tensors); issue 25 item 3",
-            consumer="vela", model="bert-static-quantized-qdq"),
     Blocker("TOSA FB Reader error: Unknown data type",
             "Vela 5.2's TOSA reader has no int64: the model takes int64 inputs (token ids, an attention mask), which "
             "the TOSA route keeps int64, so Vela stops before placing anything. Behind that the graph has float "
             "regions (a QOperator or MatMul-only quantization leaves the embedding, mask and normalization math "
-            "float), which Vela would refuse next; issue 25 item 3", consumer="vela"),
+            "float; bert-static-quantized-qdq's pooler Tanh reads the last DequantizeLinear's float value and is an "
+            "unquantized output), which Vela would refuse next; issue 25 item 3", consumer="vela"),
     Blocker("Failed to create ERF operation",
             "with `quantized_io=\"int8\"` the regions the integer walk does not take stay float (this Whisper-style "
             "encoder's erf GELUs among them; 9706 float tensors), and Vela takes integer TOSA only: its TOSA "
