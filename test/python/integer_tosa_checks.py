@@ -68,3 +68,24 @@ def input_scale(path: Path) -> tuple[float, int]:
     initializers = {tensor.name: onnx.numpy_helper.to_array(tensor) for tensor in model.graph.initializer}
     first = next(node for node in model.graph.node if node.op_type == "QuantizeLinear" and node.input[0] == "x")
     return float(initializers[first.input[1]]), int8_zero_point(initializers[first.input[2]])
+
+
+def exported(network, shape, path: Path) -> Path:
+    """`network` exported by torch's TorchScript exporter at opset 17, its input "x" of `shape`."""
+    import torch
+
+    torch.onnx.export(network, torch.randn(*shape), str(path), opset_version=17, input_names=["x"],
+                      output_names=["y"], dynamo=False)
+    return path
+
+
+def quantized(float_path: Path, path: Path, shape, activations: str = "int8", quant_format=None,
+              symmetric: bool = False) -> Path:
+    """`float_path` quantized by onnxruntime's quantize_static (QDQ unless `quant_format` says, per-channel int8
+    weights, `activations` "int8" or "uint8", MinMax over the seeded `Calibration(shape)`) into `path`."""
+    quantization.quantize_static(
+        str(float_path), str(path), Calibration(shape), quant_format=quant_format or quantization.QuantFormat.QDQ,
+        per_channel=True, weight_type=quantization.QuantType.QInt8,
+        activation_type=quantization.QuantType.QUInt8 if activations == "uint8" else quantization.QuantType.QInt8,
+        calibrate_method=quantization.CalibrationMethod.MinMax, extra_options={"ActivationSymmetric": symmetric})
+    return path

@@ -16,8 +16,8 @@ import pytest
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
 from integer_tosa_checks import (
-    FLOAT_OPS, SEED, Calibration, assert_vela_places_every_operator_on_the_npu, input_scale, onnx_semantics, output_step,
-    within_one_step)
+    FLOAT_OPS, SEED, assert_vela_places_every_operator_on_the_npu, exported, input_scale, onnx_semantics, output_step,
+    quantized, within_one_step)
 
 torch = pytest.importorskip("torch")
 quantization = pytest.importorskip("onnxruntime.quantization")
@@ -80,14 +80,8 @@ def _encoder(dim=32, heads=2, depth=2, patch=4, side=16, classes=10):
 def encoder(request, tmp_path_factory):
     """(the QDQ encoder's path, its TOSA with float io, its TOSA with int8 io)."""
     directory = tmp_path_factory.mktemp(f"qdq-encoder-{request.param}")
-    float_path, path = directory / "float.onnx", directory / "model.onnx"
-    torch.onnx.export(_encoder(), torch.randn(1, 3, 16, 16), str(float_path), opset_version=17, input_names=["x"],
-                      output_names=["y"], dynamo=False)
-    activations = quantization.QuantType.QUInt8 if request.param == "uint8" else quantization.QuantType.QInt8
-    quantization.quantize_static(
-        str(float_path), str(path), Calibration((1, 3, 16, 16)), quant_format=quantization.QuantFormat.QDQ,
-        per_channel=True, activation_type=activations, weight_type=quantization.QuantType.QInt8,
-        calibrate_method=quantization.CalibrationMethod.MinMax)
+    path = quantized(exported(_encoder(), (1, 3, 16, 16), directory / "float.onnx"), directory / "model.onnx",
+                     (1, 3, 16, 16), request.param)
     int8_module = onnx_torch_mlir.compile(str(path), "tosa", quantized_io="int8")
     return path, onnx_torch_mlir.compile(str(path), "tosa"), int8_module
 

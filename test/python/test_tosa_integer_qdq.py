@@ -31,8 +31,8 @@ import pytest
 import onnx_torch_mlir
 from onnx_torch_mlir import runtime
 from integer_tosa_checks import (
-    FLOAT_OPS, SEED, Calibration, assert_vela_places_every_operator_on_the_npu, input_scale, onnx_semantics, output_step,
-    within_one_step)
+    FLOAT_OPS, SEED, assert_vela_places_every_operator_on_the_npu, exported, input_scale, onnx_semantics, output_step,
+    quantized, within_one_step)
 from onnxruntime_reference import uint8_int8_saturation
 
 torch = pytest.importorskip("torch")
@@ -73,14 +73,9 @@ def _network():
 @pytest.fixture(scope="module", params=["asymmetric", "symmetric", "uint8"])
 def model_path(request, tmp_path_factory):
     directory = tmp_path_factory.mktemp(f"qdq-cnn-{request.param}")
-    float_path, path = directory / "float.onnx", directory / "model.onnx"
-    torch.onnx.export(_network(), torch.randn(1, 3, 32, 32), str(float_path), opset_version=17, input_names=["x"],
-                      output_names=["y"], dynamo=False)
-    quantization.quantize_static(
-        str(float_path), str(path), Calibration((1, 3, 32, 32)), quant_format=quantization.QuantFormat.QDQ, per_channel=True,
-        activation_type=quantization.QuantType.QUInt8 if request.param == "uint8" else quantization.QuantType.QInt8,
-        weight_type=quantization.QuantType.QInt8, calibrate_method=quantization.CalibrationMethod.MinMax,
-        extra_options={"ActivationSymmetric": request.param == "symmetric"})
+    path = quantized(exported(_network(), (1, 3, 32, 32), directory / "float.onnx"), directory / "model.onnx",
+                     (1, 3, 32, 32), "uint8" if request.param == "uint8" else "int8",
+                     symmetric=request.param == "symmetric")
     return path
 
 
@@ -264,15 +259,8 @@ def _activation_network():
 @pytest.fixture(scope="module", params=["int8", "uint8"])
 def activation_model_path(request, tmp_path_factory):
     directory = tmp_path_factory.mktemp(f"qdq-activations-{request.param}")
-    float_path, path = directory / "float.onnx", directory / "model.onnx"
-    torch.onnx.export(_activation_network(), torch.randn(1, 3, 32, 32), str(float_path), opset_version=17,
-                      input_names=["x"], output_names=["y"], dynamo=False)
-    activations = quantization.QuantType.QUInt8 if request.param == "uint8" else quantization.QuantType.QInt8
-    quantization.quantize_static(
-        str(float_path), str(path), Calibration((1, 3, 32, 32)), quant_format=quantization.QuantFormat.QDQ, per_channel=True,
-        activation_type=activations, weight_type=quantization.QuantType.QInt8,
-        calibrate_method=quantization.CalibrationMethod.MinMax)
-    return path
+    return quantized(exported(_activation_network(), (1, 3, 32, 32), directory / "float.onnx"),
+                     directory / "model.onnx", (1, 3, 32, 32), request.param)
 
 
 def test_activations_are_tables_and_gates_integer_products(activation_model_path):
@@ -318,17 +306,10 @@ def qoperator_pair(request, tmp_path_factory):
     """(the QOperator model, its QDQ twin)."""
     directory = tmp_path_factory.mktemp(f"qoperator-{request.param}")
     network = _network() if request.param == "cnn" else _activation_network()
-    float_path = directory / "float.onnx"
-    torch.onnx.export(network, torch.randn(1, 3, 32, 32), str(float_path), opset_version=17, input_names=["x"],
-                      output_names=["y"], dynamo=False)
-    paths = {}
-    for name, quant_format in (("qoperator", quantization.QuantFormat.QOperator), ("qdq", quantization.QuantFormat.QDQ)):
-        paths[name] = directory / f"{name}.onnx"
-        quantization.quantize_static(
-            str(float_path), str(paths[name]), Calibration((1, 3, 32, 32)), quant_format=quant_format, per_channel=True,
-            activation_type=quantization.QuantType.QUInt8, weight_type=quantization.QuantType.QInt8,
-            calibrate_method=quantization.CalibrationMethod.MinMax)
-    return paths["qoperator"], paths["qdq"]
+    float_path = exported(network, (1, 3, 32, 32), directory / "float.onnx")
+    return (quantized(float_path, directory / "qoperator.onnx", (1, 3, 32, 32), "uint8",
+                      quantization.QuantFormat.QOperator),
+            quantized(float_path, directory / "qdq.onnx", (1, 3, 32, 32), "uint8"))
 
 
 def test_qoperator_model_is_integer_tosa(qoperator_pair):
