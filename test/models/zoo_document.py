@@ -11,8 +11,8 @@ from pathlib import Path
 
 from zoo_blockers import blocker_for
 from zoo_report import (BACKENDS, CONFIGURATIONS, CONSUMER_TITLES, CONSUMERS, OUTCOMES, QUANTIZED_CONSUMERS, SHORT, Cell,
-                        _clean, _update_command, active, common_errors, consumers_of, counts, read_builds, read_cells,
-                        short_outcome, sort_cells)
+                        _clean, _update_command, active, common_errors, consumers_of, counted_rows, counts, read_builds,
+                        read_cells, short_outcome, sort_cells)
 
 
 def _table_text(text: str) -> str:
@@ -83,14 +83,9 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
     out += ["", "## Summary", "", "Cells per configuration, backend and consumer:", ""]
     header = ["configuration", "backend", "consumer", *OUTCOMES, "total"]
     out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    table = counts(every_cell)
-    for configuration in configurations:
-        for backend in BACKENDS:
-            for consumer in CONSUMERS:
-                counter = table.get((configuration, backend, consumer))
-                if counter:
-                    out.append(f"| {configuration} | {backend} | {consumer} | "
-                               + " | ".join(str(counter[o]) for o in OUTCOMES) + f" | {sum(counter.values())} |")
+    for configuration, backend, consumer, counter in counted_rows(counts(every_cell), configurations):
+        out.append(f"| {configuration} | {backend} | {consumer} | "
+                   + " | ".join(str(counter[o]) for o in OUTCOMES) + f" | {sum(counter.values())} |")
 
     if "ours" in results:
         out += ["", "## Most common first errors (ours)", "", "Per cell, over every backend and consumer; build errors (the exporters') are under Models.", "", "| cells | first error line (normalized) | models |", "|---|---|---|"]

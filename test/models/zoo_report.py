@@ -319,14 +319,20 @@ def summary_text(cells: list[Cell]) -> str:
     width = max([len(f"{c} {b} {u}") for c, b, u in table] + [10])
     lines = [f"{'configuration backend consumer':{width}}  " + "  ".join(f"{SHORT[o]}" for o in OUTCOMES) + "  total",
              "  (" + ", ".join(f"{SHORT[o]} = {o}" for o in OUTCOMES) + ")"]
-    for configuration in CONFIGURATIONS:
+    for configuration, backend, consumer, counter in counted_rows(table, CONFIGURATIONS):
+        lines.append(f"{f'{configuration} {backend} {consumer}':{width}}  "
+                     + "  ".join(f"{counter[o]:>{len(SHORT[o])}}" for o in OUTCOMES) + f"  {sum(counter.values())}")
+    return "\n".join(lines)
+
+
+def counted_rows(table: dict, configurations):
+    """(configuration, backend, consumer, outcome counter) of `table` (`counts`), in the tables' order."""
+    for configuration in configurations:
         for backend in BACKENDS:
             for consumer in CONSUMERS:
                 counter = table.get((configuration, backend, consumer))
                 if counter:
-                    lines.append(f"{f'{configuration} {backend} {consumer}':{width}}  "
-                                 + "  ".join(f"{counter[o]:>{len(SHORT[o])}}" for o in OUTCOMES) + f"  {sum(counter.values())}")
-    return "\n".join(lines)
+                    yield configuration, backend, consumer, counter
 
 
 def normalize_error(error: str) -> str:

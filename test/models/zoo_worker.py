@@ -72,6 +72,20 @@ def configuration_options(args, record: dict) -> dict:
     return options
 
 
+def _timed(record: dict, seconds_key: str, failure: str, action, prefix: str = ""):
+    """(True, `action()`) with its seconds in `record[seconds_key]`; (False, None) when it raises, the
+    record then holding outcome `failure` and the error's first line after `prefix`."""
+    started = time.perf_counter()
+    try:
+        value = action()
+    except Exception as error:
+        record.update(outcome=failure, error=prefix + first_error_line(error))
+        return False, None
+    finally:
+        record[seconds_key] = round(time.perf_counter() - started, 3)
+    return True, value
+
+
 def place_with_vela(args, record: dict, enter) -> dict:
     """Consumer vela: compile the model with `quantized_io="int8"` (stage compile; ours), hand it to Vela for
     ethos-u85-256 (stage consumer compile); pass when Vela places every operator on the NPU."""
@@ -79,24 +93,17 @@ def place_with_vela(args, record: dict, enter) -> dict:
     from onnx_torch_mlir.runtime.vela import compile_with_vela
 
     enter("compile")
-    started = time.perf_counter()
-    try:
-        module = onnx_torch_mlir.compile(args.model, output_type=args.backend, quantized_io="int8",
-                                         **configuration_options(args, {}))
-    except Exception as error:  # ours: the int8-io compile is this cell's outcome
-        record.update(outcome="compile error", error=f"quantized_io=int8: {first_error_line(error)}")
-        record["compile_seconds"] = round(time.perf_counter() - started, 3)
+    # ours: the int8-io compile is this cell's outcome
+    compiled, module = _timed(record, "compile_seconds", "compile error", lambda: onnx_torch_mlir.compile(
+        args.model, output_type=args.backend, quantized_io="int8", **configuration_options(args, {})),
+        "quantized_io=int8: ")
+    if not compiled:
         return record
-    record["compile_seconds"] = round(time.perf_counter() - started, 3)
     enter("consumer compile")
-    started = time.perf_counter()
-    try:
-        placement = compile_with_vela(module)
-    except Exception as error:  # Vela's refusal (or the serializer's) is this cell's outcome
-        record.update(outcome="compile error", error=first_error_line(error))
-        record["consumer_compile_seconds"] = round(time.perf_counter() - started, 3)
+    # Vela's refusal (or the serializer's) is this cell's outcome
+    placed, placement = _timed(record, "consumer_compile_seconds", "compile error", lambda: compile_with_vela(module))
+    if not placed:
         return record
-    record["consumer_compile_seconds"] = round(time.perf_counter() - started, 3)
     record.update(npu_operators=placement.npu_operators, cpu_operators=placement.cpu_operators)
     if placement.every_operator_on_the_npu:
         record["outcome"] = "pass"
@@ -277,27 +284,22 @@ def run_module(args) -> dict:
     header = onnx.load(args.model, load_external_data=False)
     expected = dense_outputs(header, [output.name for output in header.graph.output], expected)
     declared = declared_output_dtypes(header)
-    started = time.perf_counter()
-    try:
+
+    def consumer_program():
         # Parsed in the runner's context, which has every dialect a backend's output may use (the
         # consumers parse MLIR text the same way); the module outlives the `with`.
         with lowering.runner_context():
             module = ir.Module.parse(Path(args.module).read_bytes())
-        program = make_program(module)
-    except Exception as error:
-        record.update(outcome="compile error", error=first_error_line(error))
-        record["consumer_compile_seconds"] = round(time.perf_counter() - started, 3)
+        return make_program(module)
+
+    made, program = _timed(record, "consumer_compile_seconds", "compile error", consumer_program)
+    if not made:
         return record
-    record["consumer_compile_seconds"] = round(time.perf_counter() - started, 3)
     enter("run")
-    started = time.perf_counter()
-    try:
-        outputs = _as_declared(list(program(*inputs)), declared, args.backend)
-    except Exception as error:
-        record.update(outcome="run-time error", error=first_error_line(error))
-        record["run_seconds"] = round(time.perf_counter() - started, 3)
+    ran, outputs = _timed(record, "run_seconds", "run-time error",
+                          lambda: _as_declared(list(program(*inputs)), declared, args.backend))
+    if not ran:
         return record
-    record["run_seconds"] = round(time.perf_counter() - started, 3)
     enter("compare")
     reason = mismatch(expected, outputs, args.rtol, args.atol)
     absolute, relative = error_sizes(expected, outputs, args.atol)
