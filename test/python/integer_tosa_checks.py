@@ -89,3 +89,19 @@ def quantized(float_path: Path, path: Path, shape, activations: str = "int8", qu
         activation_type=quantization.QuantType.QUInt8 if activations == "uint8" else quantization.QuantType.QInt8,
         calibrate_method=quantization.CalibrationMethod.MinMax, extra_options={"ActivationSymmetric": symmetric})
     return path
+
+
+def trained_looking(net):
+    """`net` (in eval mode) with the statistics and affine parameters of a trained network instead of
+    the identity its initialization gives: batch norms' running mean and variance, weight and bias;
+    layer norms' weight and bias (drawn from torch's seeded generator, in module order)."""
+    from torch import nn
+
+    for module in net.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+        if isinstance(module, (nn.BatchNorm2d, nn.LayerNorm)):
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.uniform_(-0.3, 0.3)
+    return net

@@ -17,7 +17,7 @@ import onnx_torch_mlir
 from onnx_torch_mlir import runtime
 from integer_tosa_checks import (
     FLOAT_OPS, SEED, assert_vela_places_every_operator_on_the_npu, exported, input_scale, onnx_semantics, output_step,
-    quantized, within_one_step)
+    quantized, trained_looking, within_one_step)
 
 torch = pytest.importorskip("torch")
 quantization = pytest.importorskip("onnxruntime.quantization")
@@ -68,12 +68,7 @@ def _encoder(dim=32, heads=2, depth=2, patch=4, side=16, classes=10):
             return self.head(self.norm(x)[:, 0])
 
     torch.manual_seed(SEED)
-    net = Encoder().eval()
-    for module in net.modules():
-        if isinstance(module, nn.LayerNorm):  # trained-looking affine parameters, not the identity
-            module.weight.data.uniform_(0.5, 1.5)
-            module.bias.data.uniform_(-0.3, 0.3)
-    return net
+    return trained_looking(Encoder().eval())
 
 
 @pytest.fixture(scope="module", params=["int8", "uint8"])

@@ -32,7 +32,7 @@ import onnx_torch_mlir
 from onnx_torch_mlir import runtime
 from integer_tosa_checks import (
     FLOAT_OPS, SEED, assert_vela_places_every_operator_on_the_npu, exported, input_scale, onnx_semantics, output_step,
-    quantized, within_one_step)
+    quantized, trained_looking, within_one_step)
 from onnxruntime_reference import uint8_int8_saturation
 
 torch = pytest.importorskip("torch")
@@ -60,14 +60,7 @@ def _network():
             return self.fc(torch.flatten(self.gap(y), 1))
 
     torch.manual_seed(SEED)
-    net = Net().eval()
-    for module in net.modules():
-        if isinstance(module, nn.BatchNorm2d):  # statistics of a trained network, not the identity
-            module.running_mean.uniform_(-0.5, 0.5)
-            module.running_var.uniform_(0.5, 2.0)
-            module.weight.data.uniform_(0.5, 1.5)
-            module.bias.data.uniform_(-0.3, 0.3)
-    return net
+    return trained_looking(Net().eval())
 
 
 @pytest.fixture(scope="module", params=["asymmetric", "symmetric", "uint8"])
@@ -246,14 +239,7 @@ def _activation_network():
             return self.fc(torch.flatten(y.mean((2, 3)), 1))
 
     torch.manual_seed(SEED)
-    net = Net().eval()
-    for module in net.modules():
-        if isinstance(module, nn.BatchNorm2d):
-            module.running_mean.uniform_(-0.5, 0.5)
-            module.running_var.uniform_(0.5, 2.0)
-            module.weight.data.uniform_(0.5, 1.5)
-            module.bias.data.uniform_(-0.3, 0.3)
-    return net
+    return trained_looking(Net().eval())
 
 
 @pytest.fixture(scope="module", params=["int8", "uint8"])
