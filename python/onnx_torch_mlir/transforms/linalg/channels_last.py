@@ -54,7 +54,7 @@ def convolutions_channels_last(module: ir.Module) -> int:
     rewritten = 0
     with module.context:
         for operation in ops_named(module, None):
-            if operation.name in _WINDOWED and _static(operation):
+            if operation.name in _WINDOWED and static_window(operation):
                 _rewrite_window(operation)
                 rewritten += 1
             elif operation.name == "linalg.generic" and _reads_channels_first_transpose(operation):
@@ -65,7 +65,8 @@ def convolutions_channels_last(module: ir.Module) -> int:
     return rewritten
 
 
-def _static(operation: ir.Operation) -> bool:
+def static_window(operation: ir.Operation) -> bool:
+    """Whether every operand and result of `operation` is a tensor of static shape."""
     values = list(operation.operands) + list(operation.results)
     return all(isinstance(value.type, ir.RankedTensorType) and value.type.has_static_shape for value in values)
 
@@ -90,13 +91,13 @@ def _permuted_type(type_: ir.RankedTensorType, permutation) -> ir.RankedTensorTy
     return ir.RankedTensorType.get([type_.shape[axis] for axis in permutation], type_.element_type, type_.encoding)
 
 
-def _empty(type_: ir.RankedTensorType) -> ir.Value:
+def empty_tensor(type_: ir.RankedTensorType) -> ir.Value:
     return ir.Operation.create("tensor.empty", results=[type_]).result
 
 
 def _transpose(value: ir.Value, permutation) -> ir.Value:
     result_type = _permuted_type(value.type, permutation)
-    return _value(linalg.transpose(value, outs=[_empty(result_type)], permutation=list(permutation)))
+    return _value(linalg.transpose(value, outs=[empty_tensor(result_type)], permutation=list(permutation)))
 
 
 def _value(built) -> ir.Value:
@@ -172,10 +173,10 @@ def _initial_channels_last(value: ir.Value) -> ir.Value:
     owner = _owner(value)
     nhwc = _permuted_type(value.type, TO_CHANNELS_LAST)
     if owner is not None and owner.name == "linalg.fill":
-        return _value(linalg.fill(owner.operands[0], outs=[_empty(nhwc)]))
+        return _value(linalg.fill(owner.operands[0], outs=[empty_tensor(nhwc)]))
     if (owner is not None and owner.name == "linalg.broadcast"
             and tuple(ir.DenseI64ArrayAttr(owner.attributes["dimensions"])) == (0, 2, 3)):
-        return _value(linalg.broadcast(owner.operands[0], outs=[_empty(nhwc)], dimensions=[0, 1, 2]))
+        return _value(linalg.broadcast(owner.operands[0], outs=[empty_tensor(nhwc)], dimensions=[0, 1, 2]))
     return _channels_last(value)
 
 
@@ -214,7 +215,7 @@ def _reads_channels_first_transpose(operation: ir.Operation) -> bool:
 def _rewrite_generic(operation: ir.Operation) -> bool:
     """A generic on 4 loops whose output is 4-D (elementwise, or a reduction over the image such as a
     global pool) rebuilt on NHWC loops with an NHWC output; False when it is not one."""
-    if len(operation.results) != 1 or not _static(operation):
+    if len(operation.results) != 1 or not static_window(operation):
         return False
     iterators = list(ir.ArrayAttr(operation.attributes["iterator_types"]))
     maps = [ir.AffineMapAttr(item).value for item in ir.ArrayAttr(operation.attributes["indexing_maps"])]
@@ -238,7 +239,7 @@ def _rewrite_generic(operation: ir.Operation) -> bool:
         for position, (operand, indexing_map) in enumerate(zip(operation.operands, maps)):
             if position == len(maps) - 1:
                 nhwc = _permuted_type(operand.type, TO_CHANNELS_LAST)
-                operands.append(_initial_channels_last(operand) if list(output_argument.uses) else _empty(nhwc))
+                operands.append(_initial_channels_last(operand) if list(output_argument.uses) else empty_tensor(nhwc))
                 new_maps.append(channels_last_results(indexing_map))
             elif _is_channels_first_transpose(operand) or indexing_map == identity:
                 operands.append(_channels_last(operand))

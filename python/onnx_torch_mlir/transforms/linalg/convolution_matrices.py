@@ -31,6 +31,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import linalg
 
 from ...ir_walk import ops_named
+from .channels_last import empty_tensor, static_window
 
 CONVOLUTION = "linalg.conv_2d_nhwc_hwcf"
 # Input channels from which the patches pay for their copy (measured: 3x3 on 32 channels about even,
@@ -44,15 +45,10 @@ def convolutions_as_matrix_products(module: ir.Module) -> int:
     rewritten = 0
     with module.context:
         for operation in ops_named(module, (CONVOLUTION,)):
-            if _static(operation) and _pays(operation):
+            if static_window(operation) and _pays(operation):
                 _rewrite(operation)
                 rewritten += 1
     return rewritten
-
-
-def _static(operation: ir.Operation) -> bool:
-    values = list(operation.operands) + list(operation.results)
-    return all(isinstance(value.type, ir.RankedTensorType) and value.type.has_static_shape for value in values)
 
 
 def _pays(operation: ir.Operation) -> bool:
@@ -96,7 +92,7 @@ def _patches(image: ir.Value, out_sizes, kernel_sizes, strides, dilations) -> ir
     writes = ir.AffineMap.get_identity(6)
     parallel = ir.Attribute.parse("#linalg.iterator_type<parallel>")
     generic = linalg.GenericOp(
-        [result_type], [image], [_empty(result_type)], ir.ArrayAttr.get([ir.AffineMapAttr.get(reads),
+        [result_type], [image], [empty_tensor(result_type)], ir.ArrayAttr.get([ir.AffineMapAttr.get(reads),
                                                                        ir.AffineMapAttr.get(writes)]),
         ir.ArrayAttr.get([parallel] * 6))
     element = image_type.element_type
@@ -104,10 +100,6 @@ def _patches(image: ir.Value, out_sizes, kernel_sizes, strides, dilations) -> ir
     with ir.InsertionPoint(block):
         linalg.YieldOp([block.arguments[0]])
     return generic.results[0]
-
-
-def _empty(type_: ir.RankedTensorType) -> ir.Value:
-    return ir.Operation.create("tensor.empty", results=[type_]).result
 
 
 def _reassociation(groups) -> ir.ArrayAttr:
