@@ -101,6 +101,11 @@ LOWER_CONTROL_FLOW = {backend: Step(
 ERASE_UNUSED_SHAPE_ARITHMETIC = Step(
     "erase-unused-shape-arithmetic", "torch.cleanup:erase_unused_shape_arithmetic",
     "TOSA's and StableHLO's lowerings refuse dead shape ops on dynamic dims")
+MARK_ROWS_CUT_TO_RUN_TIME_COUNTS = {backend: Step(
+    f"mark-rows-cut-to-run-time-counts{suffix}", "torch.dynamic_rows:mark_rows_cut_to_run_time_counts",
+    f"rows of a run-time count (NMS): computed padded, cut by a marker ({why})", arguments=(backend,))
+    for backend, suffix, why in (("tosa", "", "TOSA's shapes are static"),
+                                 ("stablehlo", "-stablehlo", "XLA's shapes are static"))}
 CONSTANT_INT_TENSORS_AS_LITERALS = Step(
     "constant-int-tensors-as-literals", "torch.constant_int_tensors:constant_int_tensors_as_literals",
     "TorchToTosa lowers no aten.tensor; StableHLO meets it as an inlined SequenceMap body's Shape")
@@ -143,8 +148,7 @@ ROUTES = {
             DROP_RUNTIME_ASSERTS,
             LOWER_CONTROL_FLOW["tosa"],
             ERASE_UNUSED_SHAPE_ARITHMETIC,
-            Step("mark-rows-cut-to-run-time-counts", "tosa.dynamic_rows:mark_rows_cut_to_run_time_counts",
-                 "rows of a run-time count (NMS): computed padded, cut by a marker"),
+            MARK_ROWS_CUT_TO_RUN_TIME_COUNTS["tosa"],
             Step("quantization-markers-as-custom-ops", "tosa.quantized_regions:quantization_markers_as_custom_ops",
                  "QDQ's quantize/dequantize carried through torch-mlir's lowering as tosa.custom"),
             Step("keep-dims-dynamic-for-tosa", "tosa.dynamic:keep_dims_dynamic_for_tosa",
@@ -194,6 +198,7 @@ ROUTES = {
             DROP_RUNTIME_ASSERTS,
             LOWER_CONTROL_FLOW["stablehlo"],
             ERASE_UNUSED_SHAPE_ARITHMETIC,
+            MARK_ROWS_CUT_TO_RUN_TIME_COUNTS["stablehlo"],
             Step("run-time-scalar-tensors-as-concatenations",
                  "stablehlo.torch_forms:run_time_scalar_tensors_as_concatenations",
                  "run-time scalars also in a static signature (NonMaxSuppression's count, a Shape of its rows)"),
@@ -222,6 +227,8 @@ ROUTES = {
         after=(
             Step("markers-as-asserts", "stablehlo.run_time_checks:markers_as_asserts",
                  "the carried checks as cf.assert, which both consumers run"),
+            Step("cut-marked-rows-stablehlo", "stablehlo.row_cuts:cut_marked_rows",
+                 "the markers: stablehlo.real_dynamic_slice to the count"),
             Step("dynamic-convolutions-as-patches", "stablehlo.dynamic_convolution:dynamic_convolutions_as_patches",
                  "no consumer lowers dynamic spatial sizes"),
             Step("dynamic-reduce-windows-as-slices",

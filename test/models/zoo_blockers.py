@@ -50,9 +50,15 @@ BLOCKERS: tuple[Blocker, ...] = (
             "string tensors, so the file is refused naming the input; a user compiles the numeric part after the "
             "vectorizer", model="sklearn-tfidf-logistic-regression"),
     Blocker("scan output 0 has rows", "a Loop (tf2onnx's while_loop of an LSTM) whose scan rows have a run-time dim "
-            "(the batch) on StableHLO: the counted `stablehlo.while` that fills a [count, rows...] buffer (commit "
-            "8219240) gave wrong numbers in IREE (0.135 on this file; right on the reference runner), so the form is "
-            "refused rather than wrong; with the dims fixed it passes on every consumer",
+            "(the batch) on StableHLO is refused: its counted `stablehlo.while` filling a [count, rows...] buffer "
+            "(commit 8219240) gives IREE 3.13 wrong numbers (0.135 on this file; right on the reference runner). "
+            "IREE's bug, minimal reproducer: `x = add(a, a)` [?,?,4]; `h0` a dynamic splat zero [?,4]; a counted "
+            "`stablehlo.while` carrying (i, h, buf) with `h = h + x[i]` and `buf[i] = h` (scatter, or a select on "
+            "the row number) returns cumsum(x) + x[0]: IREE packs x and h0 into one transient allocation and "
+            "passes the loop the whole allocation without h0's offset, so the first iteration reads x's bytes as "
+            "h0. Reading the carried value as `select(i == 0, h0, h)` fixes the reproducer and this file's first "
+            "two loops, but the GRU loop then fails at IREE run time (binding out of range); "
+            "with the dims fixed it passes on every consumer",
             backend="stablehlo", model="tf2onnx-keras-lstm-gru"),
     Blocker("on stablehlo the positions are computed padded to the number of elements",
             "NonZero over a run-time number of anchors (dynamic image size): StableHLO's padded form of a "

@@ -221,7 +221,7 @@ def test_iree_max_unpool_on_stablehlo():
 
 def test_nms_without_a_static_count_runs_on_tosa():
     """Without a declared count, TOSA's padded rows are cut to the run-time count after its
-    pipeline (transforms/tosa/dynamic_rows.py)."""
+    pipeline (transforms/torch/dynamic_rows.py)."""
     case = CASES["NonMaxSuppression-center0-threshold1-max3"]()
     module = onnx_torch_mlir.compile(case.model(static=False), "tosa")
     _assert_matches(runtime.run(module, case.arrays(), input_dialect="tosa"), case.expected())

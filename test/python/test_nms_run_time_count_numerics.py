@@ -4,7 +4,7 @@ and on IREE and compared with onnxruntime. One compiled module runs on inputs th
 numbers of boxes, none included, so the count is read from the data, not fixed at compile time.
 Downstream ops read the selected rows as the detection post-processing of an SSD does (Gather of
 columns, GatherND of boxes and scores). On TOSA those ops run on the padded rows and each result is
-cut to the run-time count by a `tensor.extract_slice` (transforms/tosa/dynamic_rows.py).
+cut to the run-time count by a `tensor.extract_slice` (transforms/torch/dynamic_rows.py).
 """
 
 from __future__ import annotations
@@ -107,6 +107,34 @@ def _count_model():
     return _model(nodes, (("count", TensorProto.INT64, [1]),))
 
 
+def _padded_to_static_model():
+    """Ultralytics' tail: the selected rows as floats, flattened and padded to 20 rows' worth by a Pad whose
+    amount the graph computes from their Shape (`(20 - n) * 3`, as torch's F.pad pairs reversed), then viewed
+    as [20, 3]. The exporter records the Pad's static result [60]: a static signature around a data-dependent
+    count."""
+    nodes = [helper.make_node("Cast", ["selected"], ["rows"], to=TensorProto.FLOAT),
+             helper.make_node("Shape", ["rows"], ["shape"]),
+             helper.make_node("Reshape", ["rows", "flat"], ["flat_rows"]),
+             helper.make_node("Gather", ["shape", "zero"], ["count"], axis=0),
+             helper.make_node("Sub", ["most", "count"], ["missing_rows"]),
+             helper.make_node("Mul", ["missing_rows", "width"], ["missing"]),
+             helper.make_node("Unsqueeze", ["missing", "first"], ["missing_1d"]),
+             helper.make_node("Concat", ["first", "missing_1d"], ["torch_pads"], axis=0),
+             helper.make_node("Reshape", ["torch_pads", "pairs"], ["pad_pairs"]),
+             helper.make_node("Slice", ["pad_pairs", "last", "before_first", "first", "last"], ["reversed_pairs"]),
+             helper.make_node("Reshape", ["reversed_pairs", "flat"], ["pads"]),
+             helper.make_node("Pad", ["flat_rows", "pads"], ["padded_flat"]),
+             helper.make_node("Reshape", ["padded_flat", "row_shape"], ["padded"])]
+    constants = {"most": np.array(20, np.int64), "width": np.array(3, np.int64), "zero": np.array(0, np.int64),
+                 "flat": np.array([-1], np.int64), "last": np.array([-1], np.int64),
+                 "before_first": np.array([-2**62], np.int64), "pairs": np.array([-1, 2], np.int64),
+                 "row_shape": np.array([20, 3], np.int64)}
+    model = _model(nodes, (("padded", TensorProto.FLOAT, [20, 3]),))
+    model.graph.initializer.extend(numpy_helper.from_array(value, name) for name, value in constants.items())
+    model.graph.value_info.append(helper.make_tensor_value_info("padded_flat", TensorProto.FLOAT, [60]))
+    return model
+
+
 MODELS = {
     "limit-literal": lambda: _model(),
     "limit-input": lambda: _model(limit_as_input=True),
@@ -183,6 +211,21 @@ def test_stablehlo_cuts_the_padded_rows_with_a_dynamic_slice():
     # 2 batches x 3 classes x min(10 boxes, limit 3) rows, cut to the run-time count.
     assert "stablehlo.real_dynamic_slice" in text and "tensor<18x3xi64>" in text
     assert "torch." not in text
+
+
+def test_rows_padded_again_to_a_static_size_reach_xla():
+    """StableHLO computes on the padded rows as TOSA does (transforms/torch/dynamic_rows.py): a model that
+    pads its selected rows to a static size has no dynamic shape left, and XLA runs it."""
+    pytest.importorskip("jax")
+    from onnx_torch_mlir.runtime.xla import compile_with_xla
+
+    model = _padded_to_static_model()
+    module = onnx_torch_mlir.compile(model, "stablehlo", entry_name="main", weights="inline")
+    assert "?x" not in str(module) and "real_dynamic_slice" not in str(module)
+    compiled = compile_with_xla(module)
+    for seed, scale in RUNS:
+        feeds = _feeds(model, seed, scale)
+        _assert_matches(compiled(*feeds.values()), _expected(model, feeds))
 
 
 @pytest.mark.parametrize("make_model", [_model, _downstream_model, _count_model])

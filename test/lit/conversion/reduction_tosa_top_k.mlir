@@ -21,7 +21,7 @@ module attributes {onnx_torch_mlir.target = "tosa"} {
 
 // For tosa, a float TopK with k read at run time: the axis (5, padded to 8 with the lowest float)
 // sorted by a bitonic network of 1 + 2 + 3 compare-exchange stages on (value, index) pairs, then cut
-// to k (aten.item of a 0-d count, the form transforms/tosa/dynamic_rows.py cuts outside TOSA).
+// to k (aten.item of a 0-d count, the form transforms/torch/dynamic_rows.py cuts outside TOSA).
 // CHECK-LABEL: func.func @run_time_k_for_tosa
 // CHECK-NOT: aten.topk
 // CHECK: torch.aten.cat {{.*}} -> !torch.vtensor<[2,8],f32>

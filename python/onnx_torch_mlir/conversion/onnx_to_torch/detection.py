@@ -34,7 +34,7 @@ min(boxes, max_output_boxes_per_class)) and cut to the count read with `aten.ite
 `aten.slice.Tensor` with a run-time end. StableHLO lowers it as `stablehlo.real_dynamic_slice`.
 TOSA's shapes are compile-time constants: there the ops after it run on the padded rows (static)
 and each result is cut to the count by a `tensor.extract_slice` outside TOSA
-(transforms/tosa/dynamic_rows.py); a padding row is the triple (0, 0, 0), one NMS can select, so
+(transforms/torch/dynamic_rows.py); a padding row is the triple (0, 0, 0), one NMS can select, so
 the ops after it compute on padding what they would on a real row. Linalg computes just the rows
 selected (an `arange` of the run-time count).
 """
@@ -448,7 +448,7 @@ def _selected_triples(node, b: TorchBuilder, t: _Tensors, selected, before, grou
     run time: the only dynamic op, which StableHLO lowers as `real_dynamic_slice` (the count is
     `aten.item` of an integer 0-d tensor, which `transforms/stablehlo/torch_forms.py` makes an
     `aten.Int.Tensor`) and TOSA as a `tensor.extract_slice` after the ops that read the rows
-    (`transforms/tosa/dynamic_rows.py`). Elsewhere (Linalg) the rows are exactly the number
+    (`transforms/torch/dynamic_rows.py`). Elsewhere (Linalg) the rows are exactly the number
     selected: an `arange` of the run-time count."""
     selected = b.reshape(selected, [groups, count])
     before = b.reshape(before, [groups, count])

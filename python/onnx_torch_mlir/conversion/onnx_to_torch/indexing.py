@@ -466,7 +466,7 @@ def compress(node: OnnxNode, b: TorchBuilder):
 # (_true_positions), as many as the declared result has, else padded to every element and cut to the
 # number of true elements read at run time (the mechanism of NonMaxSuppression's selected rows:
 # `aten.slice.Tensor` to `aten.item` of a 0-d count; StableHLO's `real_dynamic_slice`, TOSA's
-# `tensor.extract_slice` after the ops that read the rows, transforms/tosa/dynamic_rows.py).
+# `tensor.extract_slice` after the ops that read the rows, transforms/torch/dynamic_rows.py).
 PADDED_COUNT_TARGETS = ("tosa", "stablehlo")
 
 

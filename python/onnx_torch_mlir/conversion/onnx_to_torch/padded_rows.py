@@ -4,7 +4,7 @@ On StableHLO and TOSA a result whose size depends on the data (NonZero's positio
 slices, NonMaxSuppression's selected boxes) is computed padded to the most there can be, with the
 count as a 0-d integer tensor, and cut to it by `aten.slice.Tensor(padded, dim, 0, aten.item(count),
 1)`. The ops that read the cut rows one by one run on the padded rows in the end too (TOSA:
-transforms/tosa/dynamic_rows.py), but an op that reads the rows together (NonMaxSuppression
+transforms/torch/dynamic_rows.py), but an op that reads the rows together (NonMaxSuppression
 comparing every box with every other, a Gather picking rows of them) needs the padded rows and the
 count at conversion time, to mask the padding itself. `padded_rows(value)` finds them: it follows
 `value` back through the ops from the cut that compute row by row and builds the same ops again on

@@ -172,7 +172,7 @@ def _top_k_by_sorting_network(b: TorchBuilder, x: ir.Value, k, axis: int, larges
     """TopK on TOSA beyond a few selections, or with a k known only at run time (torch-mlir's
     sort-based topk reaches no TOSA program past small sizes): the whole axis sorted by a bitonic
     network, then its first k. A k read at run time cuts the sorted axis to `aten.item` of a 0-d
-    count, the form of the other data-dependent sizes (transforms/tosa/dynamic_rows.py)."""
+    count, the form of the other data-dependent sizes (transforms/torch/dynamic_rows.py)."""
     values, indices = _sorted_by_network(b, x, axis, largest)
     info = b.info(values)
     if isinstance(k, int):

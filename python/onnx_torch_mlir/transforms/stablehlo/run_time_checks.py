@@ -10,7 +10,7 @@ written as `torch.runtime.assert(aten.Bool.int(aten.item(ok)))` with `ok` a 0-d 
 torch-mlir's simplification writes no assert of that form.
 
 `run_time_checks_as_markers` (before torch-mlir's pipeline, before the other asserts are dropped)
-replaces each with a marker that the pipeline carries through, as `transforms/tosa/dynamic_rows.py`
+replaces each with a marker that the pipeline carries through, as `transforms/torch/dynamic_rows.py`
 does for TOSA:
 
     %t = torch_c.to_builtin_tensor %ok : !torch.vtensor<[],i1> -> tensor<i1>

@@ -1,13 +1,11 @@
-"""After torch-mlir's TOSA pipeline: the markers of rows cut to a run-time count (dynamic_rows.py)
+"""After torch-mlir's TOSA pipeline: the markers of rows cut to a run-time count (torch/dynamic_rows.py)
 become `tensor.extract_slice` ops to the count, outside TOSA (dynamic_rows.py's docstring says why
 and what the reference runner, IREE and `tosa-validate` make of them)."""
 
 from torch_mlir import ir
 
+from ..torch.dynamic_rows import MARKER_DOMAIN, MARKER_NAME
 from ..torch.rewriting import OpsInFrontOf, ops_named
-
-MARKER_DOMAIN = "onnx_torch_mlir"
-MARKER_NAME = "rows_to_count"
 
 
 def cut_marked_rows(module: ir.Module) -> int:

@@ -1,53 +1,49 @@
-"""Rows cut to a run-time count on TOSA: the ops after the cut run on padded rows, and each
-result leaving them is cut by a `tensor.extract_slice` with a dynamic size.
+"""Rows cut to a run-time count on TOSA and StableHLO: the ops after the cut run on padded rows,
+and each result leaving them is cut to the count by a backend marker.
 
-TOSA's shapes are compile-time constants (a `tosa.slice` takes its sizes as `!tosa.shape`
-constants), so a result whose number of rows is only known at run time (NonMaxSuppression's
-selected boxes, NonZero's positions, Compress's slices) has no TOSA form. Our conversion computes
-such a result padded to the most rows there can be, with the run-time count as a 0-d integer
-tensor, and cuts it with `aten.slice.Tensor(padded, dim, 0, aten.item(count), 1)`
-(conversion/onnx_to_torch/detection.py, indexing.py).
-torch-mlir's TOSA lowering takes neither `aten.item` nor a slice to a run-time end, and most of
-its lowerings of the ops reading the rows (Gather, GatherND, RoiAlign's arithmetic) take only
-static shapes.
+A result whose number of rows is only known at run time (NonMaxSuppression's selected boxes,
+NonZero's positions, Compress's slices) is computed by our conversion padded to the most rows there
+can be, with the run-time count as a 0-d integer tensor, and cut with
+`aten.slice.Tensor(padded, dim, 0, aten.item(count), 1)` (conversion/onnx_to_torch/detection.py,
+indexing.py). TOSA's shapes are compile-time constants (a `tosa.slice` takes its sizes as
+`!tosa.shape` constants), and torch-mlir's TOSA lowering takes neither `aten.item` nor a slice to a
+run-time end; most of its lowerings of the ops reading the rows (Gather, GatherND, RoiAlign's
+arithmetic) take only static shapes. StableHLO lowers the cut as a dynamic slice, but XLA compiles
+static shapes only, so a detector whose output is padded again to a static size (ultralytics' 300
+detections) reaches XLA only if the rows stay padded in between.
 
-`mark_rows_cut_to_run_time_counts` (on the Torch backend contract, before torch-mlir's TOSA
-pipeline) follows the rows forward through the ops that compute row by row: elementwise ops
-(`_ELEMENTWISE`, other operands broadcast along the rows), and `_RULES`: unsqueeze, squeeze,
+`mark_rows_cut_to_run_time_counts(module, backend)` (on the Torch backend contract, before
+torch-mlir's pipeline) follows the rows forward through the ops that compute row by row: elementwise
+ops (`_ELEMENTWISE`, other operands broadcast along the rows), and `_RULES`: unsqueeze, squeeze,
 slices and sums along other dims, gathers and concatenations of values with the same rows, an
 index_select by the rows (a static source) or of them (along another dim), views and broadcasts
 that keep the rows a dim of their own, the first rows (`x[:end]` with a constant end: rows of their
 own, min(rows, end) padded and min(count, end) real), a view flattening the rows with the static
 dims after them (`[n, 6] -> [-1]`: a cut of its own, count x 6 of rows x 6). Those ops get their
 static padded types (a size list that read the rows' `aten.size.int`, or a max of two such sizes,
-gets the padded count), so TOSA takes them. An `index_select` of rows by a static index reads the
-padded rows (a valid program's indices are below the count), and ints computed from the sizes of
-rows become tensors where they are read (row_counts.py). Where a value along the
-rows meets any other op (the function's return, an op not known to be row-wise), that use gets
-the value cut to the count, as the marker
+gets the padded count), so the backend's lowering takes them. An `index_select` of rows by a static
+index reads the padded rows (a valid program's indices are below the count), and ints computed from
+the sizes of rows become tensors where they are read (row_counts.py). Where a value along the rows
+meets any other op (the function's return, an op not known to be row-wise), that use gets the value
+cut to the count, as a marker between `torch_c` casts (which the pipeline folds away, as for
+transforms/tosa/direct.py):
 
     tosa.custom %padded, %count {domain_name = "onnx_torch_mlir", operator_name = "rows_to_count"}
         : (tensor<18x3xi64>, tensor<i64>) -> tensor<?x3xi64>
+    %cut = stablehlo.custom_call @onnx_torch_mlir.rows_to_count(%padded, %count)
+        {backend_config = "0"} : (tensor<18x3xi64>, tensor<i64>) -> tensor<?x3xi64>
 
-between `torch_c` casts (which the pipeline folds away, as for transforms/tosa/direct.py); an
-`aten.tensor` of the rows' size (ONNX `Shape` of them, read as a tensor) is the count tensor.
 The first rows of a row-wise op's result depend only on the first rows of its operands, so the
 rows kept are exactly the ones computed without padding; and a padding row is one the op could
 see anyway (NonMaxSuppression's is the triple (0, 0, 0), which it can select), so nothing reads
-out of bounds on it.
+out of bounds on it. After the pipeline each backend cuts at its markers: tosa/row_cuts.py (a
+`tensor.extract_slice`, outside TOSA: torch-mlir's TOSA backend contract takes only TOSA ops, and
+MLIR's TOSA-to-Linalg pipeline and IREE's TOSA input take the slice) and stablehlo/row_cuts.py (a
+`stablehlo.real_dynamic_slice`). A program whose padded rows are padded again to a static result
+has no marker left and is static throughout.
 
-torch-mlir's TOSA backend contract takes only TOSA ops (and tensor.cast, arith.constant and
-arith.extsi of tensors): a `tensor.extract_slice` before its pipeline fails its verification
-("failed to legalize operation 'arith.constant'" for the scalar bound). So `cut_marked_rows` (row_cuts.py)
-rewrites each marker after the pipeline:
-
-    %n = tensor.extract %count[] : tensor<i64>
-    %c = arith.index_cast (%n clamped to [0, 18]) : i64 to index
-    %cut = tensor.extract_slice %padded[0, 0] [%c, 3] [1, 1] : tensor<18x3xi64> to tensor<?x3xi64>
-
-Outside TOSA, but MLIR's TOSA-to-Linalg pipeline of the reference runner and IREE's TOSA input
-take it, and `tosa-validate` checks TOSA ops only: the output still validates against our claimed
-TOSA target (tools/tosa_validation.py).
+Only the function's body is followed: a cut inside an If or Loop body stays a dynamic slice on
+StableHLO and is refused on TOSA.
 """
 
 from dataclasses import dataclass
@@ -55,11 +51,10 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from ...errors import PipelineError
-from ..torch.custom_ops import builtin_tensor_type
+from .custom_ops import builtin_tensor_type
 from .row_counts import counts_read_as_tensors
-from .row_cuts import MARKER_DOMAIN, MARKER_NAME, Builder
-from ..torch.rewriting import (
-    TorchOpBuilder, as_operation, constant_int, defining_op, int_list, is_op, ops_named, product, vtensor_sizes,
+from .rewriting import (
+    OpsInFrontOf, TorchOpBuilder, as_operation, constant_int, defining_op, int_list, is_op, ops_named, product, vtensor_sizes,
     vtensor_spelling,
 )
 
@@ -97,37 +92,48 @@ class _Rows:
     axis: int
 
 
-def mark_rows_cut_to_run_time_counts(module: ir.Module) -> int:
-    """Before torch-mlir's TOSA pipeline: compute the ops after each slice to a run-time count on
-    the padded rows, and cut where the rows leave them (module docstring); the count of cuts."""
-    from ..torch.custom_ops import load_backend_dialects
+MARKER_DOMAIN = "onnx_torch_mlir"
+MARKER_NAME = "rows_to_count"
+STABLEHLO_MARKER = f"{MARKER_DOMAIN}.{MARKER_NAME}"
+
+
+def mark_rows_cut_to_run_time_counts(module: ir.Module, backend: str) -> int:
+    """Before torch-mlir's TOSA or StableHLO pipeline: compute the ops after each slice to a run-time
+    count on the padded rows, and cut where the rows leave them with `backend`'s marker (module
+    docstring); the count of cuts."""
+    from .custom_ops import load_backend_dialects
 
     load_backend_dialects(module.context)
     marked = 0
     with module.context, ir.Location.unknown():
         for function in ops_named(module, ("func.func",)):
-            marked += _compute_on_padded_rows(function)
-        for op in ops_named(module, ("torch.aten.slice.Tensor",)):
-            # Only the cuts of data-dependent counts are named: other slices with run-time bounds are
-            # left to the transforms after this one and to torch-mlir's own diagnostic.
-            if not _cut_at_run_time(op):
-                continue
-            if "NonMaxSuppression" in str(op.location):
-                raise PipelineError(
-                    f"torch-to-tosa: {op.location}: NonMaxSuppression's selected boxes are a number known only at "
-                    "run time, and TOSA's shapes are compile-time constants: their rows are cut outside TOSA only "
-                    "in a function's body, not inside an If or Loop body; declare selected_indices with a static "
-                    "shape [num_selected, 3], or compile to linalg-on-tensors or stablehlo")
-            if "NonZero" in str(op.location) or "Compress" in str(op.location):
-                raise PipelineError(
-                    f"torch-to-tosa: {op.location}: the number of selected elements is known only at run time, and "
-                    "TOSA's shapes are compile-time constants: the rows are cut outside TOSA only in a function's "
-                    "body, not inside an If or Loop body; declare the result with a static shape, or compile to "
-                    "linalg-on-tensors or stablehlo")
+            marked += _compute_on_padded_rows(function, backend)
+        if backend == "tosa":
+            _refuse_cuts_left_for_tosa(module)
     return marked
 
 
-def _compute_on_padded_rows(function: ir.Operation) -> int:
+def _refuse_cuts_left_for_tosa(module: ir.Module) -> None:
+    for op in ops_named(module, ("torch.aten.slice.Tensor",)):
+        # Only the cuts of data-dependent counts are named: other slices with run-time bounds are
+        # left to the transforms after this one and to torch-mlir's own diagnostic.
+        if not _cut_at_run_time(op):
+            continue
+        if "NonMaxSuppression" in str(op.location):
+            raise PipelineError(
+                f"torch-to-tosa: {op.location}: NonMaxSuppression's selected boxes are a number known only at "
+                "run time, and TOSA's shapes are compile-time constants: their rows are cut outside TOSA only "
+                "in a function's body, not inside an If or Loop body; declare selected_indices with a static "
+                "shape [num_selected, 3], or compile to linalg-on-tensors or stablehlo")
+        if "NonZero" in str(op.location) or "Compress" in str(op.location):
+            raise PipelineError(
+                f"torch-to-tosa: {op.location}: the number of selected elements is known only at run time, and "
+                "TOSA's shapes are compile-time constants: the rows are cut outside TOSA only in a function's "
+                "body, not inside an If or Loop body; declare the result with a static shape, or compile to "
+                "linalg-on-tensors or stablehlo")
+
+
+def _compute_on_padded_rows(function: ir.Operation, backend: str) -> int:
     """Within `function`'s body. Ops and their results are told apart by their results: an
     `ir.Operation` changes its hash when an op is inserted in front of it."""
     if not function.regions or not function.regions[0].blocks:
@@ -169,7 +175,7 @@ def _compute_on_padded_rows(function: ir.Operation) -> int:
             if _reads_rows_by_static_index(user, use.operand_number, value, value_rows, rows):
                 user.operands[use.operand_number] = padded
             elif not _computes_on_padded_rows(user, accepted_results):
-                user.operands[use.operand_number] = _marker(user, padded, value_rows, _original_type(value, value_rows))
+                user.operands[use.operand_number] = _marker(user, padded, value_rows, _original_type(value, value_rows), backend)
     for seed in seeds:
         seed.results[0].replace_all_uses_with(rows[seed.results[0]].cut.padded)
         item = defining_op(seed.operands[3])
@@ -247,16 +253,22 @@ def _padded_type(torch_type: ir.Type, value_rows: _Rows) -> ir.Type:
     return ir.Type.parse(vtensor_spelling(sizes, element))
 
 
-def _marker(user: ir.Operation, padded: ir.Value, value_rows: _Rows, cut_type: ir.Type) -> ir.Value:
-    """`padded` cut to the count along its rows, as the marker `tosa.custom` (module docstring)."""
-    builder = Builder(user)
+def _marker(user: ir.Operation, padded: ir.Value, value_rows: _Rows, cut_type: ir.Type, backend: str) -> ir.Value:
+    """`padded` cut to the count along its rows, as `backend`'s marker (module docstring)."""
+    builder = OpsInFrontOf(user)
     builtin = builder.create("torch_c.to_builtin_tensor", builtin_tensor_type(padded.type), [padded])
     count = value_rows.cut.count
     count = builder.create("torch_c.to_builtin_tensor", builtin_tensor_type(count.type), [count])
-    marker = builder.create("tosa.custom", builtin_tensor_type(cut_type), [builtin, count], {
-        "domain_name": ir.StringAttr.get(MARKER_DOMAIN), "operator_name": ir.StringAttr.get(MARKER_NAME),
-        "implementation_attrs": ir.StringAttr.get(f'{{"dim": {value_rows.axis}}}'),
-    })
+    if backend == "tosa":
+        marker = builder.create("tosa.custom", builtin_tensor_type(cut_type), [builtin, count], {
+            "domain_name": ir.StringAttr.get(MARKER_DOMAIN), "operator_name": ir.StringAttr.get(MARKER_NAME),
+            "implementation_attrs": ir.StringAttr.get(f'{{"dim": {value_rows.axis}}}'),
+        })
+    else:
+        marker = builder.create("stablehlo.custom_call", builtin_tensor_type(cut_type), [builtin, count], {
+            "call_target_name": ir.StringAttr.get(STABLEHLO_MARKER),
+            "backend_config": ir.StringAttr.get(str(value_rows.axis)),
+        })
     return builder.create("torch_c.from_builtin_tensor", cut_type, [marker])
 
 
