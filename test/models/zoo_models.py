@@ -17,7 +17,8 @@ implementation: PyTorch's own outputs match onnxruntime's at the stated toleranc
 torch-exported model (largest differences 3.3e-6 on outputs of order 1-4, BERT-base included; 3.2e-4
 on MobileNetV2's, which reach 6), so a compiled program that misses it computes something else, not
 the same thing in another order. zoo_deployment.py adds quantized and onnxruntime-optimized models
-(the formats users deploy), each with the tolerance its quantization calls for.
+(the formats users deploy), zoo_npu.py models quantized for an NPU, each with the tolerance its
+quantization calls for.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import numpy as np
 import zoo_architectures  # more transformers architectures; imports this module only in its builders
 import zoo_control  # recurrent and control-flow models; imports this module only in its builders
 import zoo_deployment  # quantized and onnxruntime-optimized models; imports this module only in its builders
+import zoo_npu  # quantized models for an NPU (integer TOSA, Vela); imports this module only in its builders
 
 EXPORTERS = ("torchscript", "dynamo", "optimum", "onnx.helper", *zoo_deployment.EXPORTERS)
 TORCHSCRIPT_OPSET = 17
@@ -646,6 +648,7 @@ MODELS: list[ZooModel] = [
     _full_size("vit-base", "dynamo", "vision",
                "ViT-B/16 at full size (86M parameters, 350 MB of weights, 224x224 images), dynamo exporter, static"),
     *zoo_deployment.models(ZooModel),
+    *zoo_npu.models(ZooModel),
     *zoo_control.models(ZooModel),
     *zoo_architectures.models(ZooModel),
 ]

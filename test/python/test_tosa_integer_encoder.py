@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -19,56 +21,20 @@ from integer_tosa_checks import (
     FLOAT_OPS, SEED, assert_vela_places_every_operator_on_the_npu, exported, input_scale, onnx_semantics, output_step,
     quantized, trained_looking, within_one_step)
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+from zoo_npu import vit_encoder  # noqa: E402 - the network lives with the zoo's entry
+
 torch = pytest.importorskip("torch")
 quantization = pytest.importorskip("onnxruntime.quantization")
 
 
-# A ViT-style encoder on float features (Vela takes no int64 token ids): a patch-embedding Conv, a class token
-# Concat, a position Add, two pre-LayerNorm blocks of two-head self-attention (MatMul of two activations, Mul by
-# the head's 1/sqrt(d), Softmax) and an erf-GELU MLP with residual Adds, a final LayerNorm and a linear head on
-# the class token. quantize_static wraps every op in Q/DQ (LayerNormalization and Softmax included; the weights'
-# biases are int8 constants added by Add), int8 and uint8 activations.
-
-class _Block(torch.nn.Module):
-    def __init__(self, dim, heads, tokens):
-        from torch import nn
-
-        super().__init__()
-        self.dim, self.heads, self.tokens = dim, heads, tokens
-        self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
-        self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
-        self.fc1, self.fc2 = nn.Linear(dim, 2 * dim), nn.Linear(2 * dim, dim)
-
-    def forward(self, x):
-        d, h = self.dim, self.heads
-        q, k, v = self.qkv(self.norm1(x)).reshape(1, self.tokens, 3, h, d // h).permute(2, 0, 3, 1, 4)
-        attention = torch.softmax(q @ k.transpose(-2, -1) * float((d // h) ** -0.5), dim=-1)
-        x = x + self.proj((attention @ v).transpose(1, 2).reshape(1, self.tokens, d))
-        return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.norm2(x))))
-
-
-def _encoder(dim=32, heads=2, depth=2, patch=4, side=16, classes=10):
-    from torch import nn
-
-    tokens = (side // patch) ** 2 + 1
-
-    class Encoder(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.embed = nn.Conv2d(3, dim, patch, patch)
-            self.cls = nn.Parameter(torch.randn(1, 1, dim) * 0.5)
-            self.position = nn.Parameter(torch.randn(1, tokens, dim) * 0.5)
-            self.blocks = nn.ModuleList(_Block(dim, heads, tokens) for _ in range(depth))
-            self.norm, self.head = nn.LayerNorm(dim), nn.Linear(dim, classes)
-
-        def forward(self, x):
-            x = torch.cat([self.cls, self.embed(x).flatten(2).transpose(1, 2)], 1) + self.position
-            for block in self.blocks:
-                x = block(x)
-            return self.head(self.norm(x)[:, 0])
-
+def _encoder():
+    """zoo_npu's ViT-style encoder (the zoo's vit-encoder-qdq is the same network): 17 tokens of width 32,
+    two pre-LayerNorm blocks of two-head self-attention and an erf-GELU MLP. quantize_static wraps every op in
+    Q/DQ (LayerNormalization and Softmax included; the weights' biases are int8 constants added by Add), int8
+    and uint8 activations."""
     torch.manual_seed(SEED)
-    return trained_looking(Encoder().eval())
+    return trained_looking(vit_encoder(dim=32, heads=2, depth=2, patch=4, side=16, classes=10))
 
 
 @pytest.fixture(scope="module", params=["int8", "uint8"])
