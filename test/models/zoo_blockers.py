@@ -64,6 +64,11 @@ BLOCKERS: tuple[Blocker, ...] = (
             "NonZero over a run-time number of anchors (dynamic image size): StableHLO's padded form of a "
             "data-dependent count pads to the element count, which must be static; with the image size fixed "
             "it passes on the reference runner and IREE", backend="stablehlo", model="yolov8n-ultralytics-nms"),
+    Blocker("a size the data decides", "the model returns rows whose number the data decides (an SSD's "
+            "NonMaxSuppression detections): the route computes them padded and cuts them to the run-time count at "
+            "the result (transforms/torch/dynamic_rows.py), which our runner and IREE run; a TOSA flatbuffer and XLA "
+            "take static shapes only, and no `--dim` fixes a size the data decides (a fixed-size form would return "
+            "the padded rows and their count)"),
     Blocker("XLA compiles static shapes", "XLA (jax's CPU client, `compile_and_load` of StableHLO text) compiles "
             "static shapes only, so a module with dynamic dims is refused before XLA sees it, naming `--dim`; the "
             "ours-dims row is the same model with its dims fixed", consumer="xla"),
@@ -187,11 +192,6 @@ BLOCKERS: tuple[Blocker, ...] = (
     Blocker("maximum iteration count exceeded in fixed point pipeline",
             "IREE's compiler gives up in its own fixed-point pipeline on this TOSA (an IREE limitation; the "
             "reference runner runs the same TOSA correctly)", backend="tosa", consumer="iree"),
-    Blocker("a TOSA flatbuffer has static shapes", "NonMaxSuppression keeps a data-dependent number of detections: "
-            "the TOSA route computes the rows padded and cuts them to the run-time count (`tensor.extract_slice`, "
-            "transforms/tosa/row_cuts.py), which our runner and IREE run; a TOSA flatbuffer has static shapes only "
-            "and no slice of a run-time size, and no `--dim` fixes a size the data decides (a fixed-size form would "
-            "return the padded rows and their count)", consumer="tosa-reference", model="ssd-postprocess-helper"),
     Blocker("TOSA FB Reader error: Unknown data type",
             "Vela 5.2's TOSA reader has no int64: the model takes int64 inputs (token ids, an attention mask), which "
             "the TOSA route keeps int64, so Vela stops before placing anything. Behind that the graph has float "

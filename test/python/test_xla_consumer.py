@@ -135,3 +135,16 @@ def test_generic_tosa_text_loads_in_iree(tmp_path):
                            "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=generic",
                            "-o", str(tmp_path / "m.vmfb")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[:500]
+
+
+def test_a_result_sized_by_the_data_is_refused_naming_it_not_the_dims(tmp_path):
+    """A static signature's NonZero result: no --dim helps, and the error says so."""
+    graph = helper.make_graph(
+        [helper.make_node("NonZero", ["x"], ["positions"])], "nonzero",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("positions", TensorProto.INT64, [2, None])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    module = onnx_torch_mlir.compile(model, output_type="stablehlo", entry_name="main", weights="inline")
+    with pytest.raises(XlaError, match=r"result 0 \(tensor<2x\?xi64>\) has a size the data decides.*no --dim"):
+        compile_with_xla(module)

@@ -139,11 +139,11 @@ def required_target(module: ir.Module) -> str:
 def serialize(module: ir.Module, path: str | Path, validate: bool = True) -> None:
     """Write `module` (TOSA, static shapes) as a TOSA flatbuffer at `path` with tosa-tools' tosa-opt;
     with `validate`, its `tosa-validate` checks the module first against `required_target(module)`."""
-    from ..pipelines import STATIC_DIMS_HINT, has_dynamic_signature
+    from ..mlir_passes import dynamic_signature_reason
 
-    if has_dynamic_signature(module):
-        raise TosaReferenceError("TOSA serialize: a TOSA flatbuffer has static shapes and the module's signature has "
-                                 "dynamic dims; " + STATIC_DIMS_HINT.format(backend="TOSA"))
+    reason = dynamic_signature_reason(module, "a TOSA flatbuffer has static shapes", "TOSA")
+    if reason:
+        raise TosaReferenceError(f"TOSA serialize: {reason}")
     path = Path(path)
     bytecode = path.with_suffix(".mlirbc")
     with open(bytecode, "wb") as output:

@@ -57,11 +57,11 @@ def _first_line(error: Exception) -> str:
 def _check_form(module: ir.Module) -> None:
     from ..transforms.output_form import entry_function, resource_attribute_names
 
-    from ..mlir_passes import STATIC_DIMS_HINT, has_dynamic_signature
+    from ..mlir_passes import dynamic_signature_reason
 
-    if has_dynamic_signature(module):
-        raise XlaError("XLA compile: XLA compiles static shapes and the module's signature has dynamic dims; "
-                       + STATIC_DIMS_HINT.format(backend="StableHLO"))
+    reason = dynamic_signature_reason(module, "XLA compiles static shapes", "StableHLO")
+    if reason:
+        raise XlaError(f"XLA compile: {reason}")
     entry = entry_function(module)
     name = ir.StringAttr(entry.attributes["sym_name"]).value
     if name != "main":
