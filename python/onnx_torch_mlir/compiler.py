@@ -34,6 +34,7 @@ def compile(
     conv_layout: str | None = None,
     conv_form: str | None = None,
     quantized_io: str | None = None,
+    data_dependent_outputs: str | None = None,
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
 
@@ -72,6 +73,12 @@ def compile(
     dequantizes its output, in float) or "int8" (an input read only by a QuantizeLinear to int8 is
     that int8 tensor, an output that is a DequantizeLinear of int8 is the int8 tensor: no float op
     left for an NPU compiler such as Vela; transforms/tosa/quantized_regions/).
+    `data_dependent_outputs` (TOSA, StableHLO): "cut" (the default: an output whose rows the data
+    decides, NonZero's, Compress's, NonMaxSuppression's, has a dynamic dim holding its run-time
+    count) or "padded-with-counts" (each such output padded to the most rows it can have, and its
+    count a 0-d int64 result after the model's outputs; the entry function's
+    `onnx_torch_mlir.padded_results` says which: static shapes, what XLA and a TOSA flatbuffer need;
+    runtime/padded_results.py cuts the outputs again; transforms/torch/dynamic_rows.py).
 
     `isolated=True` compiles in a forked child process (onnx_torch_mlir.isolation): a crash
     inside MLIR or torch-mlir raises InternalCompilerError (naming the pipeline step and a
@@ -87,6 +94,7 @@ def compile(
             converter=converter, dims=dims, input_shapes=input_shapes, input_values=input_values, entry_name=entry_name, weights=weights,
             weights_file=weights_file, weights_min_bytes=weights_min_bytes,
             conv_layout=conv_layout, conv_form=conv_form, quantized_io=quantized_io,
+            data_dependent_outputs=data_dependent_outputs,
         )
     from .transforms.torch.custom_ops import ENCODINGS, normalize_backend_legal_ops
 
@@ -102,7 +110,8 @@ def compile(
         raise PipelineError(f"unknown weights form '{weights}': expected one of {', '.join(WEIGHTS_FORMS)}")
     check_weights_file(weights, weights_file)
     route_options = {name: value for name, value in (("conv_layout", conv_layout), ("conv_form", conv_form),
-                                                                     ("quantized_io", quantized_io))
+                                                     ("quantized_io", quantized_io),
+                                                     ("data_dependent_outputs", data_dependent_outputs))
                      if value}
     for name in route_options:
         route_option(route_options, name)

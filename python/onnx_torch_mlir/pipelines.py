@@ -31,7 +31,8 @@ class Step:
 
     `dynamic_only`: runs only when the module's signature has a dynamic dim. `when`: a
     "module:predicate" that must hold for the module. `option`: (name, value) of ROUTE_OPTIONS the
-    compile must have chosen (its default when not given)."""
+    compile must have chosen (its default when not given). `option_argument`: a route option whose
+    value (its default when not given) is passed after `arguments`."""
 
     name: str
     function: str
@@ -40,6 +41,7 @@ class Step:
     dynamic_only: bool = False
     when: str | None = None
     option: tuple[str, str] | None = None
+    option_argument: str | None = None
 
     def run(self, module: ir.Module, dynamic: bool, options: dict | None = None) -> None:
         if self.dynamic_only and not dynamic:
@@ -49,7 +51,10 @@ class Step:
         if self.when and not _resolve(self.when)(module):
             return
         begin_step(self.name, module, reproduce=f"--step {self.name}")
-        _resolve(self.function)(module, *self.arguments)
+        arguments = self.arguments
+        if self.option_argument:
+            arguments += (route_option(options or {}, self.option_argument),)
+        _resolve(self.function)(module, *arguments)
 
 
 def _resolve(spelling: str):
@@ -69,6 +74,10 @@ ROUTE_OPTIONS = {
     "quantized_io": (("float", "int8"),
                      "TOSA, QDQ models: float inputs and outputs quantized and dequantized in the graph, or the "
                      "int8 tensors themselves (no float op left: what Vela compiles)"),
+    "data_dependent_outputs": (("cut", "padded-with-counts"),
+                               "TOSA's and StableHLO's outputs whose rows the data decides (NonZero, NonMaxSuppression): "
+                               "cut to the run-time count (a dynamic dim), or padded to the most rows with each count a "
+                               "0-d int64 result after the outputs (static shapes: XLA, a TOSA flatbuffer)"),
 }
 
 
@@ -103,7 +112,8 @@ ERASE_UNUSED_SHAPE_ARITHMETIC = Step(
     "TOSA's and StableHLO's lowerings refuse dead shape ops on dynamic dims")
 MARK_ROWS_CUT_TO_RUN_TIME_COUNTS = {backend: Step(
     f"mark-rows-cut-to-run-time-counts{suffix}", "torch.dynamic_rows:mark_rows_cut_to_run_time_counts",
-    f"rows of a run-time count (NMS): computed padded, cut by a marker ({why})", arguments=(backend,))
+    f"rows of a run-time count (NMS): computed padded, cut by a marker ({why})", arguments=(backend,),
+    option_argument="data_dependent_outputs")
     for backend, suffix, why in (("tosa", "", "TOSA's shapes are static"),
                                  ("stablehlo", "-stablehlo", "XLA's shapes are static"))}
 CONSTANT_INT_TENSORS_AS_LITERALS = Step(

@@ -54,6 +54,7 @@ sys.path.insert(0, str(HERE))
 import build_zoo  # noqa: E402
 import zoo_document  # noqa: E402
 import zoo_models  # noqa: E402
+import zoo_worker  # noqa: E402
 import zoo_report  # noqa: E402
 from corpus import CORPORA  # noqa: E402
 from zoo_report import BACKENDS, CONFIGURATIONS, CONSUMERS, QUANTIZED_CONSUMERS, Cell, consumers_of  # noqa: E402
@@ -215,6 +216,15 @@ def _selector_arguments(model: zoo_models.ZooModel, configuration: str) -> list[
     return [argument for name in model.selector_inputs for argument in ("--selector-input", name)]
 
 
+def _consumer_module(work: Path, module_path: Path, consumer: str) -> Path:
+    """The module a consumer runs: XLA its own form; Arm's reference model the padded-with-counts form
+    where the compile child wrote one (zoo_worker.padded_module_path); the others the module."""
+    if consumer == "xla":
+        return work / "module-xla.mlirbc"
+    padded = zoo_worker.padded_module_path(module_path)
+    return padded if consumer == "tosa-reference" and padded.exists() else module_path
+
+
 def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configuration: str, backend: str,
             consumers: list[str], timeout: float, work_root: Path) -> list[Cell]:
     def cells(outcome: str, stage: str, error: str, **measures) -> list[Cell]:
@@ -253,7 +263,7 @@ def run_job(model: zoo_models.ZooModel, build: build_zoo.BuildResult, configurat
             record_path = work / f"run-{consumer}.json"
             ran = run_child(
                 [sys.executable, str(WORKER), "run", "--module",
-                 str(work / "module-xla.mlirbc" if consumer == "xla" else module_path), "--model", str(build.model_path),
+                 str(_consumer_module(work, module_path, consumer)), "--model", str(build.model_path),
                  "--backend", backend, "--consumer", consumer, "--reference", str(build.reference_path),
                  "--rtol", repr(model.rtol), "--atol", repr(model.atol), "--record", str(record_path),
                  "--configuration", configuration, *_selector_arguments(model, configuration)],

@@ -64,11 +64,6 @@ BLOCKERS: tuple[Blocker, ...] = (
             "NonZero over a run-time number of anchors (dynamic image size): StableHLO's padded form of a "
             "data-dependent count pads to the element count, which must be static; with the image size fixed "
             "it passes on the reference runner and IREE", backend="stablehlo", model="yolov8n-ultralytics-nms"),
-    Blocker("a size the data decides", "the model returns rows whose number the data decides (an SSD's "
-            "NonMaxSuppression detections): the route computes them padded and cuts them to the run-time count at "
-            "the result (transforms/torch/dynamic_rows.py), which our runner and IREE run; a TOSA flatbuffer and XLA "
-            "take static shapes only, and no `--dim` fixes a size the data decides (a fixed-size form would return "
-            "the padded rows and their count)"),
     Blocker("XLA compiles static shapes", "XLA (jax's CPU client, `compile_and_load` of StableHLO text) compiles "
             "static shapes only, so a module with dynamic dims is refused before XLA sees it, naming `--dim`; the "
             "ours-dims row is the same model with its dims fixed", consumer="xla"),

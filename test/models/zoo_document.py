@@ -67,7 +67,11 @@ def render(models: list, builds: dict[str, dict], results: dict[str, list[Cell]]
         "QuantizeLinear or QLinear* op in the graph) = Arm's Ethos-U compiler for ethos-u85-256 on the model compiled",
         "with `quantized_io=\"int8\"` (`onnx_torch_mlir.runtime.vela`): it passes when Vela places every operator on",
         "the NPU, and the cell gives Vela's NPU and CPU operator counts. Vela does not run the model: the numeric",
-        "comparison stays the TOSA reference model's column (the same integer regions, float input and output). Outcomes: "
+        "comparison stays the TOSA reference model's column (the same integer regions, float input and output).",
+        "XLA and the TOSA reference model take static shapes only: a model with static inputs whose outputs have rows",
+        "the data decides (an SSD's detections) runs there compiled with `data_dependent_outputs=\"padded-with-counts\"`",
+        "(each such output padded, its run-time count returned after the outputs), the outputs cut to the counts",
+        "(`onnx_torch_mlir.runtime.padded_results`) before the comparison. Outcomes: "
         + ", ".join(f"{SHORT[o]} = {o}" for o in OUTCOMES) + ".",
         "A compile error is ours (stage `compile`) or the consumer's compiler's (stage `consumer compile`).",
         "Times and peak memory (RSS) are those of the child process that compiled or ran the model.",

@@ -45,18 +45,43 @@ def compile_model(args) -> dict:
     record = {"stage": "compile"}
     started = time.perf_counter()
     try:
-        module = onnx_torch_mlir.compile(args.model, output_type=args.backend, **configuration_options(args, record))
+        options = configuration_options(args, record)
+        module = onnx_torch_mlir.compile(args.model, output_type=args.backend, **options)
         record["compile_seconds"] = round(time.perf_counter() - started, 3)
         with open(args.output, "wb") as output:
             module.operation.write_bytecode(output)
+        static_form = module
+        if args.backend in ("tosa", "stablehlo") and _has_data_dependent_results(module):
+            # XLA and a TOSA flatbuffer take static shapes: they run the padded outputs and their counts.
+            static_form = onnx_torch_mlir.compile(args.model, output_type=args.backend,
+                                                  data_dependent_outputs="padded-with-counts", **options)
+            with open(padded_module_path(args.output), "wb") as output:
+                static_form.operation.write_bytecode(output)
         if args.xla_output:
-            record["xla_form_error"] = write_xla_form(module, args.xla_output)
+            record["xla_form_error"] = write_xla_form(static_form, args.xla_output)
     except Exception as error:  # any failure to compile is this cell's outcome
         record.update(outcome="compile error", error=first_error_line(error))
         record["compile_seconds"] = round(time.perf_counter() - started, 3)
         return record
     record["outcome"] = "compiled"
     return record
+
+
+def padded_module_path(module_path) -> Path:
+    """Where the compile child writes the module's `data_dependent_outputs="padded-with-counts"` form."""
+    module_path = Path(module_path)
+    return module_path.with_name(module_path.stem + "-padded" + module_path.suffix)
+
+
+def _has_data_dependent_results(module) -> bool:
+    """Whether the entry function takes static shapes and returns a dynamic one (rows the data decides)."""
+    from onnx_torch_mlir.transforms.output_form import entry_function
+    from torch_mlir import ir
+
+    with module.context:
+        function_type = ir.FunctionType(ir.TypeAttr(entry_function(module).attributes["function_type"]).value)
+        return (not any("?" in str(argument) for argument in function_type.inputs)
+                and any("?" in str(result) for result in function_type.results))
 
 
 def configuration_options(args, record: dict) -> dict:
@@ -258,6 +283,7 @@ def run_module(args) -> dict:
     from onnx_torch_mlir.importer.zipmap import dense_outputs
     from onnx_torch_mlir.runtime import lowering
     from onnx_torch_mlir.runtime.backend import declared_output_dtypes
+    from onnx_torch_mlir.runtime.padded_results import cut_to_counts, padded_results
     from torch_mlir import ir
 
     stage_path = Path(args.record + ".stage")  # what the parent reports if this process dies
@@ -290,14 +316,15 @@ def run_module(args) -> dict:
         # consumers parse MLIR text the same way); the module outlives the `with`.
         with lowering.runner_context():
             module = ir.Module.parse(Path(args.module).read_bytes())
-        return make_program(module)
+            padded = padded_results(module)  # the padded-with-counts form: cut its outputs again
+        return make_program(module), padded
 
-    made, program = _timed(record, "consumer_compile_seconds", "compile error", consumer_program)
+    made, (program, padded) = _timed(record, "consumer_compile_seconds", "compile error", consumer_program)
     if not made:
         return record
     enter("run")
     ran, outputs = _timed(record, "run_seconds", "run-time error",
-                          lambda: _as_declared(list(program(*inputs)), declared, args.backend))
+                          lambda: _as_declared(cut_to_counts(padded, list(program(*inputs))), declared, args.backend))
     if not ran:
         return record
     enter("compare")

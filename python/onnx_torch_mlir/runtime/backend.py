@@ -58,14 +58,14 @@ class OnnxTorchMlirBackend(Backend):
     def prepare(cls, model, device: str = "CPU", **kwargs) -> OnnxTorchMlirBackendRep:
         from .. import compile as compile_model
         from ..importer import load_model
+        from ..pipelines import ROUTE_OPTIONS
         from . import compile_for_cpu
 
         if not cls.supports_device(device):
             raise OnnxTorchMlirError(f"device '{device}' is not supported: the reference runner runs on the CPU")
         model = load_model(model)
         backend = kwargs.pop("backend", DEFAULT_BACKEND)
-        keys = ("importer", "converter", "dims", "input_shapes", "weights", "weights_min_bytes", "conv_layout", "conv_form",
-                "quantized_io")
+        keys = ("importer", "converter", "dims", "input_shapes", "weights", "weights_min_bytes", *ROUTE_OPTIONS)
         options = {key: kwargs[key] for key in keys if key in kwargs}
         if options.get("weights") != "arguments":
             program = compile_for_cpu(compile_model(model, backend, **options), input_dialect=backend)

@@ -40,7 +40,7 @@ HELP = "compile an ONNX model to Torch, Linalg, TOSA or StableHLO"
 def add_arguments(parser) -> None:
     from ..pipelines import OUTPUT_TYPES
     from ..weights_forms import WEIGHTS_FORMS
-    from .compile_options import add_conv_layout_argument, add_weights_arguments, output_type
+    from .compile_options import add_route_option_arguments, add_weights_arguments, output_type
 
     parser.add_argument("model", help="the .onnx file (external data next to it is found); '-' reads it from stdin")
     parser.set_defaults(model_from_stdin=True)
@@ -76,7 +76,7 @@ def add_arguments(parser) -> None:
                         help="whose ONNX importer to use (default: ours)")
     parser.add_argument("--converter", default="ours", choices=("ours", "torch-mlir"),
                         help="whose ONNX-to-Torch conversion to use (default: ours)")
-    add_conv_layout_argument(parser)
+    add_route_option_arguments(parser)
     parser.add_argument("--dim", action="append", default=[], metavar="NAME=SIZE",
                         help="fix the model's symbolic dim NAME (an input's dim_param, verbatim: also an "
                         "expression, --dim 'past_sequence_length + sequence_length=10') to SIZE at compile time "
@@ -142,7 +142,7 @@ def _compile_and_write(args) -> int:
     from .. import timing
     from ..compiler import compile as compile_model
 
-    from .compile_options import apply_dims_from
+    from .compile_options import apply_dims_from, route_options
 
     legal = tuple(op for op in args.backend_legal_ops.split(",") if op)
     keep = tuple(op for op in args.keep_onnx_ops.split(",") if op)
@@ -154,8 +154,7 @@ def _compile_and_write(args) -> int:
             custom_op_encoding=args.custom_op_encoding, importer=args.importer, converter=args.converter,
             dims=args.dim, input_shapes=args.input_shape, input_values=args.input_value, entry_name=args.entry_name,
             weights="inline" if args.emit_portable_artifact else args.weights, weights_file=args.weights_file,
-            weights_min_bytes=args.weights_min_bytes, conv_layout=args.conv_layout, conv_form=args.conv_form,
-            quantized_io=args.quantized_io,
+            weights_min_bytes=args.weights_min_bytes, **route_options(args),
         )
     except ConversionError as error:
         # All failing nodes, not only the first line run_guarded would print.

@@ -19,19 +19,23 @@ def add_compile_arguments(parser, *, default_backend: str, backends_only: bool =
                         help=f"target: {', '.join(choices)} (linalg for short; default {default_backend})")
     parser.add_argument("--importer", choices=IMPORTERS, default=None, help="whose ONNX importer to use")
     parser.add_argument("--converter", choices=CONVERTERS, default=None, help="whose ONNX-to-Torch conversion to use")
-    add_conv_layout_argument(parser)
+    add_route_option_arguments(parser)
 
 
-def add_conv_layout_argument(parser) -> None:
+def add_route_option_arguments(parser) -> None:
+    """One `--NAME` per route option (pipelines.ROUTE_OPTIONS: `--conv-layout`, `--quantized-io`, ...)."""
     from ..pipelines import ROUTE_OPTIONS
 
-    choices, meaning = ROUTE_OPTIONS["conv_layout"]
-    parser.add_argument("--conv-layout", choices=choices, default=None,
-                        help=f"{meaning} (default {choices[0]})")
-    choices, meaning = ROUTE_OPTIONS["conv_form"]
-    parser.add_argument("--conv-form", choices=choices, default=None, help=f"{meaning} (default {choices[0]})")
-    choices, meaning = ROUTE_OPTIONS["quantized_io"]
-    parser.add_argument("--quantized-io", choices=choices, default=None, help=f"{meaning} (default {choices[0]})")
+    for name, (choices, meaning) in ROUTE_OPTIONS.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", choices=choices, default=None,
+                            help=f"{meaning} (default {choices[0]})")
+
+
+def route_options(args) -> dict:
+    """{route option: value} for the route options given on the command line."""
+    from ..pipelines import ROUTE_OPTIONS
+
+    return {name: getattr(args, name) for name in ROUTE_OPTIONS if getattr(args, name, None)}
 
 
 def add_weights_arguments(parser, forms) -> None:
@@ -63,12 +67,7 @@ def compile_options(args) -> dict:
     if getattr(args, "weights", "resources") != "resources":
         options["weights"] = args.weights
         options["weights_min_bytes"] = args.weights_min_bytes
-    if getattr(args, "conv_layout", None):
-        options["conv_layout"] = args.conv_layout
-    if getattr(args, "conv_form", None):
-        options["conv_form"] = args.conv_form
-    if getattr(args, "quantized_io", None):
-        options["quantized_io"] = args.quantized_io
+    options.update(route_options(args))
     return options
 
 

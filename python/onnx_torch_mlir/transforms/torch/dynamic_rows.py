@@ -97,17 +97,19 @@ MARKER_NAME = "rows_to_count"
 STABLEHLO_MARKER = f"{MARKER_DOMAIN}.{MARKER_NAME}"
 
 
-def mark_rows_cut_to_run_time_counts(module: ir.Module, backend: str) -> int:
+def mark_rows_cut_to_run_time_counts(module: ir.Module, backend: str, outputs: str = "cut") -> int:
     """Before torch-mlir's TOSA or StableHLO pipeline: compute the ops after each slice to a run-time
     count on the padded rows, and cut where the rows leave them with `backend`'s marker (module
-    docstring); the count of cuts."""
+    docstring); the count of cuts. `outputs` "padded-with-counts" (route option
+    data_dependent_outputs): a function result along rows is returned padded instead, with its
+    count as a result after the others (`_padded_results`)."""
     from .custom_ops import load_backend_dialects
 
     load_backend_dialects(module.context)
     marked = 0
     with module.context, ir.Location.unknown():
         for function in ops_named(module, ("func.func",)):
-            marked += _compute_on_padded_rows(function, backend)
+            marked += _compute_on_padded_rows(function, backend, outputs == "padded-with-counts")
         if backend == "tosa":
             _refuse_cuts_left_for_tosa(module)
     return marked
@@ -133,7 +135,7 @@ def _refuse_cuts_left_for_tosa(module: ir.Module) -> None:
                 "linalg-on-tensors or stablehlo")
 
 
-def _compute_on_padded_rows(function: ir.Operation, backend: str) -> int:
+def _compute_on_padded_rows(function: ir.Operation, backend: str, padded_results: bool) -> int:
     """Within `function`'s body. Ops and their results are told apart by their results: an
     `ir.Operation` changes its hash when an op is inserted in front of it."""
     if not function.regions or not function.regions[0].blocks:
@@ -168,12 +170,16 @@ def _compute_on_padded_rows(function: ir.Operation, backend: str) -> int:
     _erase_dead_ops(block, rows)
     counts_read_as_tensors(block, lambda value: _count_of_size(value, rows))
     _erase_dead_ops(block, rows)
+    returned = {}  # result index: the _Rows of the padded value returned there
     for value, value_rows in rows.items():
         padded = value_rows.cut.padded if value in seed_results else value
         for use in list(value.uses):
             user = as_operation(use.owner)
             if _reads_rows_by_static_index(user, use.operand_number, value, value_rows, rows):
                 user.operands[use.operand_number] = padded
+            elif padded_results and user.name == "func.return":
+                user.operands[use.operand_number] = padded
+                returned[use.operand_number] = value_rows
             elif not _computes_on_padded_rows(user, accepted_results):
                 user.operands[use.operand_number] = _marker(user, padded, value_rows, _original_type(value, value_rows), backend)
     for seed in seeds:
@@ -182,7 +188,30 @@ def _compute_on_padded_rows(function: ir.Operation, backend: str) -> int:
         seed.erase()
         if not list(item.results[0].uses):
             item.erase()
+    if returned:
+        _return_counts(function, returned)
     return len(seeds)
+
+
+PADDED_RESULTS_ATTRIBUTE = "onnx_torch_mlir.padded_results"
+
+
+def _return_counts(function: ir.Operation, returned: dict) -> None:
+    """`function` returns, after its results, the count of each result in `returned` (index: _Rows),
+    in index order, and says so in `PADDED_RESULTS_ATTRIBUTE`: (result, axis, count result) triples."""
+    block = function.regions[0].blocks[0]
+    old_return = as_operation(list(block.operations)[-1])
+    operands = list(old_return.operands)
+    triples = []
+    for index in sorted(returned):
+        triples += [index, returned[index].axis, len(operands)]
+        operands.append(returned[index].cut.count)
+    ir.Operation.create("func.return", operands=operands, loc=old_return.location, ip=ir.InsertionPoint(old_return))
+    old_return.erase()
+    function_type = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
+    function.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get(function_type.inputs, [operand.type for operand in operands]))
+    function.attributes[PADDED_RESULTS_ATTRIBUTE] = ir.DenseI64ArrayAttr.get(triples)
 
 
 def _computes_on_padded_rows(user: ir.Operation, accepted_results: set) -> bool:
