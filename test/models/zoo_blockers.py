@@ -56,9 +56,13 @@ BLOCKERS: tuple[Blocker, ...] = (
             "`stablehlo.while` carrying (i, h, buf) with `h = h + x[i]` and `buf[i] = h` (scatter, or a select on "
             "the row number) returns cumsum(x) + x[0]: IREE packs x and h0 into one transient allocation and "
             "passes the loop the whole allocation without h0's offset, so the first iteration reads x's bytes as "
-            "h0. Reading the carried value as `select(i == 0, h0, h)` fixes the reproducer and this file's first "
-            "two loops, but the GRU loop then fails at IREE run time (binding out of range); "
-            "with the dims fixed it passes on every consumer",
+            "h0 (test_iree_loop_forms.py::test_counted_scan_buffer_on_iree). Reading the carried value as "
+            "`select(i == 0, h0, h)` fixes that reproducer and this file's two LSTM loops, but the GRU loop then "
+            "fails at IREE run time (`OUT_OF_RANGE; indirect buffer reference slot 0`, a copy_buffer from a null "
+            "buffer): also IREE's, it needs the GRU loop fed by the forward LSTM loop's scan buffer (the GRU alone, "
+            "or after the backward LSTM, runs right), and the two loops' initial scalars share one transient "
+            "allocation (whether the first loop frees it is not confirmed); a run-time zero as the GRU's i32 initial value makes it run, "
+            "the same made by the converter does not. With the dims fixed it passes on every consumer",
             backend="stablehlo", model="tf2onnx-keras-lstm-gru"),
     Blocker("on stablehlo the positions are computed padded to the number of elements",
             "NonZero over a run-time number of anchors (dynamic image size): StableHLO's padded form of a "

@@ -319,9 +319,10 @@ def run_module(args) -> dict:
             padded = padded_results(module)  # the padded-with-counts form: cut its outputs again
         return make_program(module), padded
 
-    made, (program, padded) = _timed(record, "consumer_compile_seconds", "compile error", consumer_program)
+    made, made_program = _timed(record, "consumer_compile_seconds", "compile error", consumer_program)
     if not made:
         return record
+    program, padded = made_program
     enter("run")
     ran, outputs = _timed(record, "run_seconds", "run-time error",
                           lambda: _as_declared(cut_to_counts(padded, list(program(*inputs))), declared, args.backend))

@@ -137,3 +137,82 @@ def test_nms_with_a_run_time_box_count_and_no_limit_compiles_with_iree_on_linalg
         boxes = np.concatenate([corner, corner + rng.uniform(10, 40, (1, count, 2))], axis=2).astype(np.float32)
         arrays = [boxes, rng.uniform(0, 1, (1, 1, count)).astype(np.float32)]
         assert_matches(program(*arrays), expected(model, arrays))
+
+
+# A counted loop filling a [T, B, 4] buffer (the form of a Loop whose scan rows have a run-time
+# batch, commit 8219240): h = h + x[i], buf[i] = h, from h0 zeros. IREE packs x and h0 into one
+# transient allocation and hands the loop the whole allocation without h0's offset, so the first
+# iteration reads x's bytes as h0: it returns cumsum(x) + x[0]. Why StableHLO refuses such a Loop
+# (test/models/zoo_blockers.py, tf2onnx-keras-lstm-gru).
+COUNTED_SCAN_BUFFER = """
+func.func @main(%a: tensor<?x?x4xf32>) -> tensor<?x?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c1_i64 = arith.constant 1 : i64
+  %c4_i64 = arith.constant 4 : i64
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %i0 = stablehlo.constant dense<0> : tensor<i64>
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %x = stablehlo.add %a, %a : tensor<?x?x4xf32>
+  %T = tensor.dim %x, %c0 : tensor<?x?x4xf32>
+  %B = tensor.dim %x, %c1 : tensor<?x?x4xf32>
+  %hshape = tensor.from_elements %B, %c4 : tensor<2xindex>
+  %h0 = stablehlo.dynamic_broadcast_in_dim %zero, %hshape, dims = [] : (tensor<f32>, tensor<2xindex>) -> tensor<?x4xf32>
+  %bshape = tensor.from_elements %T, %B, %c4 : tensor<3xindex>
+  %buf0 = stablehlo.dynamic_broadcast_in_dim %zero, %bshape, dims = [] : (tensor<f32>, tensor<3xindex>) -> tensor<?x?x4xf32>
+  %Ti = arith.index_cast %T : index to i64
+  %count = tensor.from_elements %Ti : tensor<i64>
+  %r:HCOUNT = stablehlo.while(%i = %i0, %h = %h0, %buf = %buf0HCOPY) : tensor<i64>, tensor<?x4xf32>, tensor<?x?x4xf32>HTYPE
+  cond {
+    %lt = stablehlo.compare LT, %i, %count, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+HREAD
+    %i1 = stablehlo.reshape %i : (tensor<i64>) -> tensor<1xi64>
+    %row3 = "stablehlo.torch_index_select"(%x, %i1) <{batch_dims = 0 : i64, dim = 0 : i64}> : (tensor<?x?x4xf32>, tensor<1xi64>) -> tensor<1x?x4xf32>
+    %B64 = arith.index_cast %B : index to i64
+    %rs = tensor.from_elements %B64, %c4_i64 : tensor<2xi64>
+    %row = tensor.reshape %row3(%rs) : (tensor<1x?x4xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+    %hn = stablehlo.add %hr, %row : tensor<?x4xf32>
+    %us = tensor.from_elements %c1_i64, %B64, %c4_i64 : tensor<3xi64>
+    %upd = tensor.reshape %hn(%us) : (tensor<?x4xf32>, tensor<3xi64>) -> tensor<1x?x4xf32>
+    %idx = stablehlo.reshape %i : (tensor<i64>) -> tensor<1x1xi64>
+    %nb = "stablehlo.scatter"(%buf, %idx, %upd) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1, 2], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      stablehlo.return %q : tensor<f32>
+    }) : (tensor<?x?x4xf32>, tensor<1x1xi64>, tensor<1x?x4xf32>) -> tensor<?x?x4xf32>
+    %in = stablehlo.add %i, %one : tensor<i64>
+    stablehlo.return %in, %hn, %nbHRETURN : tensor<i64>, tensor<?x4xf32>, tensor<?x?x4xf32>HTYPE
+  }
+  return %r#2 : tensor<?x?x4xf32>
+}
+"""
+
+
+def counted_scan_buffer(first_iteration_select: bool) -> str:
+    """`COUNTED_SCAN_BUFFER`, reading h as `h` or as `select(i == 0, h0, h)` with h0 carried
+    unchanged (our StableHLO conversion carries a captured value so)."""
+    if not first_iteration_select:
+        replacements = {"HCOUNT": "3", "HCOPY": "", "HTYPE": "", "HRETURN": "", "HREAD\n": "", "%hr,": "%h,"}
+    else:
+        replacements = {
+            "HCOUNT": "4", "HCOPY": ", %h0c = %h0", "HTYPE": ", tensor<?x4xf32>", "HRETURN": ", %h0c",
+            "HREAD": "    %first = stablehlo.compare EQ, %i, %i0, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>\n"
+                     "    %hr = stablehlo.select %first, %h0c, %h : tensor<i1>, tensor<?x4xf32>",
+        }
+    text = COUNTED_SCAN_BUFFER
+    for key, value in replacements.items():
+        text = text.replace(key, value)
+    return text
+
+
+@pytest.mark.parametrize("first_iteration_select", [False, True])
+def test_counted_scan_buffer_on_iree(first_iteration_select):
+    a = np.arange(3 * 5 * 4, dtype=np.float32).reshape(3, 5, 4) / 10 + 1
+    (result,) = compile_with_iree(counted_scan_buffer(first_iteration_select), "stablehlo")(a)
+    want = np.cumsum(2 * a, axis=0)
+    if first_iteration_select:
+        np.testing.assert_allclose(result, want, rtol=1e-6)
+    else:  # IREE's bug: the first iteration's h is x[0], not h0
+        np.testing.assert_allclose(result, want + 2 * a[0], rtol=1e-6)
