@@ -140,6 +140,8 @@ ROUTES = {
             Step("convolutions-as-matrix-products", "linalg.convolution_matrices:convolutions_as_matrix_products",
                  "IREE's CPU code for a direct convolution runs at a tenth of its matrix product's speed",
                  option=("conv_form", "matrix-products")),
+            Step("batch-products-by-a-matrix", "linalg.matrix_broadcasts:batch_products_by_a_matrix",
+                 "IREE runs torch-mlir's batch matmul by a broadcast matrix as many small products (ConvNeXt 1.7x)"),
             Step("quantized-batch-products-by-a-matrix",
                  "linalg.quantized_matrix_products:quantized_batch_products_by_a_matrix",
                  "IREE fails to size the zero-point term of a quantized batch matmul by a broadcast matrix"),

@@ -2,8 +2,8 @@
 and transforms/stablehlo/convolution_matrices.py, the default `conv_form` on Linalg and StableHLO)
 compute what onnxruntime does, on the reference runner and on IREE (and XLA for StableHLO): strides,
 dilations, asymmetric pads, rectangular kernels, a batch, several channels, half precision, and a
-convolution whose input leaves a remainder past its last window; 1x1 convolutions are left as they
-are."""
+convolution whose input leaves a remainder past its last window; on Linalg also narrow convolutions
+whose windows do not overlap (a network's patch stem); 1x1 convolutions are left as they are."""
 
 import numpy as np
 import onnx
@@ -66,6 +66,26 @@ def test_stablehlo_matrix_products_run_in_xla(name):
     module = onnx_torch_mlir.compile(model, "stablehlo", entry_name="main", weights="inline")
     assert "stablehlo.convolution" not in str(module) and "tensor." not in str(module)  # StableHLO ops only
     assert_matches(compile_with_xla(module)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
+
+
+# name: (input shape, filter shape, Conv attributes): fewer than MIN_CHANNELS, windows apart
+APART = {
+    "patch-stem": ([2, 3, 16, 12], [8, 3, 4, 4], {"strides": [4, 4]}),  # ConvNeXt's stem
+    "downsampling": ([1, 16, 8, 8], [32, 16, 2, 2], {"strides": [2, 2]}),  # ConvNeXt's between stages
+    "gaps-between-windows": ([1, 4, 11, 9], [5, 4, 2, 3], {"strides": [3, 4], "pads": [0, 1, 1, 0]}),
+}
+
+
+@pytest.mark.parametrize("consumer", ["reference", "iree"])
+@pytest.mark.parametrize("name", APART)
+def test_narrow_convolution_with_windows_apart_as_matrix_product(name, consumer):
+    input_shape, filter_shape, attributes = APART[name]
+    model = _convolution(input_shape, filter_shape, attributes)
+    x = np.random.default_rng(0).standard_normal(input_shape).astype(np.float32)
+    module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+    text = str(module)
+    assert "linalg.matmul" in text and "linalg.conv_2d" not in text  # the rewrite ran
+    assert_matches(program(module, "linalg-on-tensors", consumer)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
 
 
 def test_half_precision_convolution_as_matrix_product():

@@ -26,10 +26,8 @@ from __future__ import annotations
 from torch_mlir import ir
 from torch_mlir.dialects import linalg
 
-from ...ir_walk import ops_named
-from ..builtin_tensors import dynamic_sizes
-
-_ROWS = [[0, 1], [2]]  # [batch, M, X] <-> [batch * M, X]
+from ...ir_walk import erase_unread, ops_named
+from .matrix_broadcasts import COPIES, batch_rows_collapsed, batch_rows_expanded, copied_matrix
 
 
 def quantized_batch_products_by_a_matrix(module: ir.Module) -> int:
@@ -37,11 +35,13 @@ def quantized_batch_products_by_a_matrix(module: ir.Module) -> int:
     rewritten = 0
     with module.context:
         for operation in ops_named(module, {"linalg.quantized_batch_matmul"}):
-            matrix = _broadcast_matrix(operation.operands[1])
+            matrix = copied_matrix(operation.operands[1])
             rows, initial = operation.operands[0], operation.operands[4]
             if matrix is not None and _is_rank3_tensor(rows) and _is_rank3_tensor(initial):
                 _rewrite(operation, matrix)
                 rewritten += 1
+        if rewritten:
+            erase_unread(module, COPIES)
     return rewritten
 
 
@@ -49,82 +49,13 @@ def _is_rank3_tensor(value: ir.Value) -> bool:
     return isinstance(value.type, ir.RankedTensorType) and value.type.rank == 3
 
 
-def _owner(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return owner.operation if hasattr(owner, "operation") else owner
-
-
-def _broadcast_matrix(value: ir.Value) -> ir.Value | None:
-    """The `[K, N]` matrix that `value` (`[batch, K, N]`) repeats over its batch, or None: a
-    `linalg.broadcast` over dim 0, or the copying `linalg.generic` torch-mlir writes for one."""
-    owner = _owner(value)
-    if owner is None or len(owner.operands) != 2:
-        return None
-    source = owner.operands[0]
-    if not isinstance(source.type, ir.RankedTensorType) or source.type.rank != 2:
-        return None
-    if owner.name == "linalg.broadcast":
-        return source if list(ir.DenseI64ArrayAttr(owner.attributes["dimensions"])) == [0] else None
-    if owner.name != "linalg.generic":
-        return None
-    maps = [ir.AffineMapAttr(attribute).value for attribute in ir.ArrayAttr(owner.attributes["indexing_maps"])]
-    repeated = ir.AffineMap.get(3, 0, [ir.AffineDimExpr.get(1), ir.AffineDimExpr.get(2)])
-    if maps != [repeated, ir.AffineMap.get_identity(3)]:
-        return None
-    body = owner.regions[0].blocks[0]
-    operations = list(body.operations)
-    if len(operations) != 1 or operations[0].name != "linalg.yield":
-        return None
-    yielded = operations[0].operands[0]
-    return source if isinstance(yielded.owner, ir.Block) and yielded.arg_number == 0 else None
-
-
 def _rewrite(operation: ir.Operation, matrix: ir.Value) -> None:
     rows, _, left_zero_point, right_zero_point, initial = operation.operands
     result_type = operation.results[0].type
     with operation.location, ir.InsertionPoint(operation):
-        product = linalg.quantized_matmul(_collapse(rows), matrix, left_zero_point, right_zero_point,
-                                          outs=[_collapse(initial)])
+        product = linalg.quantized_matmul(batch_rows_collapsed(rows), matrix, left_zero_point, right_zero_point,
+                                          outs=[batch_rows_collapsed(initial)])
         product = product if isinstance(product, ir.Value) else product.results[0]
-        expanded = _expand(product, result_type, initial)
-    broadcast = _owner(operation.operands[1])
+        expanded = batch_rows_expanded(product, result_type, initial)
     operation.results[0].replace_all_uses_with(expanded)
     operation.erase()
-    _erase_if_unread(broadcast)
-
-
-def _erase_if_unread(operation: ir.Operation) -> None:
-    """Erase the broadcast nothing reads any more, and the `tensor.empty` it filled if that is unread too."""
-    if list(operation.results[0].uses):
-        return
-    destination = _owner(operation.operands[1])
-    operation.erase()
-    if destination is not None and destination.name == "tensor.empty" and not list(destination.results[0].uses):
-        destination.erase()
-
-
-def _collapse(value: ir.Value) -> ir.Value:
-    """`value` (`[batch, M, X]`) as `[batch * M, X]`."""
-    batch, rows, columns = value.type.shape
-    dynamic = ir.ShapedType.get_dynamic_size()
-    merged = dynamic if dynamic in (batch, rows) else batch * rows
-    collapsed = ir.RankedTensorType.get([merged, columns], value.type.element_type)
-    return ir.Operation.create("tensor.collapse_shape", results=[collapsed], operands=[value],
-                               attributes={"reassociation": _reassociation()}).result
-
-
-def _expand(value: ir.Value, result_type: ir.RankedTensorType, like: ir.Value) -> ir.Value:
-    """`value` (`[batch * M, N]`) as `result_type` (`[batch, M, N]`), its dynamic sizes those of `like`."""
-    sizes = dynamic_sizes(like, list(result_type.shape))
-    return ir.Operation.create(
-        "tensor.expand_shape", results=[result_type], operands=[value, *sizes],
-        attributes={"reassociation": _reassociation(),
-                    "static_output_shape": ir.DenseI64ArrayAttr.get(list(result_type.shape))},
-    ).result
-
-
-def _reassociation() -> ir.ArrayAttr:
-    i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, dim) for dim in group]) for group in _ROWS])

@@ -63,7 +63,15 @@ def wide():
     return _model(nodes, [2, 32, 12, 10], initializers, [2, 16, 6, 5])
 
 
-MODELS = {function.__name__: function for function in (block, grouped, wide)}
+def patches():
+    """A 4x4 convolution with stride 4 over 3 channels (ConvNeXt's and a ViT's stem): its windows do not
+    overlap, so it is written as image patches times the filter matrix though it is narrow."""
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["y"], strides=[4, 4])]
+    initializers = [_weight("w1", (8, 3, 4, 4), 12), _weight("b1", (8,), 13)]
+    return _model(nodes, [2, 3, 16, 12], initializers, [2, 8, 4, 3])
+
+
+MODELS = {function.__name__: function for function in (block, grouped, wide, patches)}
 
 if __name__ == "__main__":
     model = MODELS[sys.argv[1]]()
