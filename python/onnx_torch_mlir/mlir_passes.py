@@ -34,28 +34,35 @@ def has_dynamic_signature(module: ir.Module) -> bool:
     return False
 
 
+def _signatures(module: ir.Module):
+    for operation in module.body.operations:
+        if operation.operation.name == "func.func":
+            yield ir.FunctionType(ir.TypeAttr(operation.attributes["function_type"]).value)
+
+
+def data_dependent_results(module: ir.Module) -> list[str]:
+    """The dynamic result types of the functions whose arguments are static, as "INDEX (TYPE)": sizes the
+    data decides (the rows NonZero, Compress or NonMaxSuppression select), which no `--dim` makes static."""
+    return [f"{index} ({result})" for function_type in _signatures(module)
+            if not any("?" in str(argument) for argument in function_type.inputs)
+            for index, result in enumerate(function_type.results) if "?" in str(result)]
+
+
 def dynamic_signature_reason(module: ir.Module, static_only: str, backend: str) -> str | None:
     """Why a consumer of static shapes only (`static_only` says so: "XLA compiles static shapes")
-    cannot take `module`: None when every
-    function's signature is static. Dynamic arguments are the model's dims (`--dim` fixes them); a
-    dynamic result with static arguments is a size the data decides (the rows NonZero, Compress or
-    NonMaxSuppression select), which no compile option makes static."""
-    for operation in module.body.operations:
-        if operation.operation.name != "func.func":
-            continue
-        function_type = ir.FunctionType(ir.TypeAttr(operation.attributes["function_type"]).value)
-        if any("?" in str(argument) for argument in function_type.inputs):
-            return (f"{static_only} and the module's signature has dynamic dims; "
-                    + STATIC_DIMS_HINT.format(backend=backend))
-        dynamic = [index for index, result in enumerate(function_type.results) if "?" in str(result)]
-        if dynamic:
-            results = ", ".join(f"{index} ({function_type.results[index]})" for index in dynamic)
-            return (f"{static_only}, and {'result' if len(dynamic) == 1 else 'results'} {results} "
-                    f"{'has' if len(dynamic) == 1 else 'have'} a size the data decides (the rows a "
-                    "NonZero, Compress or NonMaxSuppression selects, cut to their run-time count): no --dim makes "
-                    "it static; run it on a consumer of dynamic shapes (IREE, the reference runner), or pad the "
-                    "rows to a static size in the model")
-    return None
+    cannot take `module`: None when every function's signature is static. Dynamic arguments are the
+    model's dims (`--dim` fixes them); dynamic results with static arguments are `data_dependent_results`."""
+    if any("?" in str(argument) for function_type in _signatures(module) for argument in function_type.inputs):
+        return f"{static_only} and the module's signature has dynamic dims; " + STATIC_DIMS_HINT.format(backend=backend)
+    dynamic = data_dependent_results(module)
+    if not dynamic:
+        return None
+    results = ", ".join(dynamic)
+    return (f"{static_only}, and {'result' if len(dynamic) == 1 else 'results'} {results} "
+            f"{'has' if len(dynamic) == 1 else 'have'} a size the data decides (the rows a "
+            "NonZero, Compress or NonMaxSuppression selects, cut to their run-time count): no --dim makes "
+            "it static; compile with --data-dependent-outputs padded-with-counts (each such output padded, its "
+            "count returned after the outputs), or run it on a consumer of dynamic shapes (IREE, the reference runner)")
 
 
 def format_diagnostics(error: ir.MLIRError, limit: int = 3) -> str:

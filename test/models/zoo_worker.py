@@ -41,6 +41,7 @@ CONSUMERS = ("reference", "iree", "xla", "tosa-reference", "vela")
 def compile_model(args) -> dict:
     """Our (or torch-mlir's) compile of the model to the backend; the module is written as bytecode."""
     import onnx_torch_mlir
+    from onnx_torch_mlir.mlir_passes import data_dependent_results
 
     record = {"stage": "compile"}
     started = time.perf_counter()
@@ -51,7 +52,7 @@ def compile_model(args) -> dict:
         with open(args.output, "wb") as output:
             module.operation.write_bytecode(output)
         static_form = module
-        if args.backend in ("tosa", "stablehlo") and _has_data_dependent_results(module):
+        if args.backend in ("tosa", "stablehlo") and data_dependent_results(module):
             # XLA and a TOSA flatbuffer take static shapes: they run the padded outputs and their counts.
             static_form = onnx_torch_mlir.compile(args.model, output_type=args.backend,
                                                   data_dependent_outputs="padded-with-counts", **options)
@@ -71,17 +72,6 @@ def padded_module_path(module_path) -> Path:
     """Where the compile child writes the module's `data_dependent_outputs="padded-with-counts"` form."""
     module_path = Path(module_path)
     return module_path.with_name(module_path.stem + "-padded" + module_path.suffix)
-
-
-def _has_data_dependent_results(module) -> bool:
-    """Whether the entry function takes static shapes and returns a dynamic one (rows the data decides)."""
-    from onnx_torch_mlir.transforms.output_form import entry_function
-    from torch_mlir import ir
-
-    with module.context:
-        function_type = ir.FunctionType(ir.TypeAttr(entry_function(module).attributes["function_type"]).value)
-        return (not any("?" in str(argument) for argument in function_type.inputs)
-                and any("?" in str(result) for result in function_type.results))
 
 
 def configuration_options(args, record: dict) -> dict:
