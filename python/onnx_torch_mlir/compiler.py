@@ -35,6 +35,7 @@ def compile(
     conv_form: str | None = None,
     quantized_io: str | None = None,
     data_dependent_outputs: str | None = None,
+    string_bytes: int | None = None,
 ) -> ir.Module:
     """Compile `model` (a path, bytes or onnx.ModelProto) to an MLIR module.
 
@@ -53,7 +54,9 @@ def compile(
     fixes whole input shapes: {"mask": (1, 12)} or ["mask=1x12"] (`--input-shape`), for dims
     without a name or with a name shared by dims of different sizes. `input_values` fixes inputs to a
     value, {"sr": 16000} or ["sr=16000"] (`--input-value`): each becomes a constant and is no longer an
-    argument of the program, so an If on it is decided (importer/input_values.py).
+    argument of the program, so an If on it is decided (importer/input_values.py). `string_bytes`
+    (default 256, `--string-bytes`): a string input is held as its strings' UTF-8 bytes zero-padded to
+    this width, a uint8 argument with one more dim (importer/string_bytes.py).
 
     `entry_name` names the entry function (default: the ONNX graph's name); XLA runs `main`.
     `weights` is "resources" (the default: `dense_resource` blobs, kept out of the printed IR),
@@ -94,7 +97,7 @@ def compile(
             converter=converter, dims=dims, input_shapes=input_shapes, input_values=input_values, entry_name=entry_name, weights=weights,
             weights_file=weights_file, weights_min_bytes=weights_min_bytes,
             conv_layout=conv_layout, conv_form=conv_form, quantized_io=quantized_io,
-            data_dependent_outputs=data_dependent_outputs,
+            data_dependent_outputs=data_dependent_outputs, string_bytes=string_bytes,
         )
     from .transforms.torch.custom_ops import ENCODINGS, normalize_backend_legal_ops
 
@@ -118,7 +121,7 @@ def compile(
     legal = normalize_backend_legal_ops(backend_legal_ops)
     context = context or make_context()
     with timing.stage("import"):
-        module = import_model(model, importer, context, dims, input_shapes, input_values)
+        module = import_model(model, importer, context, dims, input_shapes, input_values, string_bytes)
     if keep_onnx_ops:
         if converter != "ours":
             raise PipelineError("keep_onnx_ops needs our conversion (converter='ours')")
@@ -200,7 +203,8 @@ def hand_over(module: ir.Module, entry_name: str | None, weights: str, weights_f
             external_weights.write_weights(taken, weights, weights_file, entry_name=name)
 
 
-def import_model(model, importer: str, context: ir.Context, dims=None, input_shapes=None, input_values=None) -> ir.Module:
+def import_model(model, importer: str, context: ir.Context, dims=None, input_shapes=None, input_values=None,
+                 string_bytes: int | None = None) -> ir.Module:
     """`model` (a path, bytes or onnx.ModelProto) in the torch-ONNX spelling, by `importer`.
 
     Our importer takes the path itself, so large weights are memory-mapped rather
@@ -214,8 +218,9 @@ def import_model(model, importer: str, context: ir.Context, dims=None, input_sha
     if importer == "ours":
         from .importer import import_onnx
 
+        width = {} if string_bytes is None else {"string_bytes": string_bytes}
         return import_onnx(model, form="torch-onnx", context=context, dims=dims, input_shapes=input_shapes,
-                           input_values=input_values)
+                           input_values=input_values, **width)
     if importer == "torch-mlir":
         from .importer.fixed_dims import fix_input_shapes, fix_symbolic_dims, parse_dim_options, parse_input_shape_options
         from .importer.input_values import fix_input_values, parse_input_value_options

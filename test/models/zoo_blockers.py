@@ -45,10 +45,6 @@ _TOSA_NEEDS_STATIC = (
 )
 
 BLOCKERS: tuple[Blocker, ...] = (
-    Blocker("element type STRING has no MLIR equivalent", "raw text as a graph input (skl2onnx's TfidfVectorizer: "
-            "StringNormalizer, Tokenizer and string n-grams): neither the torch-onnx form nor the Torch dialect has "
-            "string tensors, so the file is refused naming the input; a user compiles the numeric part after the "
-            "vectorizer", model="sklearn-tfidf-logistic-regression"),
     Blocker("scan output 0 has rows", "a Loop (tf2onnx's while_loop of an LSTM) whose scan rows have a run-time dim "
             "(the batch) on StableHLO is refused: its counted `stablehlo.while` filling a [count, rows...] buffer "
             "(commit 8219240) gives IREE 3.13 wrong numbers (0.135 on this file; right on the reference runner). "

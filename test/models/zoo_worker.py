@@ -274,6 +274,7 @@ def run_module(args) -> dict:
     from onnx_torch_mlir.runtime import lowering
     from onnx_torch_mlir.runtime.backend import declared_output_dtypes
     from onnx_torch_mlir.runtime.padded_results import cut_to_counts, padded_results
+    from onnx_torch_mlir.runtime.string_inputs import entry_argument_shapes, strings_as_bytes
     from torch_mlir import ir
 
     stage_path = Path(args.record + ".stage")  # what the parent reports if this process dies
@@ -307,15 +308,17 @@ def run_module(args) -> dict:
         with lowering.runner_context():
             module = ir.Module.parse(Path(args.module).read_bytes())
             padded = padded_results(module)  # the padded-with-counts form: cut its outputs again
-        return make_program(module), padded
+            shapes = entry_argument_shapes(module)  # string inputs are held as bytes of the last dim's width
+        return make_program(module), padded, shapes
 
     made, made_program = _timed(record, "consumer_compile_seconds", "compile error", consumer_program)
     if not made:
         return record
-    program, padded = made_program
+    program, padded, shapes = made_program
     enter("run")
     ran, outputs = _timed(record, "run_seconds", "run-time error",
-                          lambda: _as_declared(cut_to_counts(padded, list(program(*inputs))), declared, args.backend))
+                          lambda: _as_declared(cut_to_counts(padded, list(program(*strings_as_bytes(inputs, shapes)))),
+                                               declared, args.backend))
     if not ran:
         return record
     enter("compare")

@@ -125,7 +125,13 @@ RULES: tuple[Rule, ...] = (
         backends=(STABLEHLO,),
     ),
     # --- not representable in torch
-    Rule(NOT_REPRESENTABLE, "string tensors: torch has no string dtype", message=r"element type STRING has no MLIR equivalent|torch has no string tensors"),
+    Rule(
+        NOT_REPRESENTABLE,
+        "string tensors: torch has no string dtype; strings held as bytes reach only StringNormalizer, Tokenizer "
+        "and TfIdfVectorizer (importer/string_bytes.py)",
+        message=r"element type STRING has no MLIR equivalent|torch has no string tensors"
+        r"|reads the string tensor|is a string tensor: strings are compiled as bytes|stopwords remove strings",
+    ),
     Rule(NOT_REPRESENTABLE, "a cast to int4/uint4: torch has no 4-bit integer dtype", message=r"a cast to int4 or uint4 is not supported"),
     Rule(
         NOT_REPRESENTABLE,

@@ -18,6 +18,7 @@ from .node_structure import opset_versions
 from .onnx_dialect import OnnxDialectEmitter
 from .progress import Progress
 from .shape_inference import infer_types, skeleton
+from .string_bytes import DEFAULT_WIDTH, strings_as_bytes
 from .torch_onnx import TorchOnnxEmitter
 from .validation import (
     check_declared_types, check_node_structure, check_schema_input_types, release_contradicted_declarations,
@@ -41,6 +42,7 @@ def import_onnx(
     dims=None,
     input_shapes=None,
     input_values=None,
+    string_bytes: int = DEFAULT_WIDTH,
 ) -> ir.Module:
     """Import `model` (a path, the serialized bytes or an onnx.ModelProto) to MLIR.
 
@@ -55,7 +57,8 @@ def import_onnx(
     ({"batch": 1} or ["batch=1"]), as the command line's `--dim NAME=SIZE`. `input_shapes`:
     inputs' whole shapes fixed ({"mask": (1, 12)} or ["mask=1x12"]), as `--input-shape`.
     `input_values`: inputs fixed to a value and no longer arguments ({"sr": 16000} or ["sr=16000"]), as
-    `--input-value` (importer/input_values.py).
+    `--input-value` (importer/input_values.py). `string_bytes`: in the torch-ONNX form, a string
+    input is its strings' UTF-8 bytes, zero-padded to this width (importer/string_bytes.py).
     """
     if form not in FORMS:
         raise ImportError_(f"unknown form '{form}': expected one of {', '.join(FORMS)}")
@@ -65,6 +68,7 @@ def import_onnx(
     typed, zipmap_labels = _typed_skeleton(
         opened, expand_ops, inline=functions == "inline", dims=parse_dim_options(dims),
         input_shapes=parse_input_shape_options(input_shapes), input_values=parse_input_value_options(input_values),
+        string_bytes=string_bytes if form == "torch-onnx" else None,
     )
     check_declared_results(typed.graph, opset_versions(typed), opened.name)
     if form == "torch-onnx":
@@ -93,9 +97,10 @@ def _check_opsets(model: onnx.ModelProto, model_name: str) -> None:
 
 
 def _typed_skeleton(opened, expand_ops, inline: bool, dims=None, input_shapes=None,
-                    input_values=None) -> tuple[onnx.ModelProto, dict]:
+                    input_values=None, string_bytes: int | None = None) -> tuple[onnx.ModelProto, dict]:
     """The model's structure with every value typed (weights stay where `opened.weights` finds them),
-    and the label order of each ZipMap output compiled as its dense probabilities (zipmap.py)."""
+    and the label order of each ZipMap output compiled as its dense probabilities (zipmap.py).
+    `string_bytes`: the width strings are held at as bytes (string_bytes.py); None keeps strings."""
     _check_opsets(opened.proto, opened.name)
     proto, originals = skeleton(opened.proto)
     proto = without_negative_dims(proto)
@@ -106,6 +111,8 @@ def _typed_skeleton(opened, expand_ops, inline: bool, dims=None, input_shapes=No
     if inline:
         proto = inline_local_functions(proto, opened.name)
     proto, zipmap_labels = zipmap_outputs_as_tensors(proto, opened.name)
+    if string_bytes is not None:
+        proto = strings_as_bytes(proto, string_bytes, opened.name)
     check_node_structure(proto, opened.name)
     proto = check_declared_types(proto, opened.name)
     typed = infer_types(proto, opened.name)

@@ -35,16 +35,22 @@ def declared_output_dtypes(model: onnx.ModelProto) -> list:
 class OnnxTorchMlirBackendRep(BackendRep):
     """A model compiled to native code, ready to run many times."""
 
-    def __init__(self, model: onnx.ModelProto, program, output_names: list[str]):
+    def __init__(self, model: onnx.ModelProto, program, output_names: list[str], string_bytes: int | None = None):
+        from ..importer.string_bytes import DEFAULT_WIDTH
+
         self.program = program
         self.output_names = output_names
         self.output_dtypes = declared_output_dtypes(model)
+        self.string_bytes = string_bytes or DEFAULT_WIDTH
 
     def run(self, inputs, **kwargs):
         from . import reinterpret_results
+        from .string_inputs import encode_strings, is_string_array
 
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
+        inputs = [encode_strings(array, self.string_bytes, f"input {index}") if is_string_array(array) else array
+                  for index, array in enumerate(inputs)]
         outputs = reinterpret_results(self.program(*inputs), self.output_dtypes)
         return namedtupledict("Outputs", self.output_names)(*outputs)
 
@@ -65,7 +71,8 @@ class OnnxTorchMlirBackend(Backend):
             raise OnnxTorchMlirError(f"device '{device}' is not supported: the reference runner runs on the CPU")
         model = load_model(model)
         backend = kwargs.pop("backend", DEFAULT_BACKEND)
-        keys = ("importer", "converter", "dims", "input_shapes", "weights", "weights_min_bytes", *ROUTE_OPTIONS)
+        keys = ("importer", "converter", "dims", "input_shapes", "weights", "weights_min_bytes", "string_bytes",
+                *ROUTE_OPTIONS)
         options = {key: kwargs[key] for key in keys if key in kwargs}
         if options.get("weights") != "arguments":
             program = compile_for_cpu(compile_model(model, backend, **options), input_dialect=backend)
@@ -76,7 +83,8 @@ class OnnxTorchMlirBackend(Backend):
             with temporary_weights_file("arguments") as weights_file:
                 module = compile_model(model, backend, weights_file=weights_file, **options)
                 program = compile_for_cpu(module, input_dialect=backend, weights_file=weights_file)
-        return OnnxTorchMlirBackendRep(model, program, [output.name for output in model.graph.output])
+        return OnnxTorchMlirBackendRep(model, program, [output.name for output in model.graph.output],
+                                       options.get("string_bytes"))
 
     @classmethod
     def run_model(cls, model, inputs, device: str = "CPU", **kwargs):

@@ -88,9 +88,10 @@ def add_arguments(parser) -> None:
                         help="fix input INPUT to VALUE at compile time, e.g. sr=16000 (repeatable; comma-separated "
                         "for several elements): it becomes a constant and is no longer an argument, so an If on "
                         "it is decided (TOSA needs that)")
-    from .compile_options import add_dims_from_argument
+    from .compile_options import add_dims_from_argument, add_string_bytes_argument
 
     add_dims_from_argument(parser, "at compile time")
+    add_string_bytes_argument(parser)
     parser.add_argument("--quiet", action="store_true",
                         help="no progress line on stderr (shown on a terminal for compiles over two seconds)")
     parser.add_argument("--timing", action="store_true",
@@ -154,7 +155,7 @@ def _compile_and_write(args) -> int:
             custom_op_encoding=args.custom_op_encoding, importer=args.importer, converter=args.converter,
             dims=args.dim, input_shapes=args.input_shape, input_values=args.input_value, entry_name=args.entry_name,
             weights="inline" if args.emit_portable_artifact else args.weights, weights_file=args.weights_file,
-            weights_min_bytes=args.weights_min_bytes, **route_options(args),
+            weights_min_bytes=args.weights_min_bytes, string_bytes=args.string_bytes, **route_options(args),
         )
     except ConversionError as error:
         # All failing nodes, not only the first line run_guarded would print.

@@ -64,6 +64,8 @@ def compile_options(args) -> dict:
         options["importer"] = args.importer
     if args.converter:
         options["converter"] = args.converter
+    if getattr(args, "string_bytes", None):
+        options["string_bytes"] = args.string_bytes
     if getattr(args, "weights", "resources") != "resources":
         options["weights"] = args.weights
         options["weights_min_bytes"] = args.weights_min_bytes
@@ -133,12 +135,22 @@ def prepare_model(model, args):
         with temporary_weights_file(options["weights"]) as weights_file:
             module = compile_model(model, backend, weights_file=weights_file, **options)
             program = compile_with_iree(module, backend, weights_file=weights_file, extra_flags=flags)
-    return OnnxTorchMlirBackendRep(model, program, [output.name for output in model.graph.output])
+    return OnnxTorchMlirBackendRep(model, program, [output.name for output in model.graph.output],
+                                   options.get("string_bytes"))
 
 
 def consumer_label(args) -> str:
     """How a result line names what produced it: the backend, and IREE when it ran the module."""
     return f"{args.to} on IREE" if getattr(args, "consumer", "reference") == "iree" else args.to
+
+
+def add_string_bytes_argument(parser) -> None:
+    from ..importer.string_bytes import DEFAULT_WIDTH
+
+    parser.add_argument("--string-bytes", type=int, default=None, metavar="W",
+                        help=f"hold each string of a string input as its UTF-8 bytes zero-padded to W bytes (default "
+                        f"{DEFAULT_WIDTH}): the input [N, 1] is the program's uint8 argument [N, 1, W]; a longer string "
+                        "is refused when the program runs")
 
 
 def add_dims_from_argument(parser, where: str) -> None:

@@ -14,7 +14,7 @@ from onnx import helper
 from ..conformance.cases import graph_input_names
 from ..errors import OnnxTorchMlirError
 from ..importer.fixed_dims import UNNAMED_DIM_PARAMS, parse_input_shape_options
-from .compile_options import add_dims_from_argument
+from .compile_options import add_dims_from_argument, add_string_bytes_argument
 
 
 def add_input_arguments(parser) -> None:
@@ -44,6 +44,7 @@ def add_input_arguments(parser) -> None:
         help="fix the whole shape of input INPUT at compile time and in a made-up input (repeatable)",
     )
     add_dims_from_argument(parser, "at compile time and in made-up inputs")
+    add_string_bytes_argument(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed for made-up inputs (default 0)")
 
 
@@ -212,4 +213,14 @@ def _made_up(value: onnx.ValueInfoProto, sizes: dict, shape: list | None, genera
         return generator.integers(0, 10, size=shape).astype(dtype)
     if dtype.kind == "c":
         return (generator.standard_normal(shape) + 1j * generator.standard_normal(shape)).astype(dtype)
+    if tensor_type.elem_type == onnx.TensorProto.STRING:
+        return _made_up_text(shape, generator)
     return generator.standard_normal(shape).astype(dtype)
+
+
+def _made_up_text(shape: tuple, generator) -> np.ndarray:
+    """Strings of two to six lowercase words of two to eight letters."""
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    texts = [" ".join("".join(generator.choice(letters, generator.integers(2, 9)))
+                      for _ in range(generator.integers(2, 7))) for _ in range(int(np.prod(shape, dtype=np.int64)))]
+    return np.array(texts, dtype=object).reshape(shape)
