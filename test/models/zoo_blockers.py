@@ -60,10 +60,13 @@ BLOCKERS: tuple[Blocker, ...] = (
             "allocation (whether the first loop frees it is not confirmed); a run-time zero as the GRU's i32 initial value makes it run, "
             "the same made by the converter does not. With the dims fixed it passes on every consumer",
             backend="stablehlo", model="tf2onnx-keras-lstm-gru"),
-    Blocker("on stablehlo the positions are computed padded to the number of elements",
-            "NonZero over a run-time number of anchors (dynamic image size): StableHLO's padded form of a "
-            "data-dependent count pads to the element count, which must be static; with the image size fixed "
-            "it passes on the reference runner and IREE", backend="stablehlo", model="yolov8n-ultralytics-nms"),
+    Blocker("unresolved target materialization from ('index') to ('!stream.resource<*>', 'index')",
+            "NonMaxSuppression without a limit on a run-time number of candidates (NonZero over the anchors of a "
+            "dynamic image size, padded to them at run time): its greedy loop carries the kept boxes, [1, N], "
+            "whose run-time dim the body takes from a value outside the loop, which IREE 3.13's stream "
+            "conversion refuses (test_iree_loop_forms.py's FLAGGED_WHILE); the dim taken from the carried value "
+            "compiles but runs wrong in IREE (test_non_zero_run_time_elements.py). The reference runner passes, "
+            "and IREE with the image size fixed", backend="stablehlo", consumer="iree", model="yolov8n-ultralytics-nms"),
     Blocker("XLA compiles static shapes", "XLA (jax's CPU client, `compile_and_load` of StableHLO text) compiles "
             "static shapes only, so a module with dynamic dims is refused before XLA sees it, naming `--dim`; the "
             "ours-dims row is the same model with its dims fixed", consumer="xla"),

@@ -7,9 +7,9 @@ On StableHLO and TOSA each data-dependent count is computed padded to the most t
 cut to the count read at run time (conversion/onnx_to_torch/padded_rows.py): NonZero and Compress
 pad to their input's elements, NonMaxSuppression takes its boxes padded (a box count known only at
 run time) and masks the padding out. One compiled module runs on inputs that select different
-numbers of candidates and detections, none included. A box count that is a dynamic graph input has
-no bound: Linalg takes it as it is, StableHLO and TOSA with the dim fixed by --dim (the data-dependent
-counts after it stay data-dependent).
+numbers of candidates and detections, none included. A box count that is a dynamic graph input:
+Linalg takes it as it is, StableHLO pads to it at run time (test_non_zero_run_time_elements.py),
+TOSA needs the dim fixed by --dim (the data-dependent counts after it stay data-dependent).
 """
 
 from __future__ import annotations
@@ -224,14 +224,15 @@ def test_detector_with_8400_boxes_matches_onnxruntime(selection, backend, consum
     _run_detector(_detector(8400, selection), backend, consumer, 8400)
 
 
-# A dynamic box count: Linalg as it is, StableHLO and TOSA with it fixed (the candidates and the
-# detections stay data-dependent).
+# A dynamic box count: Linalg and StableHLO as it is (StableHLO's NonZero pads to the run-time number
+# of boxes), TOSA with it fixed (the candidates and the detections stay data-dependent).
 @pytest.mark.parametrize("backend, consumer", [("linalg-on-tensors", "reference"), ("linalg-on-tensors", "iree"),
-                                               ("stablehlo", "reference"), ("tosa", "reference")])
+                                               ("stablehlo", "reference"), ("stablehlo", "iree"),
+                                               ("tosa", "reference")])
 def test_detector_with_a_dynamic_box_count_matches_onnxruntime(backend, consumer):
     model = _detector("boxes")
-    dims = None if backend == "linalg-on-tensors" else {"boxes": 300}
-    if backend == "linalg-on-tensors":  # one module, two box counts
+    dims = None if backend != "tosa" else {"boxes": 300}
+    if backend != "tosa":  # one module, two box counts
         compiled = program(onnx_torch_mlir.compile(model, backend), backend, consumer)
         for count in (300, 77):
             for seed in (0, 3):
@@ -312,7 +313,6 @@ def test_tosa_detector_is_static_tosa_with_cuts_outside_it():
     assert validation_error(module) is None
 
 
-@pytest.mark.parametrize("backend", ["stablehlo", "tosa"])
-def test_unbounded_box_count_is_refused_naming_the_way_out(backend):
+def test_unbounded_box_count_is_refused_on_tosa_naming_the_way_out():
     with pytest.raises(Exception, match="NonZero.*--dim NAME=SIZE"):
-        onnx_torch_mlir.compile(_detector("boxes"), backend)
+        onnx_torch_mlir.compile(_detector("boxes"), "tosa")

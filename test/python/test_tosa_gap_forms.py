@@ -3,7 +3,7 @@ the reference runner and on IREE, and compared with onnxruntime.
 
 - Empty values the graph returns (transforms/tosa/empty_tensors.py): TOSA has no zero-sized tensor,
   so they are empty `arith.constant`s and the ops computing them are gone.
-- Compress and NonZero (conversion/onnx_to_torch/indexing.py): the positions of the true elements
+- Compress and NonZero (conversion/onnx_to_torch/selection.py): the positions of the true elements
   by comparing prefix counts, with their number fixed by the declared result (torch-mlir's
   aten.nonzero decomposes to an aten.scatter_add its TOSA lowering does not take).
 - A dilated MaxPool whose strides are multiples of its dilations (conversion/onnx_to_torch/nn_pool.py):

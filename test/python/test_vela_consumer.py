@@ -33,7 +33,7 @@ def _integer_qdq_model() -> onnx.ModelProto:
 
 
 def _float_model() -> onnx.ModelProto:
-    graph = helper.make_graph([helper.make_node("Add", ["x", "x"], ["s"]), helper.make_node("Relu", ["s"], ["y"])], "float",
+    graph = helper.make_graph([helper.make_node("Add", ["x", "x"], ["s"], name="add"), helper.make_node("Relu", ["s"], ["y"])], "float",
                               [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 4])],
                               [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 4])])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
@@ -57,6 +57,8 @@ def test_a_float_model_is_refused_naming_the_operators():
     assert "\n" not in message
     assert message.startswith("Vela (ethos-u85-256): Validation error: Add: Input data type not supported")
     assert "Clamp: Input data type not supported for this operator" in message
+    assert message.endswith("operators compute in f32, which Vela takes on no unit (the first: tosa.add from "
+                            "node 'add'); ops a quantizer left in float stay in float"), message
 
 
 def test_the_summary_and_the_refusal_are_parsed():

@@ -151,4 +151,45 @@ def compile_with_vela(module: ir.Module, accelerator: str = DEFAULT_ACCELERATOR,
     with tempfile.TemporaryDirectory(prefix="vela-serialize-") as directory:
         path = Path(directory) / "model.tosa"
         serialize(module, path)
-        return compile_flatbuffer_with_vela(path, accelerator, output_directory, timeout)
+        try:
+            return compile_flatbuffer_with_vela(path, accelerator, output_directory, timeout)
+        except VelaError as error:
+            note = _not_integer_note(module)
+            if note:
+                raise VelaError(f"{error}; {note}") from None
+            raise
+
+
+_NOT_INTEGER = ("f16", "bf16", "f32", "f64", "i64")
+
+
+def _not_integer_note(module: ir.Module) -> str | None:
+    """Which TOSA operators of `module` compute in float or int64, naming the first one's ONNX node (None
+    when none do): Vela takes the integer profile only, and some of its refusals ("Failed to create ERF
+    operation", "Unknown data type") name no operator."""
+    found: list[tuple[ir.Operation, set[str]]] = []
+
+    def visit(operation: ir.Operation) -> ir.WalkResult:
+        operation = operation.operation
+        if operation.name.startswith("tosa.") and operation.name not in ("tosa.const", "tosa.const_shape"):
+            kinds = {_element_type(value.type) for value in [*operation.operands, *operation.results]}
+            if kinds & set(_NOT_INTEGER):
+                found.append((operation, kinds & set(_NOT_INTEGER)))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    if not found:
+        return None
+    first = found[0][0]
+    kinds = sorted(set().union(*(kinds for _, kinds in found)))
+    return (f"{len(found)} operators compute in {' or '.join(kinds)}, which Vela takes on no unit (the first: "
+            f"{first.name} from {_node(first)}); ops a quantizer left in float stay in float")
+
+
+def _element_type(value_type: ir.Type) -> str:
+    return str(value_type.element_type) if isinstance(value_type, ir.ShapedType) else str(value_type)
+
+
+def _node(operation: ir.Operation) -> str:
+    match = re.search(r'loc\("([^"]*)"', str(operation.location))
+    return f"node '{match.group(1)}'" if match else "an unnamed node"

@@ -40,7 +40,9 @@ func.func @nms_greedy_loop(%boxes: !torch.vtensor<[1,70,4],f32>, %scores: !torch
   // CHECK: torch.prim.Loop.condition %{{.*}}, iter(%{{.*}} : !torch.vtensor<[1,70],i1>, !torch.vtensor<[1,70],si32>, !torch.vtensor<[1,1],si32>, !torch.vtensor<[],si32>)
   // The row count is the number kept, read at run time.
   // CHECK: %[[COUNT:.*]] = torch.aten.item {{.*}} : !torch.vtensor<[],si64> -> !torch.int
-  // CHECK: torch.aten.arange %[[COUNT]], {{.*}} -> !torch.vtensor<[?],si32>
+  // An si64 arange, cast: an si32 one lowers its length through i32 (detection.py's _greedy_steps).
+  // CHECK: %[[ROWS:.*]] = torch.aten.arange %[[COUNT]], {{.*}} -> !torch.vtensor<[?],si64>
+  // CHECK: torch.aten.to.dtype %[[ROWS]], {{.*}} -> !torch.vtensor<[?],si32>
   // CHECK: torch.aten.cat {{.*}} -> !torch.vtensor<[?,3],si64>
   %0 = torch.operator "onnx.NonMaxSuppression"(%boxes, %scores, %max) : (!torch.vtensor<[1,70,4],f32>, !torch.vtensor<[1,1,70],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,3],si64>
   return %0 : !torch.vtensor<[?,3],si64>

@@ -1,6 +1,6 @@
-// On TOSA and StableHLO the positions of NonZero and Compress are computed padded to the number of
-// elements, which must be static (the number selected may depend on the data): a dynamic input is
-// refused, naming the node and --dim.
+// On TOSA the positions of NonZero and Compress are computed padded to the number of elements,
+// which must be static (the number selected may depend on the data): a dynamic input is refused,
+// naming the node and --dim. StableHLO pads to a run-time number of elements.
 // RUN: not onnx-mlir-opt %s --convert-onnx-to-torch 2>&1 | FileCheck %s
 
 module attributes {onnx_torch_mlir.target = "tosa"} {

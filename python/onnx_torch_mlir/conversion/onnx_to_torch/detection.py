@@ -326,12 +326,12 @@ def _kept_triples(node: OnnxNode, b: TorchBuilder, picked, kept, groups: int, cl
         rows = rows_dim = result_sizes[0]
     elif node.target not in PADDED_ROW_TARGETS:
         rows, rows_dim = None, b.item(total)
-    else:
-        rows = rows_dim = groups * steps
+    else:  # padded; to a run-time number on StableHLO for boxes padded to a run-time number
+        rows, rows_dim = (None if steps is None else groups * steps), b.dim_mul(groups, steps_dim)
         padded = True
     if rows == 0:
         return b.cast_to(b.full([0, 3], 0, "si64"), node.result_type())
-    row = b.arange(rows_dim, rows, "si32")  # [rows]
+    row = b.to_dtype(b.arange(rows_dim, rows), "si32")  # [rows]; an si64 arange (see _greedy_steps's)
     ended = b.op("aten.le.Tensor", b.tensor_type([rows, groups], "i1"), b.unsqueeze(ends, 0), b.unsqueeze(row, 1))
     group = b.op("aten.sum.dim_IntList", b.tensor_type([rows], "si32"), b.to_dtype(ended, "si32"), b.int_list([1]),
                  b.constant_bool(False), b.dtype("si32"))

@@ -1,5 +1,6 @@
 """Indexing: Gather, GatherElements, GatherND, Scatter, ScatterElements, ScatterND, OneHot,
-NonZero, Compress, ReverseSequence. Resize and Upsample are in the `indexing_resize` package.
+ReverseSequence. Resize and Upsample are in the `indexing_resize` package; NonZero and Compress
+in `selection`.
 
 ONNX indices may be negative (counted from the end of the indexed dimension) from opset 11
 on; earlier opsets leave them undefined, so every pattern normalizes them the same way.
@@ -19,7 +20,7 @@ from torch_mlir import ir
 
 from .builder import TorchBuilder
 from .node import OnnxNode
-from .padded_rows import padded_rows
+from .padded_rows import PADDED_COUNT_TARGETS, padded_rows
 from .registry import converts
 from .types import highest_value, lowest_value
 
@@ -378,7 +379,7 @@ def _rows_written_by_gather(b: TorchBuilder, table, offset, update_rows):
     return b.op("aten.index_select", table.type, stacked, b.constant_int(0), source)
 
 
-# -- OneHot, NonZero, Compress, ReverseSequence ----------------------------------------------
+# -- OneHot, ReverseSequence ----------------------------------------------
 def _scalar_int(node: OnnxNode, b: TorchBuilder, index: int) -> tuple[ir.Value, int | None]:
     """A one-element tensor operand as a `!torch.int` (and its value if a literal)."""
     literal = node.constant_input(index)
@@ -419,139 +420,6 @@ def one_hot(node: OnnxNode, b: TorchBuilder):
     off = b.op("aten.select.int", scalar_type, values, b.constant_int(0), b.constant_int(0))
     on = b.op("aten.select.int", scalar_type, values, b.constant_int(0), b.constant_int(1))
     return b.op("aten.where.self", b.tensor_type(result.sizes, result.element), matches, on, off)
-
-
-@converts("NonZero", since=9)
-def non_zero(node: OnnxNode, b: TorchBuilder):
-    """Indices of the non-zero elements, [rank, count] (aten.nonzero gives [count, rank])."""
-    x = node.input(0)
-    rank = node.rank(0)
-    if node.target in PADDED_COUNT_TARGETS and rank > 0:
-        return _non_zero_padded(node, b, x)
-    found = b.op("aten.nonzero", b.tensor_type([None, rank], "si64"), x)
-    # The declared result type may be more static than [rank, ?]: the driver casts to it.
-    return b.op("aten.transpose.int", b.tensor_type([rank, None], "si64"), found, b.constant_int(0), b.constant_int(1))
-
-
-@converts("Compress", since=9)
-def compress(node: OnnxNode, b: TorchBuilder):
-    """Slices of `input` along `axis` (flattened input if absent) where `condition` is true;
-    `condition` may be shorter than the axis. Negative axis from opset 11."""
-    x, condition = node.input(0), node.input(1)
-    rank = node.rank(0)
-    axis = node.attr_int("axis", None)
-    if axis is None:
-        x, axis = b.flatten(x), 0
-    else:
-        axis = node.axis(axis, rank)
-    condition = b.flatten(condition)
-    if node.target in PADDED_COUNT_TARGETS:
-        n = b.info(condition).sizes[0]
-        if n is None:
-            node.fail(f"the condition's length is known only at run time: on {node.target} the selected positions are "
-                      "computed padded to it, fix it with --dim NAME=SIZE")
-        hits = b.to_dtype(condition, "i1")
-        declared = (node.result_info().sizes or [None] * (axis + 1))[axis]
-        chosen = _true_positions(b, hits, n if declared is None else declared)
-        if declared is None:
-            chosen = _cut_to_count(b, chosen, 0, hits)
-    else:
-        chosen = b.flatten(b.op("aten.nonzero", b.tensor_type([None, 1], "si64"), condition))
-    return b.op("aten.index_select", node.result_type(), x, b.constant_int(axis), chosen)
-
-
-# -- NonZero and Compress on TOSA and StableHLO ---------------------------------------------------
-# torch-mlir decomposes aten.nonzero into a cumsum and an aten.scatter_add, which neither its TOSA nor
-# its StableHLO lowering takes. There the positions of the true elements are found with static shapes
-# (_true_positions), as many as the declared result has, else padded to every element and cut to the
-# number of true elements read at run time (the mechanism of NonMaxSuppression's selected rows:
-# `aten.slice.Tensor` to `aten.item` of a 0-d count; StableHLO's `real_dynamic_slice`, TOSA's
-# `tensor.extract_slice` after the ops that read the rows, transforms/torch/dynamic_rows.py).
-PADDED_COUNT_TARGETS = ("tosa", "stablehlo")
-
-
-def _sum_as_int32(b: TorchBuilder, x, dim: int):
-    sizes = list(b.info(x).sizes)
-    del sizes[dim]
-    x = b.to_dtype(x, "si32")
-    return b.op("aten.sum.dim_IntList", b.tensor_type(sizes, "si32"), x, b.int_list([dim]), b.constant_bool(False),
-                b.dtype("si32"))
-
-
-def _inclusive_prefix_sum(b: TorchBuilder, x):
-    """prefix[i] = x[0] + ... + x[i] of a 1-D si32 tensor of static length n: log2(n) shifted sums
-    (Hillis and Steele), O(n log n) static ops where a triangular product is O(n^2)."""
-    n = b.info(x).sizes[0]
-    shift = 1
-    while shift < n:
-        head = b.full([shift], 0, "si32")
-        tail = b.slice_range(x, 0, 0, n - shift)
-        shifted = b.op("aten.cat", x.type, b.tensor_list([head, tail]), b.constant_int(0))
-        x = b.binary("aten.add.Tensor", x, shifted)
-        shift *= 2
-    return x
-
-
-def _true_positions(b: TorchBuilder, hits, count: int):
-    """The positions of the first `count` true elements of the 1-D i1 `hits` [n], as si64 [count].
-    With prefix[i] the number of true elements in hits[0..i], the j-th true element (from 0) sits at
-    the number of i with prefix[i] <= j, found by a binary search over the monotone prefix (one
-    gather of [count] positions per bit of n). A rank past the true elements gets the last position
-    (n - 1), so no op reads out of bounds on padding."""
-    n = b.info(hits).sizes[0]
-    prefix = _inclusive_prefix_sum(b, b.to_dtype(hits, "si32"))
-    wanted = b.arange(count, count, "si32")  # j: find the first i with prefix[i] > j
-    position = b.full([count], 0, "si32")
-    step = 1
-    while step * 2 <= n:
-        step *= 2
-    while step >= 1:
-        candidate = b.op("aten.add.Scalar", position.type, position, b.constant_int(step), b.constant_int(1))
-        inside = b.op("aten.le.Scalar", b.tensor_type([count], "i1"), candidate, b.constant_int(n))
-        probe = b.op("aten.clamp", position.type, b.op("aten.sub.Scalar", position.type, candidate, b.constant_int(1),
-                                                        b.constant_int(1)), b.constant_int(0), b.constant_int(n - 1))
-        seen = b.op("aten.index_select", b.tensor_type([count], "si32"), prefix, b.constant_int(0),
-                    b.to_dtype(probe, "si64"))
-        before = b.op("aten.le.Tensor", b.tensor_type([count], "i1"), seen, wanted)
-        advance = b.op("aten.logical_and", b.tensor_type([count], "i1"), inside, before)
-        position = b.op("aten.where.self", position.type, advance, candidate, position)
-        step //= 2
-    last = b.literal(np.array(max(n - 1, 0), np.int32), "si32")
-    position = b.op("aten.minimum", position.type, position, last)
-    return b.to_dtype(position, "si64")
-
-
-def _cut_to_count(b: TorchBuilder, padded, dim: int, hits):
-    """`padded` cut along `dim` to the number of true `hits`, read at run time."""
-    total = b.to_dtype(b.op("aten.sum", b.tensor_type([], "si32"), b.to_dtype(hits, "si32"), b.dtype("si32")), "si64")
-    sizes = list(b.info(padded).sizes)
-    sizes[dim] = None
-    return b.op("aten.slice.Tensor", b.tensor_type(sizes, b.info(padded).element), padded, b.constant_int(dim),
-                b.constant_int(0), b.item(total), b.constant_int(1))
-
-
-def _non_zero_padded(node: OnnxNode, b: TorchBuilder, x):
-    """NonZero on TOSA and StableHLO: the flat positions of the non-zero elements pick rows of a
-    literal table of every element's coordinates ([n, rank]), transposed to ONNX's [rank, count], as
-    many as the declared count, else padded to n and cut to the count."""
-    sizes = node.input_sizes(0)
-    if None in sizes:
-        node.fail(f"input sizes {sizes}: on {node.target} the positions are computed padded to the number of "
-                  "elements, which must be static: fix the dims with --dim NAME=SIZE (the number selected may stay "
-                  "data-dependent)")
-    rank = len(sizes)
-    n = int(np.prod(sizes))
-    declared = (node.result_info().sizes or [None, None])[1]
-    count = n if declared is None else declared
-    flat = b.flatten(x)
-    hits = b.op("aten.ne.Scalar", b.tensor_type([n], "i1"), flat, b.constant_int(0))
-    positions = _true_positions(b, hits, count)
-    coordinates = np.stack(np.indices(sizes).reshape(rank, -1), axis=1).astype(np.int64)
-    picked = b.op("aten.index_select", b.tensor_type([count, rank], "si64"), b.literal(coordinates, "si64"),
-                  b.constant_int(0), positions)
-    transposed = b.op("aten.transpose.int", b.tensor_type([rank, count], "si64"), picked, b.constant_int(0),
-                      b.constant_int(1))
-    return transposed if declared is not None else _cut_to_count(b, transposed, 1, hits)
 
 
 @converts("ReverseSequence", since=10)

@@ -12,6 +12,10 @@ the padded rows (static types), whose first `count` rows are those of `value`.
 
 A padding row is one its producer could give (NonZero's repeats the last position), so an op
 computing on it reads nothing out of bounds; the ops built here keep that true.
+
+The padded rows are static but on StableHLO, where NonZero and Compress over a number of elements
+known only at run time pad to that number: there the padded rows have a run-time size along the
+rows (their other dims static), which the ops built here keep (`_padded_dims`).
 """
 
 from __future__ import annotations
@@ -26,10 +30,14 @@ from .constants import literal_value
 from .types import defining_op, tensor_info
 
 
+# The backends whose data-dependent counts are computed padded, then cut to the run-time count.
+PADDED_COUNT_TARGETS = ("tosa", "stablehlo")
+
+
 @dataclass(frozen=True)
 class PaddedRows:
-    """`padded` (static sizes) holds the rows of a value along `axis`; the first `count` (a 0-d
-    integer tensor) are the value's rows."""
+    """`padded` (static sizes, but along `axis` on StableHLO) holds the rows of a value along `axis`;
+    the first `count` (a 0-d integer tensor) are the value's rows."""
 
     padded: ir.Value
     count: ir.Value
@@ -148,14 +156,27 @@ class _Finder:
         if not rows_found:
             return None
         for index, operand in enumerate(operands):
-            if index not in tensor_operands and defining_op(operand) is not None and \
-                    defining_op(operand).name == "torch.aten.size.int":
-                return None  # a size of the rows, known only at run time
+            if index not in tensor_operands and self._sizes_rows(operand):
+                return None  # a size of the rows: their count, which the padded rows do not have
         padded_sizes = list(sizes)
         padded_sizes[axis] = self._rows_of(operands, tensor_operands, axis, rank)
         result_type = self.b.tensor_type(padded_sizes, tensor_info(op.results[0].type).element)
         result = self.b.op(op.name.removeprefix("torch."), result_type, *operands)
         return PaddedRows(result, count, axis)
+
+    def _sizes_rows(self, value: ir.Value) -> bool:
+        """Whether the scalar `value` is `aten.size.int` along the rows of a value (their count, which
+        the padded rows do not have). A size of another run-time dim (the data's, by which a
+        Gather's negative indices wrap) is a number like any other."""
+        size = defining_op(value)
+        if size is None or size.name != "torch.aten.size.int":
+            return False
+        sized, dim = size.operands[0], _constant_int(size.operands[1])
+        sized_sizes = _sizes(sized)
+        if dim is None or sized_sizes is None:
+            return True
+        rows = self.find(sized)
+        return rows is not None and rows.axis == dim % len(sized_sizes)
 
     def _rows_of(self, operands, tensor_operands, axis, rank):
         for index in tensor_operands:
@@ -169,10 +190,12 @@ class _Finder:
         x, dim, start, end, step = list(op.operands)[:5]
         item = defining_op(end)
         x_sizes = _sizes(x)
-        if item is None or item.name != "torch.aten.item" or x_sizes is None or None in x_sizes:
+        if item is None or item.name != "torch.aten.item" or x_sizes is None:
             return None
         if _constant_int(start) != 0 or _constant_int(step) != 1 or _constant_int(dim) is None:
             return None
+        if any(size is None for position, size in enumerate(x_sizes) if position != _constant_int(dim) % len(x_sizes)):
+            return None  # padded along the rows only
         count_info = tensor_info(item.operands[0].type)
         if count_info is None or count_info.sizes != () or count_info.element not in ("si64", "si32"):
             return None
@@ -197,6 +220,8 @@ class _Finder:
             return None
         if _constant_int(start) != 0 or _constant_int(step) != 1 or end is None or end < 0:
             return None
+        if _sizes(rows.padded)[rows.axis] is None:
+            return None  # the first min(rows, end) of a run-time number of rows: not a static size
         kept = min(_sizes(rows.padded)[rows.axis], end)
         result = self.b.slice_range(rows.padded, rows.axis, 0, kept)
         count_element = tensor_info(rows.count.type).element
@@ -262,14 +287,15 @@ class _Finder:
         return PaddedRows(result, rows.count, rows.axis + (dim <= rows.axis))
 
     def _index_select(self, op: ir.Operation, sizes: list):
-        """Rows of a 1-D index picking from a static source, or a static pick along another dim."""
+        """Rows of a 1-D index picking from a source static but along the picked dim (a detector's
+        boxes on a dynamic image size), or a static pick along another dim."""
         source, dim_value, index = op.operands
         dim = _constant_int(dim_value)
         source_sizes, index_sizes = _sizes(source), _sizes(index)
         if dim is None or source_sizes is None or index_sizes is None:
             return None
         dim %= len(source_sizes)
-        if None in index_sizes and None not in source_sizes:
+        if None in index_sizes and None not in source_sizes[:dim] + source_sizes[dim + 1:]:
             rows = self.find(index)
             if rows is None:
                 return None
@@ -302,8 +328,9 @@ class _Finder:
                 return None
             else:
                 padded_sizes.append(sizes[position])
+        dims = self._padded_dims(padded_sizes, axis, rows)
         result = self.b.op(op.name.removeprefix("torch."), self.b.tensor_type(padded_sizes, tensor_info(x.type).element),
-                           rows.padded, self.b.int_list(padded_sizes), *list(op.operands)[2:])
+                           rows.padded, self.b.int_list(dims), *list(op.operands)[2:])
         return PaddedRows(result, rows.count, axis)
 
     def _is_row_count(self, size: ir.Value, count: ir.Value, depth: int = 8) -> bool:
@@ -402,8 +429,15 @@ class _Finder:
             return None
         result_sizes = list(sizes)
         result_sizes[axis] = padded_sizes[rows.axis]
-        result = self.b.reshape(rows.padded, result_sizes)
+        result = self.b.reshape(rows.padded, self._padded_dims(result_sizes, axis, rows), result_sizes)
         return PaddedRows(result, rows.count, axis)
+
+    def _padded_dims(self, sizes: list, axis: int, rows: PaddedRows) -> list:
+        """`sizes` as a size list: along the rows, their padded number (a run-time size of the
+        padded rows on StableHLO)."""
+        dims = list(sizes)
+        dims[axis] = self.b.dim(rows.padded, rows.axis)
+        return dims
 
 
 _RULES = {

@@ -5,7 +5,7 @@ A result whose number of rows is only known at run time (NonMaxSuppression's sel
 NonZero's positions, Compress's slices) is computed by our conversion padded to the most rows there
 can be, with the run-time count as a 0-d integer tensor, and cut with
 `aten.slice.Tensor(padded, dim, 0, aten.item(count), 1)` (conversion/onnx_to_torch/detection.py,
-indexing.py). TOSA's shapes are compile-time constants (a `tosa.slice` takes its sizes as
+selection.py). TOSA's shapes are compile-time constants (a `tosa.slice` takes its sizes as
 `!tosa.shape` constants), and torch-mlir's TOSA lowering takes neither `aten.item` nor a slice to a
 run-time end; most of its lowerings of the ops reading the rows (Gather, GatherND, RoiAlign's
 arithmetic) take only static shapes. StableHLO lowers the cut as a dynamic slice, but XLA compiles
