@@ -34,6 +34,7 @@ from onnx import TensorProto, helper, numpy_helper
 from ..errors import ImportError_, OnnxTorchMlirWarning
 from .node_structure import node_label
 from .string_emitter import FLOAT, INT64, UINT8, NodeEmitter
+from .validation import schema_input_problem
 from .string_tokenizer import PatternError, pattern_minimum, token_count, tokenize, tokenizer_problem
 
 DEFAULT_WIDTH = 256
@@ -132,6 +133,10 @@ class _GraphRewrite:
         emit = NodeEmitter(self.opset, f"string_bytes/{node.name or node.output[0]}")
         rewrite = _REWRITES.get(("" if node.domain == "ai.onnx" else node.domain, node.op_type))
         if rewrite is None or node.input[0] not in self.strings or len(read) > 1:
+            string_type = helper.make_tensor_type_proto(STRING, None)
+            problem = schema_input_problem(node, self.opset, {name: string_type for name in read})
+            if problem:
+                raise ImportError_(f"{label}: {problem}")
             raise ImportError_(f"{label} reads the string tensor '{read[0]}': strings are compiled as bytes "
                                "(importer/string_bytes.py) only through StringNormalizer, Tokenizer, TfIdfVectorizer, "
                                "Reshape, Flatten and Identity")

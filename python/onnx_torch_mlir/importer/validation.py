@@ -390,6 +390,13 @@ def _element_name(elem_type: int) -> str:
         return f"element type {elem_type}"
 
 
+def schema_input_problem(node: onnx.NodeProto, version: int, types: dict) -> str | None:
+    """What the schema of default-domain `node` at opset `version` says against its inputs' types
+    (`types`: name -> TypeProto, the inputs known), or None."""
+    schema = schema_at(node.op_type, version, "") if node.domain in SCHEMA_DOMAINS else None
+    return None if schema is None else _schema_input_problem(schema, node, types)
+
+
 def _schema_input_problem(schema, node: onnx.NodeProto, types: dict) -> str | None:
     constraints = {constraint.type_param_str: constraint for constraint in schema.type_constraints}
     bound: dict[str, tuple[str, str]] = {}  # type parameter -> (input name, type string)
