@@ -40,7 +40,8 @@ from .string_tokenizer import PatternError, pattern_minimum, token_count, tokeni
 DEFAULT_WIDTH = 256
 STRING = TensorProto.STRING
 C_LOCALES = {"", "C", "POSIX", "C.UTF-8", "C.utf8"}
-MOVING_OPS = {"Identity", "Reshape", "Flatten"}
+# The ops that only exist on strings, compiled by this rewrite (list-ops names them so).
+STRING_OPS = {("", "StringNormalizer"), ("com.microsoft", "Tokenizer")}
 
 
 @dataclass(frozen=True)
