@@ -260,6 +260,8 @@ ROUTES = {
                  "stablehlo.convolution_matrices:convolutions_as_matrix_products",
                  "IREE's CPU code for a direct convolution runs at a tenth of its matrix product's speed",
                  option=("conv_form", "matrix-products")),
+            Step("batch-products-by-a-matrix-stablehlo", "stablehlo.matrix_broadcasts:batch_products_by_a_matrix",
+                 "IREE runs torch-mlir's batch dot_general by a broadcast matrix as many small products"),
             Step("boolean-masks-as-selects", "stablehlo.boolean_masks:boolean_masks_as_selects",
                  "IREE fails on its own rewrite of a multiply by a boolean convert after a reshape"),
             Step("tensor-constants-as-stablehlo", "stablehlo.constants:tensor_constants_as_stablehlo",

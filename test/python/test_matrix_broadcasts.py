@@ -1,7 +1,8 @@
-"""Batch products by one matrix as one matrix product (transforms/linalg/matrix_broadcasts.py, on
-the Linalg route): ONNX MatMuls of a batch of rows by a constant matrix compute what onnxruntime
-does, on the reference runner and on IREE, with no batch matmul left; a dynamic batch, a rank-3
-and a rank-4 batch; a product of two batches stays a batch product."""
+"""Batch products by one matrix as one matrix product (transforms/linalg/matrix_broadcasts.py and
+transforms/stablehlo/matrix_broadcasts.py): ONNX MatMuls of a batch of rows by a constant matrix
+compute what onnxruntime does, on the reference runner and on IREE (and XLA for StableHLO), with no
+batch product left; a dynamic batch (kept a batch product on StableHLO, whose step takes static
+shapes), a rank-3 and a rank-4 batch; a product of two batches stays a batch product."""
 
 import numpy as np
 import onnx
@@ -31,16 +32,31 @@ def _product_by_a_matrix(rows_shape, matrix_shape) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
-@pytest.mark.parametrize("consumer", ["reference", "iree"])
+@pytest.mark.parametrize("backend,consumer", [("linalg-on-tensors", "reference"), ("linalg-on-tensors", "iree"),
+                                              ("stablehlo", "reference"), ("stablehlo", "iree"), ("stablehlo", "xla")])
 @pytest.mark.parametrize("name", PRODUCTS)
-def test_batch_product_by_a_matrix_matches_onnxruntime(name, consumer):
+def test_batch_product_by_a_matrix_matches_onnxruntime(name, backend, consumer):
     rows_shape, matrix_shape = PRODUCTS[name]
+    if consumer == "xla" and None in rows_shape:
+        pytest.skip("XLA compiles static shapes only")
     model = _product_by_a_matrix(rows_shape, matrix_shape)
     x = np.random.default_rng(0).standard_normal([size or 2 for size in rows_shape]).astype(np.float32)
-    module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+    xla = {"entry_name": "main", "weights": "inline"} if consumer == "xla" else {}
+    module = onnx_torch_mlir.compile(model, backend, **xla)
     text = str(module)
-    assert "linalg.matmul" in text and "linalg.batch_matmul" not in text  # the rewrite ran
-    assert_matches(program(module, "linalg-on-tensors", consumer)(x), expected(model, [x]), rtol=1e-5, atol=1e-5)
+    if backend == "linalg-on-tensors":
+        assert "linalg.matmul" in text and "linalg.batch_matmul" not in text  # the rewrite ran
+    else:
+        assert ("batching_dims" in text) == (None in rows_shape)  # the rewrite ran where shapes are static
+    run = _xla_program(module) if consumer == "xla" else program(module, backend, consumer)
+    assert_matches(run(x), expected(model, [x]), rtol=1e-5, atol=1e-5)
+
+
+def _xla_program(module):
+    pytest.importorskip("jax", reason="XLA comes with the xla extra")
+    from onnx_torch_mlir.runtime.xla import compile_with_xla
+
+    return compile_with_xla(module)
 
 
 def test_product_of_two_batches_stays_a_batch_product():
