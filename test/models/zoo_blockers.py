@@ -79,7 +79,11 @@ BLOCKERS: tuple[Blocker, ...] = (
             "LSTMs' cells differ from onnxruntime's in the last bit and a run-time quantization of the hidden state "
             "rounds one value to the other integer; the recurrence carries that step (max 0.51). The reference runner "
             "gives onnxruntime's bits (recurrent/mlas_activations.py), and so does IREE for a CPU without FMA "
-            "(--iree-llvmcpu-target-cpu=x86-64-v2, measured on test_dynamic_quantize_lstm's cases)",
+            "(--iree-llvmcpu-target-cpu=x86-64-v2, measured on test_dynamic_quantize_lstm's cases). Upstream: IREE "
+            "adds `contract` to every float op of its CPU code with no option against it (iree-org/iree#14551), XLA "
+            "contracts likewise (openxla/xla#41579, open); reproducer test_consumer_contraction.py (a*x + b*x: 0 "
+            "rounded, 5e21 contracted). Tried: `stablehlo.optimization_barrier` around a product stops IREE's "
+            "contraction, not XLA's, and Linalg has no such op",
             model="tashkeel-bilstm-int8"),
     Blocker("the type of result", "the merged decoder's `If` (values from its branches are untyped): issue 10 item 1"),
     Blocker("in else_branch, and the condition is known only at run time",
