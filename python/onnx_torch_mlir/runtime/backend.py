@@ -36,7 +36,7 @@ class OnnxTorchMlirBackendRep(BackendRep):
     """A model compiled to native code, ready to run many times."""
 
     def __init__(self, model: onnx.ModelProto, program, output_names: list[str], string_bytes: int | None = None):
-        from ..importer.string_bytes import DEFAULT_WIDTH
+        from ..string_forms import DEFAULT_STRING_BYTES as DEFAULT_WIDTH
 
         self.program = program
         self.output_names = output_names

@@ -145,7 +145,7 @@ def consumer_label(args) -> str:
 
 
 def add_string_bytes_argument(parser) -> None:
-    from ..importer.string_bytes import DEFAULT_WIDTH
+    from ..string_forms import DEFAULT_STRING_BYTES as DEFAULT_WIDTH
 
     parser.add_argument("--string-bytes", type=int, default=None, metavar="W",
                         help=f"hold each string of a string input as its UTF-8 bytes zero-padded to W bytes (default "
