@@ -12,3 +12,17 @@ def program(module, backend: str, consumer: str):
     if consumer == "reference":
         return runtime.compile_for_cpu(module, input_dialect=backend)
     raise ValueError(f"not a consumer: {consumer!r} (reference or iree)")
+
+
+def compiled_beside_onnxruntime(model, backend: str, consumer: str):
+    """`model` compiled for `backend` (on StableHLO with no torch op left) and run by `consumer`, and an
+    onnxruntime session of it to compare with."""
+    import onnxruntime
+
+    import onnx_torch_mlir
+
+    module = onnx_torch_mlir.compile(model, backend)
+    if backend == "stablehlo":
+        assert "torch." not in str(module)
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return program(module, backend, consumer), session

@@ -20,7 +20,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
-from consumers import program
+from consumers import compiled_beside_onnxruntime, program
 
 PROGRAMS = [("stablehlo", "reference"), ("stablehlo", "iree"), ("linalg-on-tensors", "reference")]
 
@@ -87,12 +87,7 @@ CASES = {"gather": (_gather_model, _gather_feeds), "gather-nd": (_gather_nd_mode
 @pytest.mark.parametrize("name, backend, consumer", [(name, *p) for name in CASES for p in PROGRAMS])
 def test_run_time_element_count_matches_onnxruntime(name, backend, consumer):
     build, feeds_list = CASES[name]
-    model = build()
-    module = onnx_torch_mlir.compile(model, backend)
-    if backend == "stablehlo":
-        assert "torch." not in str(module)
-    compiled = program(module, backend, consumer)
-    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    compiled, session = compiled_beside_onnxruntime(build(), backend, consumer)
     counts = set()
     for feeds in feeds_list():
         expected = session.run(None, feeds)

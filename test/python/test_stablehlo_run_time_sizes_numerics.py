@@ -22,7 +22,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnx_torch_mlir
-from consumers import program
+from consumers import compiled_beside_onnxruntime, program
 
 PROGRAMS = [("stablehlo", "reference"), ("stablehlo", "iree"), ("linalg-on-tensors", "reference")]
 
@@ -123,12 +123,7 @@ PARAMS = [(name, backend, consumer) for name in CASES for backend, consumer in P
 @pytest.mark.parametrize("name, backend, consumer", PARAMS)
 def test_run_time_sizes_match_onnxruntime(name, backend, consumer):
     build, feeds_list = CASES[name]
-    model = build()
-    module = onnx_torch_mlir.compile(model, backend)
-    if backend == "stablehlo":
-        assert "torch." not in str(module)
-    compiled = program(module, backend, consumer)
-    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    compiled, session = compiled_beside_onnxruntime(build(), backend, consumer)
     shapes = set()
     for feeds in feeds_list:
         (want,) = session.run(None, feeds)
