@@ -5,7 +5,6 @@ on each backend against onnxruntime."""
 import re
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper

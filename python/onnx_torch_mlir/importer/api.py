@@ -6,6 +6,7 @@ from torch_mlir import ir
 from ..dialect.verifier import verify_module
 from ..errors import ImportError_
 from ..mlir_context import make_context
+from ..string_forms import DEFAULT_STRING_BYTES
 from .fixed_dims import (
     fix_input_shapes, fix_symbolic_dims, parse_dim_options, parse_input_shape_options, without_negative_dims,
 )
@@ -18,7 +19,7 @@ from .node_structure import opset_versions
 from .onnx_dialect import OnnxDialectEmitter
 from .progress import Progress
 from .shape_inference import infer_types, skeleton
-from .string_bytes import DEFAULT_WIDTH, strings_as_bytes
+from .string_bytes import strings_as_bytes
 from .torch_onnx import TorchOnnxEmitter
 from .validation import (
     check_declared_types, check_node_structure, check_schema_input_types, release_contradicted_declarations,
@@ -42,7 +43,7 @@ def import_onnx(
     dims=None,
     input_shapes=None,
     input_values=None,
-    string_bytes: int = DEFAULT_WIDTH,
+    string_bytes: int = DEFAULT_STRING_BYTES,
 ) -> ir.Module:
     """Import `model` (a path, the serialized bytes or an onnx.ModelProto) to MLIR.
 

@@ -32,11 +32,10 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from ..errors import ImportError_, OnnxTorchMlirWarning
-from ..string_forms import DEFAULT_STRING_BYTES as DEFAULT_WIDTH
 from .node_structure import node_label
-from .string_emitter import FLOAT, INT64, UINT8, NodeEmitter
-from .validation import schema_input_problem
+from .string_emitter import INT64, UINT8, NodeEmitter
 from .string_tokenizer import PatternError, pattern_minimum, token_count, tokenize, tokenizer_problem
+from .validation import schema_input_problem
 
 STRING = TensorProto.STRING
 C_LOCALES = {"", "C", "POSIX", "C.UTF-8", "C.utf8"}

@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from .string_emitter import FLOAT, INT64, UINT8, NodeEmitter, previous_matrix, running_sum_matrix
+from .string_emitter import INT64, UINT8, NodeEmitter, previous_matrix, running_sum_matrix
 
 _ESCAPES = {
     "w": set(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"),
