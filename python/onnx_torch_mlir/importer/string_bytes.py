@@ -35,7 +35,7 @@ from ..errors import ImportError_, OnnxTorchMlirWarning
 from .node_structure import node_label
 from .string_emitter import INT64, UINT8, NodeEmitter
 from .string_tokenizer import PatternError, pattern_minimum, token_count, tokenize, tokenizer_problem
-from .validation import schema_input_problem
+from .validation import describe_type, schema_input_problem
 
 STRING = TensorProto.STRING
 C_LOCALES = {"", "C", "POSIX", "C.UTF-8", "C.utf8"}
@@ -91,6 +91,10 @@ class _GraphRewrite:
             if _is_string(value):
                 self.strings[value.name] = StringValue(_dims(value))
                 _as_bytes_type(value, self.width)
+                warnings.warn(OnnxTorchMlirWarning(
+                    f"{self.model_name}: string input '{value.name}' is the program's uint8 argument "
+                    f"{describe_type(value.type)}: each string's UTF-8 bytes, zero-padded (--string-bytes; "
+                    "run, verify and onnx_torch_mlir.runtime.string_inputs encode numpy strings so)"), stacklevel=2)
         nodes = []
         for index, node in enumerate(self.graph.node):
             if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
