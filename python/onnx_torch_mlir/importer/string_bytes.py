@@ -91,10 +91,6 @@ class _GraphRewrite:
             if _is_string(value):
                 self.strings[value.name] = StringValue(_dims(value))
                 _as_bytes_type(value, self.width)
-                warnings.warn(OnnxTorchMlirWarning(
-                    f"{self.model_name}: string input '{value.name}' is the program's uint8 argument "
-                    f"{describe_type(value.type)}: each string's UTF-8 bytes, zero-padded (--string-bytes; "
-                    "run, verify and onnx_torch_mlir.runtime.string_inputs encode numpy strings so)"), stacklevel=2)
         nodes = []
         for index, node in enumerate(self.graph.node):
             if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
@@ -111,6 +107,12 @@ class _GraphRewrite:
         kept = [value for value in self.graph.value_info if value.name not in self.strings]
         del self.graph.value_info[:]
         self.graph.value_info.extend(kept)
+        for value in self.graph.input:
+            if value.name in self.strings:
+                warnings.warn(OnnxTorchMlirWarning(
+                    f"{self.model_name}: string input '{value.name}' is the program's uint8 argument "
+                    f"{describe_type(value.type)}: each string's UTF-8 bytes, zero-padded (--string-bytes; "
+                    "run, verify and onnx_torch_mlir.runtime.string_inputs encode numpy strings so)"), stacklevel=3)
 
     def constant_ints(self, name: str) -> list[int] | None:
         """The values of `name` when an initializer or an earlier Constant node gives them."""
