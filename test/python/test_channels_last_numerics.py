@@ -1,6 +1,6 @@
 """Channels-last Linalg (transforms/linalg/channels_last.py, the default `conv_layout`) computes what
-onnxruntime does, on the reference runner and on IREE: small networks of convolutions, depthwise and
-grouped convolutions, pools and the elementwise ops between them, plus the forms the rewrite must
+onnxruntime does, on the reference runner and on IREE: small networks of 1-D and 2-D convolutions,
+depthwise and grouped convolutions, pools and the elementwise ops between them, plus the forms the rewrite must
 carry over exactly (a bias broadcast, an average pool that counts its windows from the loop indices,
 a global pool that reduces over the NHWC loops)."""
 
@@ -43,7 +43,7 @@ def _average_pool_excluding_pads() -> onnx.ModelProto:
 
 
 MODELS = {"block": lambda: _lit_model("block"), "grouped": lambda: _lit_model("grouped"),
-          "average-pool-excluding-pads": _average_pool_excluding_pads}
+          "one-d": lambda: _lit_model("one_d"), "average-pool-excluding-pads": _average_pool_excluding_pads}
 
 
 @pytest.mark.parametrize("consumer", ["reference", "iree"])
@@ -54,7 +54,7 @@ def test_channels_last_matches_onnxruntime(name, consumer):
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
     text = str(module)
-    assert "linalg.transpose" in text and "nchw" not in text.replace("ngchw", "")  # the rewrite ran
+    assert "linalg.transpose" in text and "nchw" not in text.replace("ngchw", "") and "ncw" not in text  # rewritten
     assert_matches(program(module, "linalg-on-tensors", consumer)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
 
 

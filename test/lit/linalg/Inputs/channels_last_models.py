@@ -71,7 +71,31 @@ def patches():
     return _model(nodes, [2, 3, 16, 12], initializers, [2, 8, 4, 3])
 
 
-MODELS = {function.__name__: function for function in (block, grouped, wide, patches)}
+def one_d():
+    """1-D windows as an audio front end has them: a padded convolution with a bias, Relu, a depthwise
+    convolution, the residual Add, a max pool, a strided convolution, an average pool and Sigmoid."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2"], ["d1"], pads=[2, 2], group=8),
+        helper.make_node("Add", ["d1", "r1"], ["a1"]),
+        helper.make_node("MaxPool", ["a1"], ["m1"], kernel_shape=[2], strides=[2]),
+        helper.make_node("Conv", ["m1", "w3"], ["c2"], strides=[2], pads=[1, 1]),
+        helper.make_node("AveragePool", ["c2"], ["p2"], kernel_shape=[3], pads=[1, 1], strides=[1]),
+        helper.make_node("Sigmoid", ["p2"], ["y"]),
+    ]
+    initializers = [_weight("w1", (8, 4, 3), 14), _weight("b1", (8,), 15), _weight("w2", (8, 1, 5), 16),
+                    _weight("w3", (6, 8, 3), 17)]
+    return _model(nodes, [2, 4, 32], initializers, [2, 6, 8])
+
+
+def swapped():
+    """A transformer's Transpose of its last two dims, then Relu: no window, nothing to rewrite."""
+    nodes = [helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1]), helper.make_node("Relu", ["t"], ["y"])]
+    return _model(nodes, [2, 5, 7], [], [2, 7, 5])
+
+
+MODELS = {function.__name__: function for function in (block, grouped, wide, patches, one_d, swapped)}
 
 if __name__ == "__main__":
     model = MODELS[sys.argv[1]]()
