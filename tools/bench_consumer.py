@@ -25,8 +25,8 @@ iree-compile flags (runtime/iree.py's: llvm-cpu for the host CPU, IREE's default
 Each program runs once on the model's seeded inputs and its outputs are compared with onnxruntime's
 at the model's tolerance (the conformance suite's `mismatch`); a path that fails to compile or run is
 a cell with its first error line, and one whose numbers differ is timed but marked. Then the calls
-alternate: one call of each path and of onnxruntime in turn (each round starting one path further
-on, so that no path always runs first), one warm-up round, then up to `--calls` rounds or until
+alternate: one call of each path and of onnxruntime in turn (each round in a seeded random order, so
+that no path always runs first or always after the same one), one warm-up round, then up to `--calls` rounds or until
 `--seconds` per model have passed (at least 2 rounds). Cells are the medians of
 those calls; ratios are a path's median over onnxruntime's and over iree-import-onnx's, so a
 machine that is slower during the run slows every column alike.
@@ -42,6 +42,7 @@ import argparse
 import dataclasses
 import gc
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -382,16 +383,19 @@ def _with_result_dtypes(program, result_dtypes) -> Callable:
 
 
 def _alternate(inputs: list, programs: dict, result: ModelResult, calls: int, seconds: float, log) -> None:
-    """One warm-up round, then rounds of one call per program until `calls` rounds or `seconds`; each
-    round starts one program further on, so that no program is always first in a round (the first
-    IREE call of a round ran 5-15% slower than the same module later in it)."""
+    """One warm-up round, then rounds of one call per program until `calls` rounds or `seconds`, each
+    round in a seeded random order: a program runs slower right after another has filled the caches
+    (the first IREE call of a round ran 5-15% slower than the same module later in it, and a program
+    measured always right after onnxruntime ran EfficientNet 1.3 times slower than the same module
+    after another IREE program), so no program may always follow the same one."""
     for program in programs.values():
         program(*inputs)
     order = list(programs.items())
+    shuffler = random.Random(0)
     started = time.perf_counter()
     while result.rounds < calls and (result.rounds < 2 or time.perf_counter() - started < seconds):
-        turn = result.rounds % len(order)
-        for name, program in order[turn:] + order[:turn]:
+        shuffler.shuffle(order)
+        for name, program in order:
             begin = time.perf_counter()
             program(*inputs)
             result.paths[name].call_seconds.append(time.perf_counter() - begin)
@@ -505,7 +509,7 @@ Written by `make bench-consumer` (`tools/bench_consumer.py --update`; every call
 module with the same flags (llvm-cpu, host CPU, IREE's default optimization levels; runtime/iree.py{flags}),
 run on IREE's single-threaded `local-sync` driver; onnxruntime runs on its CPU execution provider
 with {args.ort_threads} intra-op thread(s). Every program's outputs are checked against onnxruntime's in
-the same run, at the zoo's tolerance for the model. Then one call of each in turn (each round starting one path further on), a warm-up round,
+the same run, at the zoo's tolerance for the model. Then one call of each in turn (each round in a seeded random order), a warm-up round,
 and up to `--calls` rounds or `--seconds` per model (at least 2; the last run: {args.calls}, {args.seconds:.0f} s): each cell is the median of its
 calls, then *its median over onnxruntime's / over iree-import-onnx's* (below 1: faster). Paths:
 ours-BACKEND is `onnx_torch_mlir.compile(model, output_type=BACKEND)`; iree-import-onnx is IREE's own

@@ -71,3 +71,20 @@ def test_tiny_model_table_and_a_failing_path(tmp_path, monkeypatch):
     bench_consumer.write_section(document, f"{bench_consumer.BEGIN}\nnew\n{bench_consumer.END}\n")
     again = document.read_text()
     assert again.count(bench_consumer.BEGIN) == 1 and "\nnew\n" in again and "hand-written text" in again
+
+
+def test_each_program_follows_every_other():
+    """A program runs slower right after another has filled the caches: over the rounds, each program
+    must be measured after each of the others, not always after the same one."""
+    calls = []
+    names = ["onnxruntime", "first", "second", "third"]
+    programs = {name: (lambda name: lambda *inputs: calls.append(name))(name) for name in names}
+    result = bench_consumer.ModelResult("tiny", {name: bench_consumer.PathResult(name) for name in names})
+    bench_consumer._alternate([], programs, result, calls=40, seconds=60.0, log=lambda message: None)
+    timed = calls[len(names):]  # after the warm-up round
+    assert result.rounds == 40 and len(timed) == 40 * len(names)
+    assert all(sorted(timed[start:start + len(names)]) == sorted(names) for start in range(0, len(timed), len(names)))
+    predecessors = {name: set() for name in names}
+    for before, after in zip(timed, timed[1:]):
+        predecessors[after].add(before)
+    assert all(predecessors[name] >= set(names) - {name} for name in names)
