@@ -77,15 +77,30 @@ APART = {
 
 
 @pytest.mark.parametrize("consumer", ["reference", "iree"])
+@pytest.mark.parametrize("backend", FORMS)
 @pytest.mark.parametrize("name", APART)
-def test_narrow_convolution_with_windows_apart_as_matrix_product(name, consumer):
+def test_narrow_convolution_with_windows_apart_as_matrix_product(name, backend, consumer):
     input_shape, filter_shape, attributes = APART[name]
     model = _convolution(input_shape, filter_shape, attributes)
     x = np.random.default_rng(0).standard_normal(input_shape).astype(np.float32)
-    module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+    module = onnx_torch_mlir.compile(model, backend)
     text = str(module)
-    assert "linalg.matmul" in text and "linalg.conv_2d" not in text  # the rewrite ran
-    assert_matches(program(module, "linalg-on-tensors", consumer)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
+    product, convolution = FORMS[backend]
+    assert product in text and convolution not in text  # the rewrite ran
+    assert_matches(program(module, backend, consumer)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", APART)
+def test_narrow_convolution_with_windows_apart_runs_in_xla(name):
+    pytest.importorskip("jax", reason="XLA comes with the xla extra")
+    from onnx_torch_mlir.runtime.xla import compile_with_xla
+
+    input_shape, filter_shape, attributes = APART[name]
+    model = _convolution(input_shape, filter_shape, attributes)
+    x = np.random.default_rng(0).standard_normal(input_shape).astype(np.float32)
+    module = onnx_torch_mlir.compile(model, "stablehlo", entry_name="main", weights="inline")
+    assert "stablehlo.convolution" not in str(module)
+    assert_matches(compile_with_xla(module)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
 
 
 def test_half_precision_convolution_as_matrix_product():

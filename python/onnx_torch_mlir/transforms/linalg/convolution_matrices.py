@@ -58,14 +58,18 @@ def convolutions_as_matrix_products(module: ir.Module) -> int:
 
 
 def _pays(operation: ir.Operation) -> bool:
-    """Whether the patches pay for their copy: a window of more than one position over at least
-    MIN_CHANNELS channels, or windows that do not overlap (the patches are the image reordered)."""
     kernel_height, kernel_width, channels, _ = ir.RankedTensorType(operation.operands[1].type).shape
-    if kernel_height * kernel_width == 1:
+    return patches_pay((kernel_height, kernel_width), channels, _attribute_pair(operation, "strides"),
+                       _attribute_pair(operation, "dilations"))
+
+
+def patches_pay(kernel_sizes, channels: int, strides, dilations) -> bool:
+    """Whether a convolution's patches pay for their copy: a window of more than one position over at
+    least MIN_CHANNELS channels, or windows that do not overlap (the patches are the image reordered).
+    The StableHLO step (stablehlo/convolution_matrices.py) takes the same rule."""
+    if kernel_sizes[0] * kernel_sizes[1] == 1:
         return False
-    strides, dilations = _attribute_pair(operation, "strides"), _attribute_pair(operation, "dilations")
-    apart = all(stride >= (size - 1) * dilation + 1
-                for stride, size, dilation in zip(strides, (kernel_height, kernel_width), dilations))
+    apart = all(stride >= (size - 1) * dilation + 1 for stride, size, dilation in zip(strides, kernel_sizes, dilations))
     return channels >= MIN_CHANNELS or apart
 
 
