@@ -55,19 +55,6 @@ def test_convolution_as_matrix_product_matches_onnxruntime(name, backend, consum
     assert_matches(program(module, backend, consumer)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["strided-dilated", "one-row-kernel"])
-def test_stablehlo_matrix_products_run_in_xla(name):
-    pytest.importorskip("jax", reason="XLA comes with the xla extra")
-    from onnx_torch_mlir.runtime.xla import compile_with_xla
-
-    input_shape, filter_shape, attributes = CONVOLUTIONS[name]
-    model = _convolution(input_shape, filter_shape, attributes)
-    x = np.random.default_rng(0).standard_normal(input_shape).astype(np.float32)
-    module = onnx_torch_mlir.compile(model, "stablehlo", entry_name="main", weights="inline")
-    assert "stablehlo.convolution" not in str(module) and "tensor." not in str(module)  # StableHLO ops only
-    assert_matches(compile_with_xla(module)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
-
-
 # name: (input shape, filter shape, Conv attributes): fewer than MIN_CHANNELS, windows apart
 APART = {
     "patch-stem": ([2, 3, 16, 12], [8, 3, 4, 4], {"strides": [4, 4]}),  # ConvNeXt's stem
@@ -90,16 +77,16 @@ def test_narrow_convolution_with_windows_apart_as_matrix_product(name, backend, 
     assert_matches(program(module, backend, consumer)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", APART)
-def test_narrow_convolution_with_windows_apart_runs_in_xla(name):
+@pytest.mark.parametrize("name", ["strided-dilated", "one-row-kernel", *APART])
+def test_stablehlo_matrix_products_run_in_xla(name):
     pytest.importorskip("jax", reason="XLA comes with the xla extra")
     from onnx_torch_mlir.runtime.xla import compile_with_xla
 
-    input_shape, filter_shape, attributes = APART[name]
+    input_shape, filter_shape, attributes = {**CONVOLUTIONS, **APART}[name]
     model = _convolution(input_shape, filter_shape, attributes)
     x = np.random.default_rng(0).standard_normal(input_shape).astype(np.float32)
     module = onnx_torch_mlir.compile(model, "stablehlo", entry_name="main", weights="inline")
-    assert "stablehlo.convolution" not in str(module)
+    assert "stablehlo.convolution" not in str(module) and "tensor." not in str(module)  # StableHLO ops only
     assert_matches(compile_with_xla(module)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
 
 
