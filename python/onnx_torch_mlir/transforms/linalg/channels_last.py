@@ -79,9 +79,9 @@ def convolutions_channels_last(module: ir.Module) -> int:
                     rewritten += 1
         if rewritten:
             erase_unread(module, _PURE)
-        for transpose in ops_named(module, {"linalg.transpose"}):
-            if _MADE_HERE in transpose.attributes:
-                del transpose.attributes[_MADE_HERE]
+            for transpose in ops_named(module, {"linalg.transpose"}):
+                if _MADE_HERE in transpose.attributes:
+                    del transpose.attributes[_MADE_HERE]
     return rewritten
 
 
