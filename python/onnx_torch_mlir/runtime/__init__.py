@@ -26,7 +26,8 @@ Pipeline (see `lowering.py` for the exact pass lists):
    arithmetic, affine to arith, then arith/math/complex/memref/func/cf to the
    LLVM dialect; memref copies become loops so no runtime library is needed.
    An op left outside the LLVM dialect is reported by name.
-6. MLIR's ExecutionEngine JIT-compiles the LLVM dialect module (opt level 2).
+6. MLIR's ExecutionEngine JIT-compiles the LLVM dialect module (opt level 2; 0 for a
+   program of small static tensors only, `runner.small_program_opt_level`).
    Compiler-runtime functions LLVM calls (`__truncdfhf2` for f64 -> f16) are
    bound to libgcc_s or an exact numpy fallback (`compiler_runtime.py`); a JIT
    failure's RunnerError carries LLVM's stderr message. On several cores a
