@@ -22,7 +22,8 @@ Pipeline (see `lowering.py` for the exact pass lists):
    may yield new buffers; torch-mlir's TMTensor ops are left to
    tm-tensor-bufferize), then the ownership-based buffer deallocation
    pipeline, so repeated calls do not leak.
-5. Linalg and TMTensor to loops, memref metadata (subviews, reshapes) to
+5. Linalg and TMTensor to loops (named ops generalized, and a reduction's loops
+   moved outside a contiguous parallel loop: loop_order.py), memref metadata (subviews, reshapes) to
    arithmetic, affine to arith, then arith/math/complex/memref/func/cf to the
    LLVM dialect; memref copies become loops so no runtime library is needed.
    An op left outside the LLVM dialect is reported by name.

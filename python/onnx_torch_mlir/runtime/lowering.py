@@ -17,7 +17,7 @@ from torch_mlir._mlir_libs import _stablehlo
 
 from onnx_torch_mlir.errors import RunnerError
 from onnx_torch_mlir.mlir_context import make_context
-from onnx_torch_mlir.runtime import assertions, calling_convention, loop_barriers, loop_outlining, small_floats
+from onnx_torch_mlir.runtime import assertions, calling_convention, loop_barriers, loop_order, loop_outlining, small_floats
 from onnx_torch_mlir.runtime import stablehlo_layout
 from onnx_torch_mlir.runtime import stablehlo_reverse, stablehlo_scatter, stablehlo_sort, tosa_negate
 
@@ -58,18 +58,21 @@ _FOREIGN_DIALECTS = {
 # here: on a Loop whose carried value grows, it left a `memref.cast` between incompatible sizes.
 _FUSE_ELEMENTWISE = ["func.func(linalg-fuse-elementwise-ops)"]
 
-_LINALG_TO_LOOPS = [
-    # Bufferize. TMTensor ops (torch-mlir's extra structured ops) are unknown to
-    # One-Shot Bufferize, which treats them conservatively; their own pass then
-    # bufferizes them.
+_BUFFERIZE = [
+    # TMTensor ops (torch-mlir's extra structured ops) are unknown to One-Shot Bufferize, which
+    # treats them conservatively; their own pass then bufferizes them.
     "one-shot-bufferize{allow-return-allocs-from-loops allow-unknown-ops bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}",
     "func.func(tm-tensor-bufferize)",
     "canonicalize",
     "buffer-deallocation-pipeline",
-    # Loops. memref.copy becomes linalg.copy so that no copy needs the
-    # `memrefCopy` runtime function, which the JIT does not link.
+    # memref.copy becomes linalg.copy so that no copy needs the `memrefCopy` runtime function, which
+    # the JIT does not link. Named ops become generic ones, whose loops loop_order.py reorders.
     "func.func(tm-tensor-to-loops)",
     "func.func(refback-munge-memref-copy)",
+    "func.func(linalg-generalize-named-ops)",
+]
+
+_LINALG_TO_LOOPS = [
     "func.func(convert-linalg-to-loops)",
     # Subviews and reshapes of dynamic shapes become `affine.apply` arithmetic
     # on their metadata, so this must run before lower-affine.
@@ -205,6 +208,8 @@ def lower_to_llvm(
             calling_convention.make_boundary_integers_signless(module, entry)
         routed = assertions.route_assertions_to_python(module)
         runner.pass_manager(_FUSE_ELEMENTWISE).run(module.operation)
+        runner.pass_manager(_BUFFERIZE).run(module.operation)
+        loop_order.move_reductions_outside(module)
         runner.pass_manager(_LINALG_TO_LOOPS).run(module.operation)
         if LOOP_BARRIERS:
             loop_barriers.insert_loop_barriers(module)
