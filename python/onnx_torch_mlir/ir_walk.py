@@ -3,9 +3,9 @@
 from torch_mlir import ir
 
 
-def ops_named(module: ir.Module, names) -> list[ir.Operation]:
-    """The ops of `module` (nested ones included) whose name is in `names` (None: every op), in
-    walk order, collected before any is rewritten."""
+def ops_named(module: "ir.Module | ir.Operation", names) -> list[ir.Operation]:
+    """The ops of `module` (or of one operation: itself and the ops nested in it) whose name is in
+    `names` (None: every op), in walk order, collected before any is rewritten."""
     found: list[ir.Operation] = []
 
     def collect(operation: ir.Operation) -> ir.WalkResult:

@@ -94,18 +94,7 @@ def _reorder(operation: ir.Operation, order: list[int]) -> None:
     kinds = ir.ArrayAttr(operation.attributes["iterator_types"])
     operation.attributes["indexing_maps"] = ir.ArrayAttr.get([ir.AffineMapAttr.get(map_) for map_ in maps])
     operation.attributes["iterator_types"] = ir.ArrayAttr.get([kinds[old] for old in order])
-    for index in _nested_ops_named(operation, "linalg.index"):
+    for index in ops_named(operation, ("linalg.index",)):
         old = ir.IntegerAttr(index.attributes["dim"]).value
         index.attributes["dim"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), new_position[old])
 
-
-def _nested_ops_named(operation: ir.Operation, name: str) -> list[ir.Operation]:
-    found = []
-
-    def collect(nested: ir.Operation) -> ir.WalkResult:
-        if nested.name == name:
-            found.append(nested)
-        return ir.WalkResult.ADVANCE
-
-    operation.walk(collect)
-    return found
