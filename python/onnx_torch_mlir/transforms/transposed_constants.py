@@ -13,10 +13,11 @@ def splat_like(attribute: ir.Attribute, type_: ir.RankedTensorType) -> ir.Attrib
     return ir.DenseElementsAttr.get_splat(type_, ir.DenseElementsAttr(attribute).get_splat_value())
 
 
-def transposed_constant(attribute: ir.Attribute, type_: ir.RankedTensorType, permutation) -> ir.Attribute | None:
+def transposed_constant(attribute: ir.Attribute, type_: ir.RankedTensorType, permutation,
+                        suffix: str = "channels_last") -> ir.Attribute | None:
     """`attribute`'s elements, read in the shape `type_` has before `permutation`, transposed (result
     axis i is source axis permutation[i]); None when they cannot be read here. Literal elements stay
-    literal; an importer weight (`dense_resource`) becomes one named after it (`NAME_channels_last`)."""
+    literal; an importer weight (`dense_resource`) becomes one named after it (`NAME_<suffix>`)."""
     from ..importer.tensors import resource_bytes, resource_like
 
     source_shape = [0] * len(permutation)
@@ -40,7 +41,7 @@ def transposed_constant(attribute: ir.Attribute, type_: ir.RankedTensorType, per
         return None
     values = np.frombuffer(data, dtype=np.dtype(f"uint{width}")).reshape(source_shape)
     name = str(attribute).partition(" : ")[0].removeprefix("dense_resource<").removesuffix(">")
-    return resource_like(np.ascontiguousarray(values.transpose(permutation)), f"{name}_channels_last", type_)
+    return resource_like(np.ascontiguousarray(values.transpose(permutation)), f"{name}_{suffix}", type_)
 
 
 def _element_width(element: ir.Type) -> int | None:

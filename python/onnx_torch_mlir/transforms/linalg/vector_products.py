@@ -1,0 +1,87 @@
+"""One row times a matrix as a product by the transposed weights.
+
+A `[1, K] x [K, N]` `linalg.matmul` by a constant (a decoder step's Linear on one token, an ONNX
+MatMul by a `[K, N]` initializer on one row) reaches IREE 3.13's CPU code as a `linalg.vecmat`, which it
+runs at a third of the speed of the same product over the weights stored `[N, K]`: 314 us as `vecmat`,
+117 us as a `linalg.matmul` reading the weights transposed and 109 us as `linalg.matvec`, for K = 576
+and N = 1024 (one-op modules, IREE's dispatch profile). The StableHLO route's step
+(stablehlo/vector_products.py) has the whole-model numbers.
+
+So each static one-row `linalg.matmul` whose right operand is a constant, or a `linalg.transpose` of
+`[N, K]` weights (torch-mlir's lowering of Gemm's `transB`, which IREE folds itself), becomes a
+`linalg.matmul` reading the `[N, K]` weights through its indexing maps (`rhs[j, k]`), the constant's
+elements transposed here at compile time. Each output is a sum over the same K products. Can go when
+IREE runs `vecmat` as fast as `matvec`.
+"""
+
+from __future__ import annotations
+
+from torch_mlir import ir
+from torch_mlir.dialects import linalg
+
+from ...ir_walk import erase_unread, ops_named
+from ..transposed_constants import transposed_constant
+from ..torch.rewriting import defining_op
+
+_MATMUL_MAPS = ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)"]
+_READERS = {"linalg.transpose", "tensor.empty", "arith.constant"}
+
+
+def row_by_matrix_products_by_rows(module: ir.Module) -> int:
+    """Rewrite each one-row product by a matrix with its `[N, K]` form at hand (module docstring); the
+    count rewritten."""
+    rewritten = 0
+    with module.context, ir.Location.unknown():
+        for operation in ops_named(module, {"linalg.matmul"}):
+            weights = _weights_rows(operation) if _row_by_matrix(operation) else None
+            if weights is not None:
+                _rewrite(operation, weights)
+                rewritten += 1
+        if rewritten:
+            erase_unread(module, _READERS)
+    return rewritten
+
+
+def _row_by_matrix(operation: ir.Operation) -> bool:
+    """A static `[1, K] x [K, N]` matmul with the default maps and no cast."""
+    if "cast" in operation.attributes:
+        return False
+    if "indexing_maps" in operation.attributes:
+        maps = ir.ArrayAttr(operation.attributes["indexing_maps"])
+        if [str(ir.AffineMapAttr(attribute).value) for attribute in maps] != _MATMUL_MAPS:
+            return False
+    types = [value.type for value in [*operation.operands, *operation.results]]
+    return (all(isinstance(t, ir.RankedTensorType) and t.has_static_shape and t.rank == 2 for t in types)
+            and types[0].shape[0] == 1)
+
+
+def _weights_rows(operation: ir.Operation) -> ir.Value | None:
+    """The `[N, K]` weights whose transpose is the right operand: a 2-D `linalg.transpose`'s input, or
+    a constant's elements transposed; None for anything else."""
+    rhs = operation.operands[1]
+    owner = defining_op(rhs)
+    if owner is None:
+        return None
+    if owner.name == "linalg.transpose" and list(ir.DenseI64ArrayAttr(owner.attributes["permutation"])) == [1, 0]:
+        return owner.operands[0]
+    if owner.name == "arith.constant":
+        depth, features = rhs.type.shape
+        transposed_type = ir.RankedTensorType.get([features, depth], rhs.type.element_type)
+        attribute = transposed_constant(owner.attributes["value"], transposed_type, [1, 0], "rows")
+        if attribute is None:
+            return None
+        return ir.Operation.create("arith.constant", results=[transposed_type], attributes={"value": attribute},
+                                   loc=operation.location, ip=ir.InsertionPoint(operation)).result
+    return None
+
+
+def _rewrite(operation: ir.Operation, weights: ir.Value) -> None:
+    """`initial + row x weights^T` as a `linalg.matmul` reading `weights[j, k]`."""
+    row, _, initial = operation.operands
+    i, j, k = (ir.AffineDimExpr.get(position) for position in range(3))
+    maps = [ir.AffineMap.get(3, 0, results) for results in ([i, k], [j, k], [i, j])]
+    with operation.location, ir.InsertionPoint(operation):
+        product = linalg.matmul(row, weights, outs=[initial], indexing_maps=maps)
+    product = product if isinstance(product, ir.Value) else product.results[0]
+    operation.results[0].replace_all_uses_with(product)
+    operation.erase()
