@@ -142,6 +142,8 @@ ROUTES = {
                  option=("conv_form", "matrix-products")),
             Step("batch-products-by-a-matrix", "linalg.matrix_broadcasts:batch_products_by_a_matrix",
                  "IREE runs torch-mlir's batch matmul by a broadcast matrix as many small products (ConvNeXt 1.7x)"),
+            Step("erf-as-rational-function", "linalg.erf_approximation:erf_as_rational_function",
+                 "IREE expands math.erf piecewise (ConvNeXt's GELU layers 1.4x StableHLO's one rational function)"),
             Step("row-by-matrix-products-by-rows", "linalg.vector_products:row_by_matrix_products_by_rows",
                  "IREE runs one row times a [K, N] matrix (vecmat) at a third of the speed of [N, K] rows"),
             Step("quantized-batch-products-by-a-matrix",
