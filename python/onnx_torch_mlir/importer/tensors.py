@@ -3,8 +3,10 @@
 - raw little-endian payloads (inline `raw_data`, a mapped model file, mapped
   external data) become `DenseResourceElementsAttr`s that reference the bytes
   in place (no copy);
-- one-element tensors become `DenseElementsAttr` splats, so patterns can read
-  scalars without touching resources;
+- splats (every element the same bits; one-element tensors among them) become
+  `DenseElementsAttr` splats, as the importer's specification says: patterns read
+  scalars without touching resources, and consumers fold a bias of zeros or a
+  scale of ones (IREE runs such a model's constants as splats, not as buffers);
 - typed proto fields (`float_data`, `int64_data`...) become `DenseElementsAttr`;
 - sub-byte types (int4, uint4, float4e2m1, int2, uint2), packed several to a
   byte in ONNX, are unpacked to MLIR's one-element-per-byte storage first.
@@ -139,6 +141,10 @@ class TensorConverter:
     def _resource_or_splat(self, data, tensor, tensor_type, dtype=np.dtype(np.uint8)):
         if math.prod(tensor_type.shape) <= 1:
             return self._dense(np.frombuffer(data, dtype=dtype).copy(), tensor_type)
+        if _is_splat(data, dtype):
+            first = self._dense(np.frombuffer(data, dtype=dtype)[:1].copy(),
+                                ir.RankedTensorType.get([1], tensor_type.element_type))
+            return ir.DenseElementsAttr.get_splat(tensor_type, ir.DenseElementsAttr(first).get_splat_value())
         alignment = dtype.itemsize if dtype.itemsize in (1, 2, 4, 8, 16) else 1
         # The same bytes, as an object a weak reference can track and that knows its tensor.
         data = np.frombuffer(data, dtype=np.uint8).view(ImportedBytes)
@@ -176,6 +182,18 @@ class TensorConverter:
         values = ", ".join(_quote(value) for value in tensor.string_data)
         shape = "".join(f"{dim}x" for dim in tensor.dims)
         return ir.Attribute.parse(f"dense<[{values}]> : tensor<{shape}!onnx.String>")
+
+
+def _is_splat(data, dtype: np.dtype) -> bool:
+    """Whether every element of `data` has the bits of the first (NaN and -0.0 compared as bits).
+    A weight of differing values is told by its first, middle and last elements, without a scan."""
+    if dtype.itemsize not in (1, 2, 4, 8):
+        return False
+    bits = np.frombuffer(data, dtype=np.dtype(f"u{dtype.itemsize}"))
+    first = bits[0]
+    if bits[-1] != first or bits[len(bits) // 2] != first:
+        return False
+    return bool((bits == first).all())
 
 
 def _unpack_sub_byte(raw, code: int, count: int, name: str) -> memoryview:
