@@ -77,6 +77,19 @@ def test_narrow_convolution_with_windows_apart_as_matrix_product(name, backend, 
     assert_matches(program(module, backend, consumer)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("consumer", ["reference", "iree"])
+def test_large_kernel_patches_gathered_by_one_generic(consumer):
+    """A kernel of more than MAX_SLICED_POSITIONS positions (ViT's 16x16 stem) gathers its patches with
+    one linalg.generic instead of a slice per position."""
+    model = _convolution([1, 3, 18, 27], [4, 3, 9, 9], {"strides": [9, 9]})
+    x = np.random.default_rng(0).standard_normal([1, 3, 18, 27]).astype(np.float32)
+    module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
+    text = str(module)
+    assert "linalg.matmul" in text and "linalg.conv_2d" not in text and "tensor.insert_slice" not in text
+    assert "tensor<1x2x3x9x9x3xf32>" in text  # the gathered [n, oh, ow, kh, kw, c] patches
+    assert_matches(program(module, "linalg-on-tensors", consumer)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("name", ["strided-dilated", "one-row-kernel", *APART])
 def test_stablehlo_matrix_products_run_in_xla(name):
     pytest.importorskip("jax", reason="XLA comes with the xla extra")

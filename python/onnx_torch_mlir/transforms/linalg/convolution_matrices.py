@@ -9,7 +9,8 @@ be fast with the consumer's defaults.
 
 So each static channels-last convolution (after `convolutions-channels-last`) becomes:
 
-    patches[n, oh, ow, (kh, kw, c)] = image[n, oh * sh + kh * dh, ow * sw + kw * dw, c]   (strided slices)
+    patches[n, oh, ow, (kh, kw, c)] = image[n, oh * sh + kh * dh, ow * sw + kw * dw, c]   (strided slices,
+                                                     or one linalg.generic for kernels of over 64 positions)
     result[n*oh*ow, f] = patches[n*oh*ow, kh*kw*c] x filter[kh*kw*c, f] + initial      (a linalg.matmul)
 
 reshaped back to [n, oh, ow, f]. The HWCF filter is already the [kh*kw*c, f] matrix (a reshape of
@@ -33,6 +34,7 @@ convolution reaches the matrix product's speed); `compile --conv-form direct` sk
 from __future__ import annotations
 
 from torch_mlir import ir
+from torch_mlir.dialects import linalg
 
 from ...ir_walk import ops_named
 from .channels_last import empty_tensor, static_window
@@ -42,6 +44,9 @@ CONVOLUTION = "linalg.conv_2d_nhwc_hwcf"
 # Input channels from which the patches pay for their copy (measured: 3x3 on 32 channels about even,
 # on 48 or more 2-5x faster as patches, on 16 or fewer slower).
 MIN_CHANNELS = 32
+# Patches gathered by one strided slice per kernel position up to this many positions (the StableHLO
+# step's limit for its slices, MAX_WINDOW_POSITIONS); larger kernels by one gathering linalg.generic.
+MAX_SLICED_POSITIONS = 64
 
 
 def convolutions_as_matrix_products(module: ir.Module) -> int:
@@ -84,8 +89,12 @@ def _rewrite(operation: ir.Operation) -> None:
     rows, depth = batch * out_height * out_width, kernel_height * kernel_width * channels
     result_type = ir.RankedTensorType(operation.results[0].type)
     with operation.location, ir.InsertionPoint(operation):
-        patches = _collapse(_patches(image, (out_height, out_width), (kernel_height, kernel_width), strides,
-                                     dilations), [[0, 1, 2], [3]], [rows, depth])
+        if kernel_height * kernel_width <= MAX_SLICED_POSITIONS:
+            patches = _collapse(_patches(image, (out_height, out_width), (kernel_height, kernel_width), strides,
+                                         dilations), [[0, 1, 2], [3]], [rows, depth])
+        else:
+            patches = _collapse(_gathered_patches(image, (out_height, out_width), (kernel_height, kernel_width),
+                                                  strides, dilations), [[0, 1, 2], [3, 4, 5]], [rows, depth])
         matrix = _collapse(filter_, [[0, 1, 2], [3]], [depth, features])
         accumulator = _collapse(initial, [[0, 1, 2], [3]], [rows, features])
         result = _expand(matrix_product(patches, matrix, accumulator), [[0, 1, 2], [3]], result_type)
@@ -123,6 +132,29 @@ def _slice_op(name: str, operands, result_type, offsets, sizes, strides, segment
         "static_offsets": ir.DenseI64ArrayAttr.get(offsets), "static_sizes": ir.DenseI64ArrayAttr.get(sizes),
         "static_strides": ir.DenseI64ArrayAttr.get(strides), "operandSegmentSizes": ir.DenseI32ArrayAttr.get(segments),
     }).result
+
+
+def _gathered_patches(image: ir.Value, out_sizes, kernel_sizes, strides, dilations) -> ir.Value:
+    """patches[n, oh, ow, kh, kw, c] = image[n, oh*sh + kh*dh, ow*sw + kw*dw, c], one `linalg.generic`: for
+    kernels of more than MAX_SLICED_POSITIONS positions (ViT's 16x16 patch stem would be 256 slices, each
+    a dispatch of its own in IREE, and took IREE 20 s longer to compile)."""
+    image_type = ir.RankedTensorType(image.type)
+    batch, channels = image_type.shape[0], image_type.shape[3]
+    shape = [batch, *out_sizes, *kernel_sizes, channels]
+    result_type = ir.RankedTensorType.get(shape, image_type.element_type)
+    n, oh, ow, kh, kw, c = (ir.AffineDimExpr.get(position) for position in range(6))
+    reads = ir.AffineMap.get(6, 0, [n, oh * strides[0] + kh * dilations[0], ow * strides[1] + kw * dilations[1], c])
+    writes = ir.AffineMap.get_identity(6)
+    parallel = ir.Attribute.parse("#linalg.iterator_type<parallel>")
+    generic = linalg.GenericOp(
+        [result_type], [image], [empty_tensor(result_type)], ir.ArrayAttr.get([ir.AffineMapAttr.get(reads),
+                                                                       ir.AffineMapAttr.get(writes)]),
+        ir.ArrayAttr.get([parallel] * 6))
+    element = image_type.element_type
+    block = generic.regions[0].blocks.append(element, element)
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([block.arguments[0]])
+    return generic.results[0]
 
 
 def _reassociation(groups) -> ir.ArrayAttr:
