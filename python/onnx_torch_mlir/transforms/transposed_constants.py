@@ -49,3 +49,27 @@ def _element_width(element: ir.Type) -> int | None:
     if isinstance(element, (ir.FloatType, ir.IntegerType)):
         return element.width
     return None
+
+
+def matrix_rows(matrix: ir.Value, user: ir.Operation, transpose: str, constants: tuple[str, ...],
+                new_constant: str) -> ir.Value | None:
+    """The `[N, K]` matrix whose transpose is the 2-D `matrix` (`[K, N]`), read by `user`: the input of
+    a `transpose` op (named so in the backend's dialect) with permutation [1, 0], or a constant (one of
+    `constants`) whose elements are transposed here into a `new_constant` op before `user`; None for
+    anything else (a run-time transpose would cost what it saves)."""
+    from .torch.rewriting import defining_op
+
+    owner = defining_op(matrix)
+    if owner is None:
+        return None
+    if owner.name == transpose and list(ir.DenseI64ArrayAttr(owner.attributes["permutation"])) == [1, 0]:
+        return owner.operands[0]
+    if owner.name not in constants:
+        return None
+    depth, features = matrix.type.shape
+    rows_type = ir.RankedTensorType.get([features, depth], matrix.type.element_type)
+    attribute = transposed_constant(owner.attributes["value"], rows_type, [1, 0], "rows")
+    if attribute is None:
+        return None
+    return ir.Operation.create(new_constant, results=[rows_type], attributes={"value": attribute},
+                               loc=user.location, ip=ir.InsertionPoint(user)).result

@@ -45,15 +45,19 @@ def batch_products_by_a_matrix(module: ir.Module) -> int:
     return rewritten
 
 
-def _plain(operation: ir.Operation) -> bool:
-    """A batch matmul of rank-3 tensors with the default maps (no transposed operand) and no cast."""
+def plain_product(operation: ir.Operation, default_maps: list[str]) -> bool:
+    """No cast, and `default_maps` (no transposed operand) when the op spells its indexing maps out."""
     if "cast" in operation.attributes:
         return False
-    if "indexing_maps" in operation.attributes:
-        maps = ir.ArrayAttr(operation.attributes["indexing_maps"])
-        if [str(ir.AffineMapAttr(attribute).value) for attribute in maps] != _BATCH_MATMUL_MAPS:
-            return False
-    return all(isinstance(value.type, ir.RankedTensorType) and value.type.rank == 3
+    if "indexing_maps" not in operation.attributes:
+        return True
+    maps = ir.ArrayAttr(operation.attributes["indexing_maps"])
+    return [str(ir.AffineMapAttr(attribute).value) for attribute in maps] == default_maps
+
+
+def _plain(operation: ir.Operation) -> bool:
+    """A batch matmul of rank-3 tensors with the default maps (no transposed operand) and no cast."""
+    return plain_product(operation, _BATCH_MATMUL_MAPS) and all(isinstance(value.type, ir.RankedTensorType) and value.type.rank == 3
                for value in [*operation.operands, *operation.results])
 
 

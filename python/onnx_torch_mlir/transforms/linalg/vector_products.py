@@ -20,8 +20,8 @@ from torch_mlir import ir
 from torch_mlir.dialects import linalg
 
 from ...ir_walk import erase_unread, ops_named
-from ..transposed_constants import transposed_constant
-from ..torch.rewriting import defining_op
+from ..transposed_constants import matrix_rows
+from .matrix_broadcasts import plain_product
 
 _MATMUL_MAPS = ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)"]
 _READERS = {"linalg.transpose", "tensor.empty", "arith.constant"}
@@ -33,7 +33,8 @@ def row_by_matrix_products_by_rows(module: ir.Module) -> int:
     rewritten = 0
     with module.context, ir.Location.unknown():
         for operation in ops_named(module, {"linalg.matmul"}):
-            weights = _weights_rows(operation) if _row_by_matrix(operation) else None
+            weights = (matrix_rows(operation.operands[1], operation, "linalg.transpose", ("arith.constant",),
+                                   "arith.constant") if _row_by_matrix(operation) else None)
             if weights is not None:
                 _rewrite(operation, weights)
                 rewritten += 1
@@ -44,35 +45,11 @@ def row_by_matrix_products_by_rows(module: ir.Module) -> int:
 
 def _row_by_matrix(operation: ir.Operation) -> bool:
     """A static `[1, K] x [K, N]` matmul with the default maps and no cast."""
-    if "cast" in operation.attributes:
+    if not plain_product(operation, _MATMUL_MAPS):
         return False
-    if "indexing_maps" in operation.attributes:
-        maps = ir.ArrayAttr(operation.attributes["indexing_maps"])
-        if [str(ir.AffineMapAttr(attribute).value) for attribute in maps] != _MATMUL_MAPS:
-            return False
     types = [value.type for value in [*operation.operands, *operation.results]]
     return (all(isinstance(t, ir.RankedTensorType) and t.has_static_shape and t.rank == 2 for t in types)
             and types[0].shape[0] == 1)
-
-
-def _weights_rows(operation: ir.Operation) -> ir.Value | None:
-    """The `[N, K]` weights whose transpose is the right operand: a 2-D `linalg.transpose`'s input, or
-    a constant's elements transposed; None for anything else."""
-    rhs = operation.operands[1]
-    owner = defining_op(rhs)
-    if owner is None:
-        return None
-    if owner.name == "linalg.transpose" and list(ir.DenseI64ArrayAttr(owner.attributes["permutation"])) == [1, 0]:
-        return owner.operands[0]
-    if owner.name == "arith.constant":
-        depth, features = rhs.type.shape
-        transposed_type = ir.RankedTensorType.get([features, depth], rhs.type.element_type)
-        attribute = transposed_constant(owner.attributes["value"], transposed_type, [1, 0], "rows")
-        if attribute is None:
-            return None
-        return ir.Operation.create("arith.constant", results=[transposed_type], attributes={"value": attribute},
-                                   loc=operation.location, ip=ir.InsertionPoint(operation)).result
-    return None
 
 
 def _rewrite(operation: ir.Operation, weights: ir.Value) -> None:

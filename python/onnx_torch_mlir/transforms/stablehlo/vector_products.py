@@ -25,8 +25,8 @@ from torch_mlir._mlir_libs import _stablehlo
 
 from ...ir_walk import erase_unread
 from ..stablehlo.window_emitter import Emitter
-from ..torch.rewriting import defining_op, ops_named
-from ..transposed_constants import transposed_constant
+from ..torch.rewriting import ops_named
+from ..transposed_constants import matrix_rows
 
 _TRANSPOSES = {"stablehlo.transpose", "stablehlo.constant", "arith.constant"}
 
@@ -37,7 +37,8 @@ def row_by_matrix_products_as_matrix_vector(module: ir.Module) -> int:
     rewritten = 0
     with module.context, ir.Location.unknown():
         for op in ops_named(module, {"stablehlo.dot_general"}):
-            weights = _weights_rows_contiguous(op) if _row_by_matrix(op) else None
+            weights = (matrix_rows(op.operands[1], op, "stablehlo.transpose", ("stablehlo.constant", "arith.constant"),
+                                   "stablehlo.constant") if _row_by_matrix(op) else None)
             if weights is not None:
                 _rewrite(op, weights)
                 rewritten += 1
@@ -54,27 +55,6 @@ def _row_by_matrix(op: ir.Operation) -> bool:
     numbers = _stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
     return (lhs.shape[0] == 1 and not list(numbers.lhs_batching_dimensions)
             and list(numbers.lhs_contracting_dimensions) == [1] and list(numbers.rhs_contracting_dimensions) == [0])
-
-
-def _weights_rows_contiguous(op: ir.Operation) -> ir.Value | None:
-    """The `[N, K]` weights whose transpose is `op`'s right operand: the operand of a 2-D
-    `stablehlo.transpose`, or a constant's elements transposed; None for anything else."""
-    rhs = op.operands[1]
-    owner = defining_op(rhs)
-    if owner is None:
-        return None
-    if owner.name == "stablehlo.transpose" and list(ir.DenseI64ArrayAttr(owner.attributes["permutation"])) == [1, 0]:
-        return owner.operands[0]
-    if owner.name in ("stablehlo.constant", "arith.constant"):
-        depth, features = rhs.type.shape
-        transposed_type = ir.RankedTensorType.get([features, depth], rhs.type.element_type)
-        attribute = transposed_constant(owner.attributes["value"], transposed_type, [1, 0], "rows")
-        if attribute is None:
-            return None
-        with ir.InsertionPoint(op):
-            return ir.Operation.create("stablehlo.constant", results=[transposed_type],
-                                       attributes={"value": attribute}).results[0]
-    return None
 
 
 def _rewrite(op: ir.Operation, weights: ir.Value) -> None:
