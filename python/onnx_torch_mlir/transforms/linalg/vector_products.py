@@ -24,7 +24,9 @@ from ..transposed_constants import matrix_rows
 from .matrix_broadcasts import plain_product
 
 _MATMUL_MAPS = ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)"]
-_READERS = {"linalg.transpose", "tensor.empty", "arith.constant"}
+# What the rewritten products read their weights from (a transpose and its empty output, a constant),
+# erased when nothing else reads it.
+_WEIGHT_SOURCES = {"linalg.transpose", "tensor.empty", "arith.constant"}
 
 
 def row_by_matrix_products_by_rows(module: ir.Module) -> int:
@@ -39,7 +41,7 @@ def row_by_matrix_products_by_rows(module: ir.Module) -> int:
                 _rewrite(operation, weights)
                 rewritten += 1
         if rewritten:
-            erase_unread(module, _READERS)
+            erase_unread(module, _WEIGHT_SOURCES)
     return rewritten
 
 

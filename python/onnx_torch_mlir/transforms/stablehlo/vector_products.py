@@ -28,7 +28,8 @@ from ..stablehlo.window_emitter import Emitter
 from ..torch.rewriting import ops_named
 from ..transposed_constants import matrix_rows
 
-_TRANSPOSES = {"stablehlo.transpose", "stablehlo.constant", "arith.constant"}
+# What the rewritten products read their weights from, erased when nothing else reads it.
+_WEIGHT_SOURCES = {"stablehlo.transpose", "stablehlo.constant", "arith.constant"}
 
 
 def row_by_matrix_products_as_matrix_vector(module: ir.Module) -> int:
@@ -43,7 +44,7 @@ def row_by_matrix_products_as_matrix_vector(module: ir.Module) -> int:
                 _rewrite(op, weights)
                 rewritten += 1
         if rewritten:
-            erase_unread(module, _TRANSPOSES)
+            erase_unread(module, _WEIGHT_SOURCES)
     return rewritten
 
 
