@@ -112,6 +112,18 @@ def test_math_functions_from_libm():
     np.testing.assert_allclose(result, np.tanh(a) + erf(b), rtol=1e-5, atol=1e-6)
 
 
+
+@pytest.mark.parametrize("name", ["erf", "tanh"])
+def test_entry_named_like_a_libm_function(name):
+    """The lowering declares libm's `erf` and `tanh`; an entry of that name must not stand in for them."""
+    program = binary_elementwise("f64", "%t = math.tanh %x : f64\n    %e = math.erf %y : f64\n    %r = arith.addf %t, %e : f64")
+    compiled = compile_for_cpu(program.replace("@main_graph", f"@{name}"))
+    assert compiled.entry == name
+    a, b = sample(np.float64, seed=1), sample(np.float64, seed=2)
+    (result,) = compiled(a, b)
+    erf = np.vectorize(__import__("math").erf)
+    np.testing.assert_allclose(result, np.tanh(a) + erf(b), rtol=1e-12)
+
 def test_rank_zero_tensors():
     program = binary_elementwise("f32", "%r = arith.subf %x, %y : f32", shape="").replace("tensor<xf32>", "tensor<f32>")
     program = program.replace("affine_map<(d0) -> (d0)>", "affine_map<() -> ()>").replace('"parallel"', "")

@@ -2,7 +2,7 @@
 
 The entry function `@f(args) -> (r0, r1, ...)` becomes
 
-    func.func @f(args {bufferization.writable = false}) attributes {llvm.emit_c_interface} {
+    func.func @otm_entry(args {bufferization.writable = false}) attributes {llvm.emit_c_interface} {
       ...
       %u0 = tensor.cast %r0 : tensor<...xT0> to tensor<*xT0>
       call @otm_consume_result_0(%u0) : (tensor<*xT0>) -> ()
@@ -16,7 +16,10 @@ Each consumer is implemented in Python and copies its memref out, so result
 shapes need not be known before the call, aliasing results and constants need
 no special care, and the buffer deallocation passes free every buffer the
 function allocated once its consumer has returned.  Arguments are marked
-not writable so bufferization never writes into the caller's arrays.
+not writable so bufferization never writes into the caller's arrays.  The entry
+is renamed to `@otm_entry`: its own name may be a C library function's that a
+lowering declares (a graph named "erf" computing a double Erf would otherwise
+define the `erf` that `convert-math-to-libm` calls).
 """
 
 from dataclasses import dataclass
@@ -27,6 +30,7 @@ from torch_mlir.dialects import func, tensor
 from onnx_torch_mlir.errors import RunnerError
 
 RESULT_CONSUMER_PREFIX = "otm_consume_result_"
+ENTRY_SYMBOL = "otm_entry"
 
 
 @dataclass(frozen=True)
@@ -65,13 +69,24 @@ def signature_of(function: func.FuncOp) -> Signature:
 
 
 def make_callable_from_python(module: ir.Module, function: func.FuncOp) -> None:
-    """Rewrite `function` (in `module`) as the module docstring shows."""
+    """Rewrite `function` (in `module`) as the module docstring shows; it is then `@ENTRY_SYMBOL`."""
     result_element_types = [t.element_type for t in function.type.results]
     with ir.Location.unknown():
+        _rename_entry(module, function)
         _return_through_consumers(function)
         _protect_arguments(function)
         function.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         _declare_consumers(module, result_element_types)
+
+
+def _rename_entry(module: ir.Module, function: func.FuncOp) -> None:
+    name = function.sym_name.value
+    if name == ENTRY_SYMBOL:
+        return
+    if ENTRY_SYMBOL in ir.SymbolTable(module.operation):
+        raise RunnerError(f"the module already has a function @{ENTRY_SYMBOL}, a name the runner reserves")
+    ir.SymbolTable.replace_all_symbol_uses(name, ENTRY_SYMBOL, module.operation)
+    function.attributes["sym_name"] = ir.StringAttr.get(ENTRY_SYMBOL)
 
 
 def _is_public(function: func.FuncOp) -> bool:

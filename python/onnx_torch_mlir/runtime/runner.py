@@ -96,7 +96,7 @@ class CompiledProgram:
         # an unresolved symbol) on stderr only.
         with _captured_stderr() as llvm_messages:
             try:
-                self._function = code.entry_function(self.entry)
+                self._function = code.entry_function(calling_convention.ENTRY_SYMBOL)
             except RuntimeError:
                 self._function = None
         if self._function is None:
@@ -201,7 +201,7 @@ def compile_for_cpu(
         opt_level = small_program_opt_level(program)
         parts = split_compilation.parts_wanted()
         runtime_assertions = lowering.lower_to_llvm(
-            runner, program, input_dialect, signature.entry,
+            runner, program, input_dialect, calling_convention.ENTRY_SYMBOL,
             outline_min_loop_nests=split_compilation.MIN_LOOP_NESTS if parts > 1 else None)
         symbols = native_code.RuntimeSymbols([spec.dtype for spec in results], custom_op_runtime.symbols(custom_op_bindings))
         key = cache.key_of(program, opt_level) if cache else None
