@@ -5,7 +5,10 @@
 For each model, in one process: onnxruntime (CPU execution provider, `--ort-threads` threads, 1 by
 default: IREE's `local-sync` driver, the one runtime/iree.py runs on, uses one thread) computes the
 reference outputs; then each path compiles the ONNX file to an IREE VM module with the same
-iree-compile flags (runtime/iree.py's: llvm-cpu for the host CPU, IREE's default optimization levels):
+iree-compile flags, those `run --consumer iree` uses (runtime/iree.py's: llvm-cpu for the host CPU,
+IREE's default optimization levels, and RECOMMENDED_FLAGS, data tiling; a path IREE fails to compile
+with those is compiled with IREE's defaults and its cell says so; `--iree-defaults`: IREE's defaults
+for every path):
 
 - ours-linalg, ours-tosa, ours-stablehlo: `onnx_torch_mlir.compile(model, output_type=BACKEND)`;
 - iree-import-onnx: IREE's own importer (the `iree-import-onnx` tool, weights inline) and IREE's ONNX
@@ -64,6 +67,9 @@ IREE_IMPORTER = "iree-import-onnx"
 ERROR_LIMIT = 160
 # iree-compile flags every path gets after runtime/iree.py's (--iree-flag adds to it).
 IREE_FLAGS: list[str] = []
+# Whether every path is compiled as `run --consumer iree` compiles: runtime/iree.py's RECOMMENDED_FLAGS
+# before IREE_FLAGS, and IREE_FLAGS alone where IREE fails with them (--iree-defaults: never).
+USE_RECOMMENDED_FLAGS = [True]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -194,15 +200,18 @@ def build(name: str) -> Path:
 # Paths: ONNX file -> a callable IREE program
 
 
-def _ours(backend: str, flags: tuple = (), **options) -> Callable:
-    def compile_path(model: LoadedModel, expected: list, workdir: Path):
+# A path: (model, expected outputs, a work directory) -> a function of the IREE flags that compiles it.
+
+
+def _ours(backend: str, option_set: tuple = (), **options) -> Callable:
+    def prepare(model: LoadedModel, expected: list, workdir: Path):
         import onnx_torch_mlir
         from onnx_torch_mlir.runtime.iree import compile_with_iree
 
         module = onnx_torch_mlir.compile(str(model.path), output_type=backend, **options)
-        return compile_with_iree(module, backend, extra_flags=[*IREE_FLAGS, *flags])
+        return lambda flags: compile_with_iree(module, backend, extra_flags=[*flags, *option_set])
 
-    return compile_path
+    return prepare
 
 
 def _torch_mlir(model: LoadedModel, expected: list, workdir: Path):
@@ -212,7 +221,7 @@ def _torch_mlir(model: LoadedModel, expected: list, workdir: Path):
     module = onnx_torch_mlir.compile(
         str(model.path), output_type="linalg-on-tensors", importer="torch-mlir", converter="torch-mlir"
     )
-    return compile_with_iree(module, "linalg-on-tensors", extra_flags=IREE_FLAGS)
+    return lambda flags: compile_with_iree(module, "linalg-on-tensors", extra_flags=flags)
 
 
 def _iree_importer(model: LoadedModel, expected: list, workdir: Path):
@@ -229,10 +238,17 @@ def _iree_importer(model: LoadedModel, expected: list, workdir: Path):
     entry = re.search(r"func\.func @([\w$.-]+)\(", head)
     if entry is None:
         raise IreeError("iree-import-onnx wrote no func.func in its first 64 KiB")
-    try:
-        return compile_file_with_iree(output, "onnx", entry.group(1), model.inputs, expected, IREE_FLAGS)
-    finally:
-        output.unlink()
+    return lambda flags: compile_file_with_iree(output, "onnx", entry.group(1), model.inputs, expected, flags)
+
+
+def compile_path(name: str, model: LoadedModel, expected: list, workdir: Path):
+    """The path's IREE program, and why IREE failed with the recommended flags if it fell back."""
+    from onnx_torch_mlir.runtime.iree import compile_with_recommended_flags
+
+    compile_with_flags = PATHS[name](model, expected, workdir)
+    if not USE_RECOMMENDED_FLAGS[0]:
+        return compile_with_flags(IREE_FLAGS), None
+    return compile_with_recommended_flags(compile_with_flags, IREE_FLAGS)
 
 
 PATHS: dict[str, Callable] = {
@@ -325,7 +341,10 @@ def onnxruntime_session(path: Path, threads: int):
 
 
 def setup(threads: int) -> str:
-    return f"ort-threads={threads} iree-flags={' '.join(IREE_FLAGS) or '-'}"
+    from onnx_torch_mlir.runtime.iree import RECOMMENDED_FLAGS
+
+    flags = [*(RECOMMENDED_FLAGS if USE_RECOMMENDED_FLAGS[0] else ()), *IREE_FLAGS]
+    return f"ort-threads={threads} iree-flags={' '.join(flags) or '-'}"
 
 
 def measure(model: BenchModel, paths: list[str], calls: int, seconds: float, threads: int, log) -> ModelResult:
@@ -354,7 +373,7 @@ def measure(model: BenchModel, paths: list[str], calls: int, seconds: float, thr
             log(f"{model.name} {name}: compiling")
             started = time.perf_counter()
             try:
-                program = PATHS[name](loaded, expected, Path(workdir))
+                program, fallback = compile_path(name, loaded, expected, Path(workdir))
             except Exception as error:  # a path that fails is a cell, not a crash
                 cell.status, cell.detail = "compile error", first_line(error)
                 log(f"{model.name} {name}: {cell.detail}")
@@ -371,6 +390,8 @@ def measure(model: BenchModel, paths: list[str], calls: int, seconds: float, thr
                 continue
             if reason:
                 cell.status, cell.detail = "wrong numbers", reason[:ERROR_LIMIT]
+            elif fallback:
+                cell.status, cell.detail = "IREE's defaults", f"with the recommended flags: {fallback}"[:ERROR_LIMIT]
             programs[name] = call
             log(f"{model.name} {name}: compiled in {cell.compile_seconds:.1f} s, {cell.status}"
                 + (f" ({cell.detail})" if cell.detail else ""))
@@ -499,8 +520,25 @@ def merged(new: list[ModelResult], earlier: list[ModelResult]) -> list[ModelResu
     return sorted(new + kept, key=lambda result: order.get(result.name, len(order)))
 
 
+def cpu_description() -> str:
+    """The CPU's model name and widest x86 vector extension: IREE's code for AVX-512 and for AVX2 differ
+    by up to 4x on the same matrix product (docs/consumers-iree.md)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "CPU unknown"
+    name = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE)
+    flags_line = re.search(r"^flags\s*:\s*(.+)$", text, re.MULTILINE)
+    flags = set(flags_line.group(1).split()) if flags_line else set()
+    widest = next((ext for ext in ("avx512f", "avx2", "avx") if ext in flags), "no AVX")
+    return f"{name.group(1).strip() if name else 'CPU unknown'} ({widest.upper()})"
+
+
 def section(results: list[ModelResult], paths: list[str], args) -> str:
-    flags = f"; and {' '.join(f'`{flag}`' for flag in args.iree_flag)}" if args.iree_flag else ""
+    from onnx_torch_mlir.runtime.iree import RECOMMENDED_FLAGS
+
+    chosen = [*(RECOMMENDED_FLAGS if USE_RECOMMENDED_FLAGS[0] else ()), *args.iree_flag]
+    flags = f"; and {' '.join(f'`{flag}`' for flag in chosen)}" if chosen else ""
     return f"""{BEGIN}
 ## Downstream: IREE running each path's output, against onnxruntime
 
@@ -517,7 +555,7 @@ importer and ONNX conversion (`--iree-input-type=onnx`); torch-mlir is torch-mli
 `torch-onnx-to-torch-backend-pipeline`, then the Linalg backend pipeline. A failed path shows its
 first error line.
 
-Machine: 2 cores shared with other jobs; *measured* is when a model's measurement started (UTC) and
+Machine: {cpu_description()}, 2 cores shared with other jobs; *measured* is when a model's measurement started (UTC) and
 the machine's 1-minute load average then. A run updates the rows of the models it measures and keeps
 the others' (from the TSV) when they were measured with the same onnxruntime threads and IREE flags.
 
@@ -549,6 +587,8 @@ def main(argv=None) -> int:
     parser.add_argument("--ort-threads", type=int, default=1)
     parser.add_argument("--iree-flag", action="append", default=[], metavar="FLAG",
                         help="an iree-compile flag for every path, e.g. --iree-flag=--iree-opt-level=O2")
+    parser.add_argument("--iree-defaults", action="store_true",
+                        help="compile every path with IREE's defaults, not runtime/iree.py's RECOMMENDED_FLAGS")
     parser.add_argument("--update", action="store_true", help="write docs/performance.md's section and the TSV")
     parser.add_argument("--document", type=Path, default=DOCUMENT)
     parser.add_argument("--tsv", type=Path, default=TSV)
@@ -559,6 +599,7 @@ def main(argv=None) -> int:
         print(build(args.build))
         return 0
     IREE_FLAGS[:] = args.iree_flag
+    USE_RECOMMENDED_FLAGS[0] = not args.iree_defaults
     paths = [name for name in args.paths.split(",") if name] if args.paths else switched_on_paths()
     unknown = [name for name in paths if name not in PATHS]
     if unknown:

@@ -32,17 +32,32 @@ def broken_path(model, expected, workdir):
     raise RuntimeError("this path cannot compile\nsecond line")
 
 
+def no_data_tiling_path(model, expected, workdir):
+    """Our Linalg, where IREE fails with data tiling (as IREE 3.13 does on some convolutions for AVX2)."""
+    from onnx_torch_mlir.runtime.iree import IreeError
+
+    compile_with_flags = bench_consumer.PATHS["ours-linalg"](model, expected, workdir)
+
+    def compile_without_data_tiling(flags):
+        if "--iree-opt-data-tiling=true" in flags:
+            raise IreeError("IREE compile of @g failed: large vector sizes")
+        return compile_with_flags(flags)
+
+    return compile_without_data_tiling
+
+
 def test_tiny_model_table_and_a_failing_path(tmp_path, monkeypatch):
     monkeypatch.setitem(bench_consumer.PATHS, "broken", broken_path)
+    monkeypatch.setitem(bench_consumer.PATHS, "no-data-tiling", no_data_tiling_path)
     document, tsv = tmp_path / "performance.md", tmp_path / "consumer.tsv"
     document.write_text("# Performance\n\nhand-written text\n")
     # An earlier run's model, measured the same way, keeps its row; one measured otherwise does not.
     earlier = "\t".join(bench_consumer.TSV_COLUMNS) + "\n" + "".join(
         f"{name}\tonnxruntime\tok\t\t\t1.000\t1.0,1.0\t2026-01-01 00:00\t1.0\t{setup}\n"
-        for name, setup in (("earlier", "ort-threads=1 iree-flags=-"), ("other-flags", "ort-threads=2 iree-flags=-"))
+        for name, setup in (("earlier", bench_consumer.setup(1)), ("other-flags", "ort-threads=1 iree-flags=-"))
     )
     tsv.write_text(earlier)
-    paths = ["ours-linalg", "iree-import-onnx", "broken"]
+    paths = ["ours-linalg", "iree-import-onnx", "broken", "no-data-tiling"]
     arguments = ["--model-file", str(tiny_model(tmp_path)), "--calls", "2", "--paths", ",".join(paths),
                  "--update", "--document", str(document), "--tsv", str(tsv)]
     assert bench_consumer.main(arguments) == 0
@@ -57,6 +72,7 @@ def test_tiny_model_table_and_a_failing_path(tmp_path, monkeypatch):
     assert cells[2] == "2"
     assert cells[3].endswith(" ms") and cells[4].endswith(" ms", 0, cells[4].index(",")) and " / " in cells[4]
     assert cells[6] == "compile error: RuntimeError: this path cannot compile"
+    assert cells[7].endswith("(IREE's defaults: with the recommended flags: IREE compile of @g failed: large vector sizes)")
 
     assert "| earlier | 2026-01-01 00:00, 1.0 | 2 | 1.00 ms |" in text and "other-flags" not in text
     lines = tsv.read_text().splitlines()
@@ -66,6 +82,7 @@ def test_tiny_model_table_and_a_failing_path(tmp_path, monkeypatch):
     for name in ("onnxruntime", "ours-linalg", "iree-import-onnx"):
         assert by_path[name][2] == "ok" and len(by_path[name][6].split(",")) == 2
     assert by_path["broken"][2] == "compile error" and by_path["broken"][6] == ""
+    assert by_path["no-data-tiling"][2] == "IREE's defaults" and len(by_path["no-data-tiling"][6].split(",")) == 2
 
     # A second run replaces the section instead of adding one.
     bench_consumer.write_section(document, f"{bench_consumer.BEGIN}\nnew\n{bench_consumer.END}\n")

@@ -305,3 +305,37 @@ def test_unknown_input_dialect_and_missing_entry():
         compile_with_iree(_DOUBLE, "mhlo")
     with pytest.raises(IreeError, match=r"^IREE compile: the module has no function @main_graph$"):
         compile_with_iree(_DOUBLE, "linalg-on-tensors", entry="main_graph")
+
+
+def _pointwise_convolution_96_to_576():
+    """MobileNetV3-Small's last block: a 1x1 convolution of 96 to 576 channels on 7x7, HardSwish and
+    the global pool (either one alone after the convolution compiles)."""
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("HardSwish", ["c"], ["h"]),
+             helper.make_node("GlobalAveragePool", ["h"], ["y"])]
+    return _model("pointwise", nodes, [("x", TensorProto.FLOAT, [1, 96, 7, 7])],
+                  [("y", TensorProto.FLOAT, [1, 576, 1, 1])], [("w", _weights(576, 96, 1, 1)), ("b", _weights(576))])
+
+
+def test_recommended_flags_fall_back_to_irees_defaults_where_data_tiling_fails():
+    """IREE 3.13's data tiling fails on this convolution for an AVX2 target (compiled only, not run:
+    the test machine's CPU may be another); when this test fails because it compiles, delete the
+    fallback of `compile_with_recommended_flags`."""
+    from onnx_torch_mlir.runtime.iree import RECOMMENDED_FLAGS, compile_with_recommended_flags
+
+    module = onnx_torch_mlir.compile(_pointwise_convolution_96_to_576(), output_type="linalg-on-tensors")
+    flags_tried = []
+
+    def compile_for_avx2(flags):
+        flags_tried.append(tuple(flags))
+        return compile_with_iree(module, "linalg-on-tensors", extra_flags=flags)
+
+    program, failure = compile_with_recommended_flags(compile_for_avx2, ["--iree-llvmcpu-target-cpu=znver3"])
+    assert isinstance(program, IreeProgram)
+    assert failure is not None and "large vector sizes" in failure
+    assert flags_tried == [(*RECOMMENDED_FLAGS, "--iree-llvmcpu-target-cpu=znver3"), ("--iree-llvmcpu-target-cpu=znver3",)]
+
+
+def test_recommended_flags_come_before_the_callers():
+    from onnx_torch_mlir.runtime.iree import RECOMMENDED_FLAGS, compile_with_recommended_flags
+
+    assert compile_with_recommended_flags(tuple, ["--x"]) == ((*RECOMMENDED_FLAGS, "--x"), None)

@@ -84,8 +84,9 @@ import ctypes
 import io
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -101,13 +102,13 @@ _COMPILER_FLAGS = (
     "--iree-llvmcpu-target-cpu=host",
     "--iree-input-demote-f64-to-f32=false",
 )
-# What `run` and `verify --consumer iree` add to the flags above (a user's `--iree-flag` goes after and
-# wins). None yet: data tiling (`--iree-opt-data-tiling=true`, off in IREE 3.13) ran our ResNet-50
-# 227 -> 169 ms and BERT-base 196 -> 123 ms, but IREE 3.13 then fails on MobileNetV3-Small's 1x1
-# convolution 96 -> 576 ("One or more operations with large vector sizes (16384 bytes) were found"),
-# so it is a user's choice (docs/consumers-iree.md), not a default.
-RECOMMENDED_FLAGS: tuple[str, ...] = ()
+# What `run` and `verify --consumer iree` (and `compile_with_recommended_flags`) put before a user's
+# `--iree-flag`s. Data tiling (off by default in IREE 3.13) ran our ResNet-50 227 -> 169 ms and BERT-base
+# 196 -> 123 ms on an AVX2 host, and ViT-B/16 7327 -> 859 ms on an AVX-512 host, where IREE's default
+# matrix-product code is 4x slower than its own AVX2 code (docs/consumers-iree.md, session 23).
+RECOMMENDED_FLAGS: tuple[str, ...] = ("--iree-opt-data-tiling=true",)
 _MESSAGE_LIMIT = 300
+T = TypeVar("T")
 _SEVERITY_ERROR = 2  # iree_compiler_diagnostic_severity_t: NOTE 0, WARNING 1, ERROR 2, REMARK 3
 
 
@@ -264,6 +265,22 @@ def compile_with_iree(
                             extra_flags)
     return IreeProgram(read.entry, read.inputs, read.results, vmfb, read.weights,
                        weights_file if read.reads_parameters else None)
+
+
+def compile_with_recommended_flags(compile_with_flags: Callable[[Sequence[str]], T],
+                                   extra_flags: Sequence[str] = ()) -> tuple[T, str | None]:
+    """`compile_with_flags(RECOMMENDED_FLAGS + extra_flags)`, and the IreeError's message it raised if it
+    had to compile once more with `extra_flags` alone.
+
+    Works around IREE 3.13's data tiling, which fails to compile some 1x1 convolutions for AVX2 targets
+    (MobileNetV3-Small's 96 to 576 channels on 7x7, every path: "One or more operations with large
+    vector sizes (16384 bytes) were found") and compiles them for AVX-512 ones. Delete the fallback when
+    a pinned IREE compiles that model with data tiling for `--iree-llvmcpu-target-cpu=znver3`.
+    """
+    try:
+        return compile_with_flags((*RECOMMENDED_FLAGS, *extra_flags)), None
+    except IreeError as error:
+        return compile_with_flags(tuple(extra_flags)), str(error)
 
 
 def compile_file_with_iree(

@@ -1,8 +1,10 @@
 """The options every compiling subcommand shares: target, importer, converter, where the weights
 live; and, for the subcommands that run the result, which consumer runs it."""
 
+import warnings
+
 from ..config import canonical_output_type
-from ..errors import OnnxTorchMlirError
+from ..errors import OnnxTorchMlirError, OnnxTorchMlirWarning
 
 
 def output_type(name: str) -> str:
@@ -123,18 +125,27 @@ def prepare_model(model, args):
                                      "runs: add --consumer iree, or use --weights arguments")
         return OnnxTorchMlirBackend.prepare(model, **options)
     from ..compiler import compile as compile_model
-    from ..runtime.iree import RECOMMENDED_FLAGS, compile_with_iree
+    from ..runtime.iree import RECOMMENDED_FLAGS, compile_with_iree, compile_with_recommended_flags
     from ..weights_forms import EXTERNAL_FORMS, temporary_weights_file
 
     backend = options.pop("backend")
-    flags = (*RECOMMENDED_FLAGS, *getattr(args, "iree_flag", ()))
+    user_flags = tuple(getattr(args, "iree_flag", ()))
+
+    def compiled(module, weights_file=None):
+        program, failure = compile_with_recommended_flags(
+            lambda flags: compile_with_iree(module, backend, weights_file=weights_file, extra_flags=flags), user_flags)
+        if failure:
+            warnings.warn(OnnxTorchMlirWarning(
+                f"IREE failed with our recommended flags ({' '.join(RECOMMENDED_FLAGS)}), so the module was compiled "
+                f"with IREE's defaults, which may run slower: {failure}"), stacklevel=2)
+        return program
+
     if options.get("weights") not in EXTERNAL_FORMS:
-        program = compile_with_iree(compile_model(model, backend, **options), backend, extra_flags=flags)
+        program = compiled(compile_model(model, backend, **options))
     else:
         # Written and read back as a user's files would be; IREE maps the file, which may go once loaded.
         with temporary_weights_file(options["weights"]) as weights_file:
-            module = compile_model(model, backend, weights_file=weights_file, **options)
-            program = compile_with_iree(module, backend, weights_file=weights_file, extra_flags=flags)
+            program = compiled(compile_model(model, backend, weights_file=weights_file, **options), weights_file)
     return OnnxTorchMlirBackendRep(model, program, [output.name for output in model.graph.output],
                                    options.get("string_bytes"))
 
