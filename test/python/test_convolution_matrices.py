@@ -90,6 +90,44 @@ def test_large_kernel_patches_gathered_by_one_generic(consumer):
     assert_matches(program(module, "linalg-on-tensors", consumer)(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
 
 
+# name: (input shape, filter shape, Conv attributes): kernels of more than 64 positions whose windows tile
+TILING = {
+    "tiling-stem": ([1, 3, 18, 27], [4, 3, 9, 9], {"strides": [9, 9]}),  # ViT's stem, smaller
+    # rows: padded to 23, two windows use 18 (cut); columns: stride 12, two windows need 24 of 21 (zeros added)
+    "tiling-with-pads-and-gaps": ([2, 3, 20, 21], [5, 3, 9, 9], {"strides": [9, 12], "pads": [1, 0, 2, 0]}),
+}
+
+
+@pytest.mark.parametrize("consumer", ["reference", "iree", "xla"])
+@pytest.mark.parametrize("name", TILING)
+def test_stablehlo_large_kernel_whose_windows_tile_as_regrouped_patches(name, consumer):
+    """Beyond MAX_WINDOW_POSITIONS, the StableHLO step takes windows that tile the image as a reshape and a
+    transpose of it (no slice per position), StableHLO ops only."""
+    input_shape, filter_shape, attributes = TILING[name]
+    model = _convolution(input_shape, filter_shape, attributes)
+    x = np.random.default_rng(0).standard_normal(input_shape).astype(np.float32)
+    module = onnx_torch_mlir.compile(model, "stablehlo", entry_name="main", weights="inline")
+    text = str(module)
+    assert "stablehlo.dot_general" in text and "stablehlo.convolution" not in text and "tensor." not in text
+    assert "stablehlo.transpose" in text and "stablehlo.concatenate" not in text
+    if consumer == "xla":
+        pytest.importorskip("jax", reason="XLA comes with the xla extra")
+        from onnx_torch_mlir.runtime.xla import compile_with_xla
+
+        compiled = compile_with_xla(module)
+    else:
+        compiled = program(module, "stablehlo", consumer)
+    assert_matches(compiled(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
+
+
+def test_stablehlo_large_kernel_whose_windows_overlap_stays_a_convolution():
+    model = _convolution([1, 32, 10, 10], [2, 32, 9, 9], {})
+    x = np.random.default_rng(0).standard_normal([1, 32, 10, 10]).astype(np.float32)
+    module = onnx_torch_mlir.compile(model, "stablehlo")
+    assert "stablehlo.convolution" in str(module)
+    assert_matches(program(module, "stablehlo", "reference")(x), expected(model, [x]), rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("name", ["strided-dilated", "one-row-kernel", *APART])
 def test_stablehlo_matrix_products_run_in_xla(name):
     pytest.importorskip("jax", reason="XLA comes with the xla extra")

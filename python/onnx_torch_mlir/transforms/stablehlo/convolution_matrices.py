@@ -17,8 +17,15 @@ convolutions pay for their patches is the Linalg step's rule (`patches_pay`): no
 of fewer than MIN_CHANNELS input channels, which IREE runs about as fast as a matrix product or
 faster, unless their windows do not overlap (a patch stem: ConvNeXt's 4x4 stride-4 stem on 3 channels
 took 230 us as a convolution from our StableHLO, against 30 us as patches and a product from our
-Linalg). Grouped, input-dilated (transposed), negatively padded and dynamic ones and kernels of more
-than MAX_WINDOW_POSITIONS positions are left as they are (the dynamic ones are dynamic_convolution.py's).
+Linalg). A kernel of more than MAX_WINDOW_POSITIONS positions would be as many slices; it is rewritten
+only when its windows tile the image (`windows_tile`: no overlap, no dilation, such as ViT's 16x16
+stride-16 patch stem), whose patches are the image regrouped, one reshape and one transpose:
+
+    [n, oh*sh, ow*sw, c] -> [n, oh, sh, ow, sw, c] -> (slice to kh, kw) -> [n, oh, ow, kh, kw, c]
+
+(ViT-B/16's stem took IREE 139 ms per call as a convolution, 4 ms as that and a product.) Grouped,
+input-dilated (transposed), negatively padded and dynamic ones and other large kernels are left as they
+are (the dynamic ones are dynamic_convolution.py's).
 
 Can go when IREE's CPU pipeline converts convolutions to matrix products by default; `compile
 --conv-form direct` skips it.
@@ -60,9 +67,15 @@ def _qualifies(op: ir.Operation) -> bool:
     if integers(op, "lhs_dilation", 2, 1) != [1, 1] or any(low < 0 or high < 0 for low, high in edge_padding(op, 2)):
         return False
     kernel_height, kernel_width, channels, _ = types[1].shape
-    return (kernel_height * kernel_width <= MAX_WINDOW_POSITIONS
-            and patches_pay((kernel_height, kernel_width), channels, integers(op, "window_strides", 2, 1),
-                            integers(op, "rhs_dilation", 2, 1)))
+    kernel = (kernel_height, kernel_width)
+    strides, dilations = integers(op, "window_strides", 2, 1), integers(op, "rhs_dilation", 2, 1)
+    return (patches_pay(kernel, channels, strides, dilations)
+            and (kernel_height * kernel_width <= MAX_WINDOW_POSITIONS or windows_tile(kernel, strides, dilations)))
+
+
+def windows_tile(kernel_sizes, strides, dilations) -> bool:
+    """Whether the windows neither overlap nor have holes: each image element is in one window at most."""
+    return all(dilation == 1 and stride >= size for size, stride, dilation in zip(kernel_sizes, strides, dilations))
 
 
 def _rewrite(op: ir.Operation) -> None:
@@ -73,18 +86,11 @@ def _rewrite(op: ir.Operation) -> None:
     kernel_height, kernel_width, channels, _ = w.type.shape
     strides, dilations = integers(op, "window_strides", 2, 1), integers(op, "rhs_dilation", 2, 1)
     padding = edge_padding(op, 2)
-    element = x.type.element_type
-    padded = _pad(emit, x, padding)
-    windows = []
-    for kh in range(kernel_height):
-        for kw in range(kernel_width):
-            start = [0, kh * dilations[0], kw * dilations[1], 0]
-            limit = [batch, start[1] + (out_height - 1) * strides[0] + 1, start[2] + (out_width - 1) * strides[1] + 1,
-                     channels]
-            windows.append(_slice(emit, padded, start, limit, [1, strides[0], strides[1], 1]))
-    patches = windows[0] if len(windows) == 1 else emit.create(
-        "stablehlo.concatenate", ir.RankedTensorType.get([batch, out_height, out_width, len(windows) * channels], element),
-        windows, dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 3))
+    if kernel_height * kernel_width <= MAX_WINDOW_POSITIONS:
+        patches = _sliced_patches(emit, _pad(emit, x, padding), (out_height, out_width), (kernel_height, kernel_width),
+                                  strides, dilations)
+    else:
+        patches = _regrouped_patches(emit, x, padding, (out_height, out_width), (kernel_height, kernel_width), strides)
     rows, depth = batch * out_height * out_width, kernel_height * kernel_width * channels
     numbers = _stablehlo.DotDimensionNumbers.get(lhs_batching_dimensions=[], rhs_batching_dimensions=[],
                                                  lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[0])
@@ -98,6 +104,39 @@ def _rewrite(op: ir.Operation) -> None:
     op.erase()
 
 
+def _sliced_patches(emit: Emitter, padded: ir.Value, out_sizes, kernel_sizes, strides, dilations) -> ir.Value:
+    """`[n, oh, ow, kh*kw*c]`: one strided slice per kernel position, concatenated in (kh, kw) order."""
+    batch, channels = padded.type.shape[0], padded.type.shape[3]
+    windows = []
+    for kh in range(kernel_sizes[0]):
+        for kw in range(kernel_sizes[1]):
+            start = [0, kh * dilations[0], kw * dilations[1], 0]
+            limit = [batch, start[1] + (out_sizes[0] - 1) * strides[0] + 1, start[2] + (out_sizes[1] - 1) * strides[1] + 1,
+                     channels]
+            windows.append(_slice(emit, padded, start, limit, [1, strides[0], strides[1], 1]))
+    if len(windows) == 1:
+        return windows[0]
+    return emit.create("stablehlo.concatenate",
+                       ir.RankedTensorType.get([batch, *out_sizes, len(windows) * channels], padded.type.element_type),
+                       windows, dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 3))
+
+
+def _regrouped_patches(emit: Emitter, x: ir.Value, padding, out_sizes, kernel_sizes, strides) -> ir.Value:
+    """`[n, oh, ow, kh*kw*c]` of windows that tile the image (`windows_tile`): the padded image cut to
+    exactly `oh*sh` rows and `ow*sw` columns (more zeros where it is shorter: no window reads them),
+    split into `[n, oh, sh, ow, sw, c]`, each window's first `kh x kw`, and its axes reordered."""
+    batch, height, width, channels = x.type.shape
+    grid = [out_sizes[0] * strides[0], out_sizes[1] * strides[1]]
+    extended = [(low, max(high, cells - size - low)) for (low, high), cells, size in zip(padding, grid, (height, width))]
+    padded = _pad(emit, x, extended)
+    padded = _slice(emit, padded, [0, 0, 0, 0], [batch, *grid, channels], [1, 1, 1, 1])
+    blocks = emit.reshape(padded, [batch, out_sizes[0], strides[0], out_sizes[1], strides[1], channels])
+    blocks = _slice(emit, blocks, [0] * 6, [batch, out_sizes[0], kernel_sizes[0], out_sizes[1], kernel_sizes[1], channels],
+                    [1] * 6)
+    windows = emit.transpose(blocks, [0, 1, 3, 2, 4, 5])
+    return emit.reshape(windows, [batch, *out_sizes, kernel_sizes[0] * kernel_sizes[1] * channels])
+
+
 def _pad(emit: Emitter, x: ir.Value, padding: list[tuple[int, int]]) -> ir.Value:
     if all(low == 0 and high == 0 for low, high in padding):
         return x
@@ -109,7 +148,7 @@ def _pad(emit: Emitter, x: ir.Value, padding: list[tuple[int, int]]) -> ir.Value
 
 
 def _slice(emit: Emitter, x: ir.Value, start: list[int], limit: list[int], strides: list[int]) -> ir.Value:
-    if start == [0] * 4 and limit == list(x.type.shape) and strides == [1] * 4:
+    if not any(start) and limit == list(x.type.shape) and set(strides) == {1}:
         return x
     shape = [(end - begin + step - 1) // step for begin, end, step in zip(start, limit, strides)]
     return emit.create("stablehlo.slice", ir.RankedTensorType.get(shape, x.type.element_type), [x],

@@ -71,6 +71,14 @@ def patches():
     return _model(nodes, [2, 3, 16, 12], initializers, [2, 8, 4, 3])
 
 
+def large_patches():
+    """A 9x9 convolution with stride 9 over 3 channels (ViT's 16x16 stem, smaller): more kernel positions
+    than one slice each is worth, windows that tile the image."""
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["y"], strides=[9, 9])]
+    initializers = [_weight("w1", (8, 3, 9, 9), 14), _weight("b1", (8,), 15)]
+    return _model(nodes, [2, 3, 18, 27], initializers, [2, 8, 2, 3])
+
+
 def one_d():
     """1-D windows as an audio front end has them: a padded convolution with a bias, Relu, a depthwise
     convolution, the residual Add, a max pool, a strided convolution, an average pool and Sigmoid."""
@@ -95,7 +103,7 @@ def swapped():
     return _model(nodes, [2, 5, 7], [], [2, 7, 5])
 
 
-MODELS = {function.__name__: function for function in (block, grouped, wide, patches, one_d, swapped)}
+MODELS = {function.__name__: function for function in (block, grouped, wide, patches, large_patches, one_d, swapped)}
 
 if __name__ == "__main__":
     model = MODELS[sys.argv[1]]()
