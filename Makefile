@@ -80,7 +80,7 @@ test-lit: venv
 	PATH=$(abspath $(BIN)):$$PATH $(BIN)/lit -sv test/lit
 
 test-python: venv
-	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadfile test/python
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadfile --durations=20 test/python
 
 # Fails when a case listed in test/conformance/passing/ stops passing: our whole path on every
 # backend, and our importer under torch-mlir's conversion (the torch-ONNX spelling's compliance).

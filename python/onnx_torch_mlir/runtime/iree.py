@@ -50,7 +50,9 @@ so it is switched off. The optimization levels stay at IREE's defaults
 (`--iree-opt-level=O0`, `--iree-global-optimization-opt-level=O0`,
 `--iree-dispatch-creation-opt-level=O2`, `--iree-llvmcpu-mlir-opt-level=O0`),
 which keep compile time low; checking numbers needs no more. `target-cpu=host`
-costs no measurable compile time against the generic CPU.
+costs no measurable compile time against the generic CPU. For speed, `run` and
+`verify --consumer iree` compile with `compile_with_recommended_flags`, which
+adds RECOMMENDED_FLAGS (data tiling) and falls back to these where IREE fails.
 
 Values: a numpy array per argument, C-contiguous copies are made as needed.
 Integers are checked by width only (MLIR's `iN` is signless: int8 or uint8
@@ -93,6 +95,8 @@ import numpy as np
 from onnx_torch_mlir.errors import OnnxTorchMlirError, RunnerError
 from onnx_torch_mlir.isolation import interruptible
 
+T = TypeVar("T")
+
 # The backend names of `onnx_torch_mlir.compile` -> IREE's `--iree-input-type`.
 INPUT_TYPES = {"linalg-on-tensors": "tm_tensor", "tosa": "tosa", "stablehlo": "stablehlo"}
 DRIVER = "local-sync"
@@ -108,7 +112,6 @@ _COMPILER_FLAGS = (
 # matrix-product code is 4x slower than its own AVX2 code (docs/consumers-iree.md, session 23).
 RECOMMENDED_FLAGS: tuple[str, ...] = ("--iree-opt-data-tiling=true",)
 _MESSAGE_LIMIT = 300
-T = TypeVar("T")
 _SEVERITY_ERROR = 2  # iree_compiler_diagnostic_severity_t: NOTE 0, WARNING 1, ERROR 2, REMARK 3
 
 

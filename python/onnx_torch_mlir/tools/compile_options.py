@@ -108,8 +108,8 @@ def add_consumer_argument(parser) -> None:
     )
     parser.add_argument(
         "--iree-flag", action="append", default=[], metavar="FLAG",
-        help="with --consumer iree: an iree-compile flag, after ours (llvm-cpu for the host CPU), so it can "
-        "override one of them; repeatable, written --iree-flag=--iree-opt-data-tiling=true (docs/consumers-iree.md)",
+        help="with --consumer iree: an iree-compile flag, after ours (llvm-cpu for the host CPU, data tiling), so "
+        "it can override one of them; repeatable, written --iree-flag=--iree-opt-data-tiling=false (docs/consumers-iree.md)",
     )
 
 
