@@ -116,6 +116,11 @@ MARK_ROWS_CUT_TO_RUN_TIME_COUNTS = {backend: Step(
     option_argument="data_dependent_outputs")
     for backend, suffix, why in (("tosa", "", "TOSA's shapes are static"),
                                  ("stablehlo", "-stablehlo", "XLA's shapes are static"))}
+TRANSPOSED_CONVOLUTIONS_AS_MATRIX_PRODUCTS = Step(
+    "transposed-convolutions-as-matrix-products",
+    "torch.transposed_convolutions:transposed_convolutions_as_matrix_products",
+    "torch-mlir convolves a zero-inserted input, which IREE runs 100x slower than the product (UNet's ConvTranspose)",
+    option=("conv_form", "matrix-products"))
 CONSTANT_INT_TENSORS_AS_LITERALS = Step(
     "constant-int-tensors-as-literals", "torch.constant_int_tensors:constant_int_tensors_as_literals",
     "TorchToTosa lowers no aten.tensor; StableHLO meets it as an inlined SequenceMap body's Shape")
@@ -128,6 +133,7 @@ ROUTES = {
                  "torch-mlir's Linalg lowering divides by zero dims"),
             Step("static-view-types", "linalg.static_views:static_view_types",
                  "torch-mlir's Linalg lowering faults on views of static tensors typed `?`"),
+            TRANSPOSED_CONVOLUTIONS_AS_MATRIX_PRODUCTS,
         ),
         after=(
             Step("rotate-while-loops", "linalg.scf_while_rotation:rotate_while_loops",
@@ -239,6 +245,7 @@ ROUTES = {
             Step("run-time-static-info-casts-as-tensor-casts",
                  "stablehlo.torch_forms:run_time_static_info_casts_as_tensor_casts",
                  "TorchToStablehlo has no tensor_static_info_cast (a GRU's [?, H] state read as [1, H])"),
+            TRANSPOSED_CONVOLUTIONS_AS_MATRIX_PRODUCTS,
         ),
         after=(
             Step("markers-as-asserts", "stablehlo.run_time_checks:markers_as_asserts",

@@ -136,6 +136,10 @@ def conv_transpose(node: OnnxNode, b: TorchBuilder):
     group = node.attr_int("group")
     if group < 1:
         node.fail(f"group must be at least 1, not {group}")
+    bias_sizes = node.input_sizes(2) if bias is not None else None
+    if bias_sizes and None not in (bias_sizes[0], weight_sizes[1]) and bias_sizes != [weight_sizes[1] * group]:
+        node.fail(f"bias of shape {bias_sizes} for {weight_sizes[1] * group} output channels (weight {weight_sizes}, "
+                  f"group {group})")
     if group == 1:
         return b.cast_to(_conv_transpose(node, b, x, weight, bias, *window), node.result_type())
     channels, group_outputs = x_sizes[1], weight_sizes[1]
