@@ -15,13 +15,14 @@ from consumers import program
 from onnxruntime_reference import assert_matches, expected
 
 # name: (input shape, filter shape, Conv attributes)
-# (at least MIN_CHANNELS = 32 input channels: narrower convolutions are left as they are)
+# (at least MIN_CHANNELS = 32 input and MIN_FEATURES = 32 output channels: narrower convolutions are left
+# as they are)
 CONVOLUTIONS = {
-    "3x3-padded": ([2, 32, 9, 8], [5, 32, 3, 3], {"pads": [1, 1, 1, 1]}),
-    "strided-dilated": ([1, 40, 13, 11], [6, 40, 3, 3], {"strides": [2, 3], "dilations": [2, 1], "pads": [2, 1, 0, 1]}),
-    "rectangular-kernel": ([1, 32, 7, 10], [3, 32, 2, 5], {"strides": [1, 2]}),
-    "remainder-past-last-window": ([1, 33, 10, 10], [4, 33, 3, 3], {"strides": [4, 4]}),
-    "one-row-kernel": ([2, 48, 5, 6], [16, 48, 1, 3], {"strides": [2, 1]}),
+    "3x3-padded": ([2, 32, 9, 8], [32, 32, 3, 3], {"pads": [1, 1, 1, 1]}),
+    "strided-dilated": ([1, 40, 13, 11], [33, 40, 3, 3], {"strides": [2, 3], "dilations": [2, 1], "pads": [2, 1, 0, 1]}),
+    "rectangular-kernel": ([1, 32, 7, 10], [32, 32, 2, 5], {"strides": [1, 2]}),
+    "remainder-past-last-window": ([1, 33, 10, 10], [32, 33, 3, 3], {"strides": [4, 4]}),
+    "one-row-kernel": ([2, 48, 5, 6], [40, 48, 1, 3], {"strides": [2, 1]}),
 }
 
 
@@ -121,7 +122,7 @@ def test_stablehlo_large_kernel_whose_windows_tile_as_regrouped_patches(name, co
 
 
 def test_stablehlo_large_kernel_whose_windows_overlap_stays_a_convolution():
-    model = _convolution([1, 32, 10, 10], [2, 32, 9, 9], {})
+    model = _convolution([1, 32, 10, 10], [32, 32, 9, 9], {})
     x = np.random.default_rng(0).standard_normal([1, 32, 10, 10]).astype(np.float32)
     module = onnx_torch_mlir.compile(model, "stablehlo")
     assert "stablehlo.convolution" in str(module)
@@ -142,7 +143,7 @@ def test_stablehlo_matrix_products_run_in_xla(name):
 
 
 def test_half_precision_convolution_as_matrix_product():
-    model = _convolution([1, 32, 8, 8], [4, 32, 3, 3], {"pads": [1, 1, 1, 1]}, TensorProto.FLOAT16)
+    model = _convolution([1, 32, 8, 8], [32, 32, 3, 3], {"pads": [1, 1, 1, 1]}, TensorProto.FLOAT16)
     x = np.random.default_rng(1).standard_normal([1, 32, 8, 8]).astype(np.float16)
     module = onnx_torch_mlir.compile(model, "linalg-on-tensors")
     assert "linalg.matmul" in str(module)
@@ -157,8 +158,9 @@ def test_direct_form_keeps_the_convolution():
 
 
 @pytest.mark.parametrize("backend", FORMS)
-@pytest.mark.parametrize("shapes", [([1, 64, 7, 7], [4, 64, 1, 1]), ([1, 16, 7, 7], [4, 16, 3, 3])],
-                         ids=["pointwise", "narrow"])
+@pytest.mark.parametrize("shapes", [([1, 64, 7, 7], [4, 64, 1, 1]), ([1, 16, 7, 7], [32, 16, 3, 3]),
+                                    ([1, 32, 7, 7], [16, 32, 3, 3])],
+                         ids=["pointwise", "narrow", "narrow-output"])
 def test_pointwise_and_narrow_convolutions_are_left_as_they_are(backend, shapes):
     text = str(onnx_torch_mlir.compile(_convolution(*shapes, {"strides": [2, 2]}), backend))
     present, absent = FORMS[backend]

@@ -14,7 +14,7 @@ dialect):
 
 reshaped back to `[n, oh, ow, o]`: the HWIO filter is the `[kh*kw*c, o]` matrix as it is. Which
 convolutions pay for their patches is the Linalg step's rule (`patches_pay`): not 1x1 ones nor those
-of fewer than MIN_CHANNELS input channels, which IREE runs about as fast as a matrix product or
+of fewer than MIN_CHANNELS input or MIN_FEATURES output channels, which IREE runs about as fast as a matrix product or
 faster, unless their windows do not overlap (a patch stem: ConvNeXt's 4x4 stride-4 stem on 3 channels
 took 230 us as a convolution from our StableHLO, against 30 us as patches and a product from our
 Linalg). A kernel of more than MAX_WINDOW_POSITIONS positions would be as many slices; it is rewritten
@@ -66,10 +66,10 @@ def _qualifies(op: ir.Operation) -> bool:
         return False
     if integers(op, "lhs_dilation", 2, 1) != [1, 1] or any(low < 0 or high < 0 for low, high in edge_padding(op, 2)):
         return False
-    kernel_height, kernel_width, channels, _ = types[1].shape
+    kernel_height, kernel_width, channels, features = types[1].shape
     kernel = (kernel_height, kernel_width)
     strides, dilations = integers(op, "window_strides", 2, 1), integers(op, "rhs_dilation", 2, 1)
-    return (patches_pay(kernel, channels, strides, dilations)
+    return (patches_pay(kernel, channels, features, strides, dilations)
             and (kernel_height * kernel_width <= MAX_WINDOW_POSITIONS or windows_tile(kernel, strides, dilations)))
 
 

@@ -52,14 +52,14 @@ def grouped():
 
 
 def wide():
-    """A padded strided 3x3 convolution over 32 channels with a bias, Relu, and a 1x1 convolution: the
+    """A padded strided 3x3 convolution of 32 to 32 channels with a bias, Relu, and a 1x1 convolution: the
     first is written as image patches times the filter matrix, the second is left as it is."""
     nodes = [
         helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2]),
         helper.make_node("Relu", ["c1"], ["r1"]),
         helper.make_node("Conv", ["r1", "w2"], ["y"]),
     ]
-    initializers = [_weight("w1", (8, 32, 3, 3), 9), _weight("b1", (8,), 10), _weight("w2", (16, 8, 1, 1), 11)]
+    initializers = [_weight("w1", (32, 32, 3, 3), 9), _weight("b1", (32,), 10), _weight("w2", (16, 32, 1, 1), 11)]
     return _model(nodes, [2, 32, 12, 10], initializers, [2, 16, 6, 5])
 
 
