@@ -110,7 +110,8 @@ def test_a_program_compiled_in_parts_gives_the_same_bits(split, monkeypatch, par
 def _lowered(runner, outline_min_loop_nests):
     module = lowering.parse_module(PROGRAM)
     calling_convention.make_callable_from_python(module, calling_convention.find_entry(module, "f"))
-    lowering.lower_to_llvm(runner, module, "linalg-on-tensors", "f", outline_min_loop_nests=outline_min_loop_nests)
+    lowering.lower_to_llvm(runner, module, "linalg-on-tensors", calling_convention.ENTRY_SYMBOL,
+                           outline_min_loop_nests=outline_min_loop_nests)
     return module
 
 
