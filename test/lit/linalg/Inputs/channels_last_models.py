@@ -79,6 +79,14 @@ def large_patches():
     return _model(nodes, [2, 3, 18, 27], initializers, [2, 8, 2, 3])
 
 
+def upsampling():
+    """A 2x2 stride-2 ConvTranspose of 8 to 4 channels with a bias (a UNet's upsampling): its windows
+    tile the output, so it is one matrix product and a reordering, not a convolution of a zero-inserted input."""
+    nodes = [helper.make_node("ConvTranspose", ["x", "w1", "b1"], ["y"], strides=[2, 2])]
+    initializers = [_weight("w1", (8, 4, 2, 2), 16), _weight("b1", (4,), 17)]
+    return _model(nodes, [2, 8, 3, 5], initializers, [2, 4, 6, 10])
+
+
 def one_d():
     """1-D windows as an audio front end has them: a padded convolution with a bias, Relu, a depthwise
     convolution, the residual Add, a max pool, a strided convolution, an average pool and Sigmoid."""
@@ -103,7 +111,7 @@ def swapped():
     return _model(nodes, [2, 5, 7], [], [2, 7, 5])
 
 
-MODELS = {function.__name__: function for function in (block, grouped, wide, patches, large_patches, one_d, swapped)}
+MODELS = {function.__name__: function for function in (block, grouped, wide, patches, large_patches, upsampling, one_d, swapped)}
 
 if __name__ == "__main__":
     model = MODELS[sys.argv[1]]()
