@@ -74,17 +74,17 @@ def _rewrite(op: ir.Operation, strides: list[int], padding: list[int], out_spati
     def typed(sizes):
         return vtensor_spelling(sizes, element)
 
-    def reshape(value, sizes):
+    def view(value, sizes):
         return build.op("torch.aten.view", typed(sizes), [value, build.int_list(sizes)])
 
     def permute(value, sizes, order):
         return build.op("torch.aten.permute", typed([sizes[d] for d in order]), [value, build.int_list(order)])
 
     channels_last = permute(x, [batch, channels, *spatial], [0, *range(2, count + 2), 1])
-    rows = reshape(channels_last, [batch * product(spatial), channels])
-    matrix = reshape(w, [channels, features * product(kernel)])
+    rows = view(channels_last, [batch * product(spatial), channels])
+    matrix = view(w, [channels, features * product(kernel)])
     blocks = build.op("torch.aten.mm", typed([batch * product(spatial), features * product(kernel)]), [rows, matrix])
-    blocks = reshape(blocks, [batch, *spatial, features, *kernel])
+    blocks = view(blocks, [batch, *spatial, features, *kernel])
     if strides != kernel:  # zeros between the blocks: constant_pad_nd pads the last dim first
         gaps = [amount for stride, size in reversed(list(zip(strides, kernel))) for amount in (0, stride - size)]
         blocks = build.op("torch.aten.constant_pad_nd", typed([batch, *spatial, features, *strides]),
@@ -92,10 +92,10 @@ def _rewrite(op: ir.Operation, strides: list[int], padding: list[int], out_spati
     interleaved = [0, count + 1] + [d for i in range(count) for d in (1 + i, count + 2 + i)]
     blocks = permute(blocks, [batch, *spatial, features, *strides], interleaved)
     grid_sizes = [size * stride for size, stride in zip(spatial, strides)]
-    grid = reshape(blocks, [batch, features, *grid_sizes])
+    grid = view(blocks, [batch, features, *grid_sizes])
     result = _window(build, grid, [batch, features, *grid_sizes], padding, out_spatial, typed)
     if not is_op(defining_op(bias), "torch.constant.none"):
-        shaped_bias = reshape(bias, [features] + [1] * count)
+        shaped_bias = view(bias, [features] + [1] * count)
         result = build.op("torch.aten.add.Tensor", str(op.results[0].type), [result, shaped_bias, build.int(1)])
     op.results[0].replace_all_uses_with(result)
     op.erase()
